@@ -19,6 +19,9 @@ SUITS: Final = "cdhs"
 RandBelow = Callable[[int], int]
 
 
+_MADE: list[Card] = []
+
+
 class Card:
     """One of the 52 cards. `index` is 4 * rank + suit (rank 0 = deuce)."""
 
@@ -30,8 +33,11 @@ class Card:
     bit: int
     text: str
 
-    def __new__(cls, index: int) -> Card:  # pragma: no cover - only at import
+    def __new__(cls, index: int) -> Card:
+        if len(_MADE) >= 52:
+            raise TypeError("the 52 cards exist already: use Card.parse or Card.of")
         self = object.__new__(cls)
+        _MADE.append(self)
         self.index = index
         self.rank, self.suit = divmod(index, 4)
         self.bit = 1 << self.rank
