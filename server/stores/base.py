@@ -1,0 +1,321 @@
+"""The store interface: identity, wallets, the jackpot meter, the round journal, history.
+
+Two implementations pass the same contract tests: `MemoryStore` (one process,
+the embedded default) and the Redis store (a fleet of processes). Every method
+that moves money is atomic: it applies all of its transfers or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from server.game.ledger import Hold, JackpotClaim, Transfer
+
+#: Rounds kept in each player's and each table's history (game recall).
+HISTORY_LIMIT: Final = 100
+#: Jackpot hits kept per jackpot name.
+HITS_LIMIT: Final = 1000
+#: The largest amount or balance a store accepts. Redis' Lua numbers are doubles,
+#: exact for integers up to 2**53; both stores enforce the same bound so they agree.
+MAX_CENTS: Final = 2**53 - 1
+
+
+class StoreError(Exception):
+    """A store could not do what was asked; `code` is a protocol error code."""
+
+    code = "store_unavailable"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InsufficientFunds(StoreError):
+    code = "insufficient_funds"
+
+
+class BonusNotPlayable(StoreError):
+    """The wallet would cover the bet only with bonus credits, which this game refuses."""
+
+    code = "bonus_not_playable"
+
+
+class BuyInLimit(StoreError):
+    code = "buy_in_limit"
+
+
+class RoundConflict(StoreError):
+    """A round id settled before with different entries: refused, nothing applied."""
+
+    code = "internal_error"
+
+
+class InvalidRequest(StoreError):
+    """The caller broke the store's contract (a bet of two players, an amount out of range)."""
+
+    code = "internal_error"
+
+
+@dataclass(frozen=True, slots=True)
+class Wallet:
+    """Integer cents. `balance` is playable; `held` of it backs possible raises."""
+
+    balance: int
+    bonus: int
+    held: int
+
+    @property
+    def available(self) -> int:
+        return self.balance - self.held
+
+    def to_public(self) -> dict[str, int]:
+        return {
+            "balance": self.balance,
+            "bonus": self.bonus,
+            "available": self.available,
+            "held": self.held,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    player_id: str
+    name: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimPaid:
+    seat: int
+    player_id: str
+    amount: int
+    meter_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """The outcome of settling a round; `replayed` when it had been settled before."""
+
+    round_id: str
+    paid: tuple[ClaimPaid, ...]
+    wallets: dict[str, Wallet]
+    meters: dict[str, int]
+    replayed: bool = False
+
+
+class Store(Protocol):
+    async def close(self) -> None: ...
+
+    # identity
+    async def create_player(self, name: str, credits: int, bonus: int) -> Player: ...
+    async def player_by_token(self, token: str) -> Player | None: ...
+
+    # wallets
+    async def wallet(self, player_id: str) -> Wallet: ...
+    async def buy_chips(self, player_id: str, amount: int, max_balance: int) -> Wallet: ...
+    async def bet(
+        self, table_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+    ) -> Wallet:
+        """Debit a bet and place its hold, or raise InsufficientFunds / BonusNotPlayable.
+
+        The first bet of a round records the round open in the journal, under the
+        table; every transfer is journalled with it. A closed round's bet is refused
+        (RoundConflict).
+        """
+        ...
+
+    async def apply(
+        self, transfers: Sequence[Transfer], holds: Sequence[Hold]
+    ) -> dict[str, Wallet]:
+        """Apply transfers and hold changes that need no funds check (raise, fold, refund).
+
+        All or nothing: InsufficientFunds if a wallet would go below 0. Transfers of an
+        open round are journalled; a closed round's are refused (RoundConflict).
+        """
+        ...
+
+    # the jackpot meter
+    async def ensure_meter(self, name: str, seed: int) -> int: ...
+    async def meter(self, name: str) -> int: ...
+    async def meters(self) -> dict[str, int]: ...
+
+    # rounds
+    async def settle(
+        self,
+        round_id: str,
+        transfers: Sequence[Transfer],
+        claims: Sequence[JackpotClaim],
+        jackpot: str,
+        seed: int,
+        record: dict[str, Any],
+    ) -> Settled:
+        """Pay a round and close it in the journal; idempotent by round id.
+
+        Transfers first, then the claims in seat order against the meter (each pays
+        floor(meter * bp / 10000), then the house tops the meter up to `seed`), the
+        history and the jackpot hits, the round's leftover holds released. A replay
+        with the same transfers returns the first result (replayed=True); other
+        transfers, or a voided round, raise RoundConflict.
+        """
+        ...
+
+    async def void(
+        self, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+    ) -> None:
+        """Refund an unsettled round and close it in the journal; idempotent by round id.
+
+        Holds the round still has after `holds` are released too, so none is left stuck.
+        """
+        ...
+
+    async def recover(self, table_id: str) -> list[str]:
+        """Void every open round of a table from the journal alone (after a crash).
+
+        Each transfer recorded for the round is reversed and each hold released,
+        exactly once; settled and voided rounds are never touched. Returns the
+        voided round ids, sorted.
+        """
+        ...
+
+    async def open_rounds(self, table_id: str) -> list[str]: ...
+
+    # history
+    async def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The player's last settled rounds, newest first (at most HISTORY_LIMIT kept).
+
+        Each entry is the round's record (bets, cards, decisions, results) plus
+        `jackpots` {seat: cents claimed}, `balance_after` (the balance once the
+        round was settled), `balance_before` (that less the round's net for this
+        player, over everything the round moved) and `settled_at` (ms since epoch).
+        """
+        ...
+
+    async def table_history(self, table_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The table's last settled rounds, newest first (at most HISTORY_LIMIT kept)."""
+        ...
+
+    async def jackpot_hits(self, name: str, limit: int = 50) -> list[dict[str, Any]]:
+        """Percent claims resolved against a meter, newest first (at most HITS_LIMIT kept)."""
+        ...
+
+    # accounting, for reconciliation
+    async def totals(self) -> dict[str, int]:
+        """Balances of every account: players, house, meters, and world (minus buy-ins)."""
+        ...
+
+
+# ----- shared by both stores, so they refuse and word things identically -------
+
+
+def check_cents(name: str, value: int) -> None:
+    """Refuse what is not an integer number of cents in [0, MAX_CENTS]."""
+    if type(value) is not int or not 0 <= value <= MAX_CENTS:
+        raise InvalidRequest(f"{name} must be an int of cents in [0, {MAX_CENTS}]: {value!r}")
+
+
+def check_entries(
+    transfers: Iterable[Transfer],
+    holds: Iterable[Hold] = (),
+    claims: Iterable[JackpotClaim] = (),
+) -> None:
+    for t in transfers:
+        check_cents("a transfer amount", t.amount)
+    for h in holds:
+        check_cents("a hold amount", abs(h.amount))
+    for c in claims:
+        if type(c.percent_bp) is not int or not 0 <= c.percent_bp <= 10_000:
+            raise InvalidRequest(f"a claim's percent_bp must be in [0, 10000]: {c.percent_bp!r}")
+
+
+def bet_owner(transfers: Sequence[Transfer], holds: Sequence[Hold]) -> tuple[str, str]:
+    """The one player and the one round a bet belongs to, or InvalidRequest."""
+    players = {h.player_id for h in holds} | {
+        t.source.removeprefix("player:") for t in transfers if t.source.startswith("player:")
+    }
+    if len(players) != 1:
+        raise InvalidRequest("a bet belongs to exactly one player")
+    rounds = {t.round_id for t in transfers} | {h.round_id for h in holds}
+    if len(rounds) != 1 or "" in rounds:
+        raise InvalidRequest("a bet belongs to exactly one round")
+    check_entries(transfers, holds)
+    return players.pop(), rounds.pop()
+
+
+def bet_needed(transfers: Sequence[Transfer], holds: Sequence[Hold]) -> int:
+    """What a bet needs available: its transfers plus the holds it places."""
+    return sum(t.amount for t in transfers) + sum(h.amount for h in holds if h.amount > 0)
+
+
+def funds_error(needed: int, available: int, bonus: int) -> StoreError:
+    """InsufficientFunds, or BonusNotPlayable when only bonus credits would cover the bet."""
+    cls = BonusNotPlayable if needed <= available + bonus else InsufficientFunds
+    return cls(
+        f"this bet needs {needed} cents available (ante, progressive and the raise it "
+        f"may call for); you have {available}"
+        + (f" plus {bonus} in bonus credits, which cannot be wagered here" if bonus else ""),
+        needed=needed,
+        available=available,
+        bonus=bonus,
+    )
+
+
+def buy_in_error(max_balance: int, balance: int) -> BuyInLimit:
+    return BuyInLimit(
+        f"a top-up may bring the balance to at most {max_balance} cents",
+        max_balance=max_balance,
+        allowed=max(0, max_balance - balance),
+    )
+
+
+def cover_error(account: str, needed: int) -> InsufficientFunds:
+    return InsufficientFunds(f"{account} cannot pay {needed} cents", needed=needed)
+
+
+def closed_error(round_id: str, state: str) -> RoundConflict:
+    """A bet, an apply or a void for a round that is already closed."""
+    if state == "settled":
+        return RoundConflict(f"round {round_id} was settled; it cannot be changed or voided")
+    return RoundConflict(f"round {round_id} was voided")
+
+
+def settle_conflict(round_id: str) -> RoundConflict:
+    return RoundConflict(f"round {round_id} was settled with other entries")
+
+
+def wallet_ids(transfers: Iterable[Transfer], holds: Iterable[Hold] = ()) -> list[str]:
+    """The players whose wallets a batch touches, sorted."""
+    ids = {h.player_id for h in holds}
+    for t in transfers:
+        for account in (t.source, t.target):
+            if account.startswith("player:"):
+                ids.add(account.removeprefix("player:"))
+    return sorted(ids)
+
+
+def record_players(record: dict[str, Any]) -> list[str]:
+    """The players of a round record's seats, in seat order, each once."""
+    out: list[str] = []
+    for seat in record.get("seats", []):
+        if seat["player_id"] not in out:
+            out.append(seat["player_id"])
+    return out
+
+
+def record_json(record: dict[str, Any]) -> str:
+    """The record as stored: JSON, so both stores keep (and return) the same data."""
+    return json.dumps(record, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
+def transfer_row(t: Transfer) -> list[Any]:
+    return [t.round_id, t.seat, str(t.reason), t.source, t.target, t.amount]
+
+
+def transfers_digest(transfers: Sequence[Transfer]) -> str:
+    """What a settled round remembers of its entries, to tell a replay from a conflict."""
+    text = json.dumps([transfer_row(t) for t in transfers], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,609 @@
+"""The Redis store: the shared state of a fleet of server processes, via asyncio-redis.
+
+Every change that moves money or must be atomic is one Lua script (see
+`scripts/`): loaded with SCRIPT LOAD when a connection opens, run with EVALSHA,
+re-loaded and retried once on NOSCRIPT (Redis restarted or SCRIPT FLUSH). A
+script runs to completion or not at all, so a call that fails for any reason
+(including a lost connection) leaves nothing half-applied. Results match
+`MemoryStore` call for call; the contract tests run both.
+
+Keys, all under the prefix `{namespace}:` (one Redis Cluster hash slot, so a
+script may touch any of them; tests and deployments never collide):
+
+    acct                     hash  account -> cents ("player:<id>", "house",
+                                   "meter:<jackpot>", "world")
+    bonus, held              hash  player id -> cents
+    players                  hash  player id -> {"name": ...}
+    tokens                   hash  sha256(session token) -> player id
+    seeds                    hash  jackpot -> seed cents (the meters that exist)
+    round:<id>               hash  table, state (open|settled|voided), digest, result
+    round:<id>:ledger        list  every transfer applied for the round (the journal)
+    round:<id>:holds         hash  seat -> cents held, "<seat>:player" -> player id
+    table:<id>:open          set   the table's open round ids
+    hist:player:<id>         list  the player's last HISTORY_LIMIT rounds, newest first
+    hist:table:<id>          list  the table's last HISTORY_LIMIT rounds, newest first
+    hits:<jackpot>           list  the last HITS_LIMIT percent claims, newest first
+
+Closed rounds expire after `retention` seconds: settling is idempotent within
+that window. Amounts and balances stay below 2**53 cents (Lua numbers are
+doubles); `MAX_CENTS` is checked on the way in.
+
+Connection loss: a call fails at once with `StoreError` (code store_unavailable)
+and a background task reconnects with exponential backoff (with jitter, capped at
+`max_backoff`); calls made meanwhile wait at most `reconnect_wait` for it.
+asyncio-redis' own auto_reconnect is off: it retries forever inside
+`Connection.create` and its backoff grows to 60 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import random
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from importlib import resources
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import asyncio_redis
+
+from server.game.ledger import Hold, JackpotClaim, Transfer
+from server.stores.base import (
+    HISTORY_LIMIT,
+    HITS_LIMIT,
+    MAX_CENTS,
+    ClaimPaid,
+    InvalidRequest,
+    Player,
+    Settled,
+    StoreError,
+    Wallet,
+    bet_owner,
+    buy_in_error,
+    check_cents,
+    check_entries,
+    closed_error,
+    cover_error,
+    funds_error,
+    record_json,
+    record_players,
+    settle_conflict,
+    transfer_row,
+    transfers_digest,
+    wallet_ids,
+)
+
+__all__ = ["RedisStore", "parse_redis_url"]
+
+log = logging.getLogger("stud.store")
+T = TypeVar("T")
+
+SCRIPTS = (
+    "create_player",
+    "wallets",
+    "buy_chips",
+    "bet",
+    "apply",
+    "ensure_meter",
+    "meters",
+    "settle",
+    "void",
+    "recover",
+)
+_NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+#: What asyncio-redis raises when the connection is gone or cannot be made.
+_LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
+
+
+def _script_sources() -> dict[str, str]:
+    """Each script with the shared helpers prepended (read next to this module)."""
+    root = resources.files("server.stores") / "scripts"
+    lib = (root / "_lib.lua").read_text(encoding="utf-8")
+    return {
+        name: f"{lib}\n-- {name}.lua\n{(root / f'{name}.lua').read_text(encoding='utf-8')}"
+        for name in SCRIPTS
+    }
+
+
+def parse_redis_url(url: str) -> tuple[str, int, int, str | None]:
+    """(host, port, db, password) from redis://[:password@]host[:port][/db] or unix:///path."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path, 0, 0, unquote(parts.password) if parts.password else None
+    if parts.scheme != "redis":
+        raise StoreError(f"unsupported Redis URL {url!r}: use redis://host:port/db")
+    if parts.username and parts.username != "default":
+        raise StoreError("asyncio-redis authenticates with a password only, not an ACL user")
+    path = parts.path.strip("/")
+    if path and not path.isdigit():
+        raise StoreError(f"bad Redis database number in {url!r}")
+    password = unquote(parts.password) if parts.password else None
+    return parts.hostname or "127.0.0.1", parts.port or 6379, int(path or 0), password
+
+
+class RedisStore:
+    """A `Store` on Redis; build it with `await RedisStore.connect(url)`."""
+
+    def __init__(
+        self,
+        url: str,
+        namespace: str = "stud",
+        *,
+        timeout: float = 5.0,
+        reconnect_wait: float = 1.0,
+        max_backoff: float = 5.0,
+        retention: int = 7 * 86_400,
+    ) -> None:
+        if not _NAMESPACE.fullmatch(namespace):
+            raise StoreError(f"a namespace is 1-64 of A-Z a-z 0-9 _ . -: {namespace!r}")
+        self.url = url
+        self.host, self.port, self.db, self._password = parse_redis_url(url)
+        self.namespace = namespace
+        self.prefix = f"{{{namespace}}}:"
+        self.timeout = timeout
+        self.reconnect_wait = reconnect_wait
+        self.max_backoff = max_backoff
+        self.retention = retention
+        self._sources = _script_sources()
+        self._shas: dict[str, str] = {}
+        self._conn: Any = None  # asyncio_redis.Connection while connected
+        self._ready = asyncio.Event()
+        self._reconnecting: asyncio.Task[None] | None = None
+        self._closed = False
+        self.reconnects = 0
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        namespace: str = "stud",
+        *,
+        timeout: float = 5.0,
+        reconnect_wait: float = 1.0,
+        max_backoff: float = 5.0,
+        retention: int = 7 * 86_400,
+    ) -> RedisStore:
+        """Connect and load the scripts, or raise StoreError: a server should not start
+        without its store, so the first connection is not retried."""
+        store = cls(
+            url,
+            namespace,
+            timeout=timeout,
+            reconnect_wait=reconnect_wait,
+            max_backoff=max_backoff,
+            retention=retention,
+        )
+        try:
+            await asyncio.wait_for(store._open(), timeout)
+        except (*_LOST, TimeoutError, asyncio_redis.ErrorReply, asyncio_redis.Error) as e:
+            raise StoreError(f"cannot use Redis at {store._where()}: {_describe(e)}") from e
+        return store
+
+    async def close(self) -> None:
+        self._closed = True
+        task, self._reconnecting = self._reconnecting, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        conn, self._conn = self._conn, None
+        self._ready.clear()
+        if conn is not None:
+            conn.close()
+            await asyncio.sleep(0)  # let the transport finish closing
+
+    @property
+    def script_shas(self) -> dict[str, str]:
+        """Script name -> SHA1 as loaded (for operators and tests)."""
+        return dict(self._shas)
+
+    # ----- the connection -----------------------------------------------------
+
+    def _where(self) -> str:
+        return f"{self.host}:{self.port}/{self.db}" if self.port else self.host
+
+    async def _open(self) -> None:
+        """A new connection, authenticated, its database selected, every script loaded."""
+        conn = await asyncio_redis.Connection.create(self.host, self.port, auto_reconnect=False)
+        try:
+            # asyncio-redis sends AUTH/SELECT from a task it does not wait for; our own
+            # commands could overtake it, so do both here, in order, before anything else.
+            if self._password:
+                await conn.auth(self._password)
+            if self.db:
+                await conn.select(self.db)
+            await self._load_scripts(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        self._ready.set()
+
+    async def _load_scripts(self, conn: Any) -> None:
+        for name, source in self._sources.items():
+            self._shas[name] = await conn.script_load(source)
+
+    async def _connection(self) -> Any:
+        """The live connection; if there is none, start reconnecting and wait a little."""
+        if self._closed:
+            raise StoreError("the Redis store is closed")
+        conn = self._conn
+        if conn is not None and conn.protocol.is_connected:
+            return conn
+        if conn is not None:
+            self._lost(conn, None)
+        self._start_reconnect()
+        try:
+            await asyncio.wait_for(self._ready.wait(), self.reconnect_wait)
+        except TimeoutError:
+            raise self._unavailable("is unreachable; reconnecting in the background") from None
+        if self._conn is None:
+            raise self._unavailable("was lost again while reconnecting")
+        return self._conn
+
+    def _lost(self, conn: Any, exc: BaseException | None) -> None:
+        if conn is not self._conn:
+            return
+        log.warning("Redis connection lost: %s", _describe(exc), extra={"redis": self._where()})
+        self._conn = None
+        self._ready.clear()
+        conn.close()
+        self._start_reconnect()
+
+    def _start_reconnect(self) -> None:
+        if self._closed or (self._reconnecting is not None and not self._reconnecting.done()):
+            return
+        self._reconnecting = asyncio.create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        """Exponential backoff with jitter until connected (or closed)."""
+        delay = 0.05
+        while not self._closed and self._conn is None:
+            try:
+                await asyncio.wait_for(self._open(), self.timeout)
+            except (*_LOST, TimeoutError, asyncio_redis.ErrorReply, asyncio_redis.Error) as e:
+                log.info(
+                    "Redis reconnect failed (%s); next try in %.2fs",
+                    _describe(e),
+                    delay,
+                    extra={"redis": self._where()},
+                )
+                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, self.max_backoff)
+            else:
+                self.reconnects += 1
+                log.warning("Redis connection restored", extra={"redis": self._where()})
+
+    def _unavailable(self, what: str) -> StoreError:
+        return StoreError(
+            f"the game's data store (Redis at {self._where()}) {what}; please try again shortly"
+        )
+
+    async def run(self, what: str, command: Callable[[Any], Awaitable[T]]) -> T:
+        """Run `command(connection)` on the live connection; connection trouble (lost,
+        unreachable, no answer within `timeout`) becomes StoreError, and a lost
+        connection is replaced in the background. For plain commands; scripts go
+        through `eval_script`, which survives a Redis restart."""
+        return await self._run(what, command)
+
+    async def _run(self, what: str, command: Callable[[Any], Awaitable[T]]) -> T:
+        conn = await self._connection()
+        try:
+            return await asyncio.wait_for(command(conn), self.timeout)
+        except _LOST as e:
+            self._lost(conn, e)
+            raise self._unavailable(f"was lost during {what}") from e
+        except TimeoutError as e:
+            raise self._unavailable(f"did not answer {what} within {self.timeout}s") from e
+        except asyncio_redis.ErrorReply as e:
+            raise StoreError(f"Redis refused {what}: {e.args[0] if e.args else e}") from e
+
+    async def _script(self, name: str, request: Any, text: str | None = None) -> Any:
+        """Run one of the store's scripts; its {"err": ...} reply becomes the StoreError."""
+        args = [self.prefix, json.dumps(request, separators=(",", ":"))]
+        if text is not None:
+            args.append(text)
+        what = f"the {name} script"
+        reply = await self._evalsha(what, self._shas[name], [], args, self._load_scripts)
+        data = json.loads(reply)
+        if "err" in data:
+            raise _refusal(data)
+        return data
+
+    async def eval_script(
+        self, source: str, keys: Sequence[str] = (), args: Sequence[str] = ()
+    ) -> Any:
+        """Run a Lua script of the caller's with the store's connection handling.
+
+        EVALSHA on the live connection, the script loaded on NOSCRIPT (first use,
+        Redis restarted); connection trouble raises StoreError. Keys should be under
+        `prefix`. Returns the reply as asyncio-redis decodes it (int, str, list, None).
+        """
+        sha = hashlib.sha1(source.encode()).hexdigest()
+
+        async def load(conn: Any) -> None:
+            await conn.script_load(source)
+
+        return await self._evalsha("a script", sha, list(keys), list(args), load)
+
+    async def _evalsha(
+        self,
+        what: str,
+        sha: str,
+        keys: list[str],
+        args: list[str],
+        load: Callable[[Any], Awaitable[None]],
+    ) -> Any:
+        """EVALSHA; on NOSCRIPT (Redis restarted, SCRIPT FLUSH) `load` and retry once."""
+
+        async def evalsha(conn: Any) -> Any:
+            try:
+                reply = await conn.evalsha(sha, keys, args)
+            except asyncio_redis.ScriptKilledError as e:
+                # asyncio-redis turns every error reply to EVALSHA into a bare
+                # ScriptKilledError; the reply itself is the exception's __context__.
+                message = str(e.__context__ or "the script was killed")
+                if message.startswith("NOSCRIPT"):
+                    raise _NoScript from e
+                raise StoreError(f"Redis failed {what}: {message}") from e
+            return await reply.return_value()
+
+        try:
+            return await self._run(what, evalsha)
+        except _NoScript:
+            log.warning("Redis lost the store's scripts (restart or SCRIPT FLUSH): reloading")
+            await self._run("SCRIPT LOAD", load)
+            return await self._run(what, evalsha)
+
+    # ----- identity -----------------------------------------------------------
+
+    async def create_player(self, name: str, credits: int, bonus: int) -> Player:
+        check_cents("credits", credits)
+        check_cents("bonus", bonus)
+        player = Player(secrets.token_hex(8), name, secrets.token_urlsafe(32))
+        request = {
+            "id": player.player_id,
+            "name": name,
+            "token_hash": _token_hash(player.token),
+            "credits": credits,
+            "bonus": bonus,
+        }
+        await self._script("create_player", request)
+        return player
+
+    async def player_by_token(self, token: str) -> Player | None:
+        async def lookup(conn: Any) -> Player | None:
+            pid = await conn.hget(self.prefix + "tokens", _token_hash(token))
+            if pid is None:
+                return None
+            profile = await conn.hget(self.prefix + "players", pid)
+            return None if profile is None else Player(pid, json.loads(profile)["name"], token)
+
+        return await self._run("a token lookup", lookup)
+
+    # ----- wallets ------------------------------------------------------------
+
+    async def wallet(self, player_id: str) -> Wallet:
+        return (await self._wallets([player_id]))[player_id]
+
+    async def _wallets(self, player_ids: Sequence[str]) -> dict[str, Wallet]:
+        data = await self._script("wallets", list(player_ids))
+        return _wallets(data["ok"])
+
+    async def buy_chips(self, player_id: str, amount: int, max_balance: int) -> Wallet:
+        check_cents("max_balance", max_balance)
+        request = {
+            "player": player_id,
+            "amount": max(min(amount, MAX_CENTS + 1), -1),  # out of range is refused anyway
+            "max_balance": max_balance,
+        }
+        try:
+            data = await self._script("buy_chips", request)
+        except _BuyIn as e:
+            raise buy_in_error(max_balance, e.balance) from None
+        return Wallet(*data["ok"])
+
+    async def bet(
+        self, table_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+    ) -> Wallet:
+        player_id, round_id = bet_owner(transfers, holds)
+        request = {
+            "table": table_id,
+            "round": round_id,
+            "player": player_id,
+            "transfers": [transfer_row(t) for t in transfers],
+            "holds": [_hold_row(h) for h in holds],
+        }
+        data = await self._script("bet", request)
+        return Wallet(*data["ok"])
+
+    async def apply(
+        self, transfers: Sequence[Transfer], holds: Sequence[Hold]
+    ) -> dict[str, Wallet]:
+        check_entries(transfers, holds)
+        request = {
+            "rounds": sorted({t.round_id for t in transfers} | {h.round_id for h in holds}),
+            "transfers": [transfer_row(t) for t in transfers],
+            "holds": [_hold_row(h) for h in holds],
+            "players": wallet_ids(transfers, holds),
+        }
+        data = await self._script("apply", request)
+        return _wallets(data["ok"])
+
+    # ----- the meter ----------------------------------------------------------
+
+    async def ensure_meter(self, name: str, seed: int) -> int:
+        check_cents("seed", seed)
+        data = await self._script("ensure_meter", {"name": name, "seed": seed})
+        meter: int = data["ok"]
+        return meter
+
+    async def meter(self, name: str) -> int:
+        async def read(conn: Any) -> int:
+            return int(await conn.hget(self.prefix + "acct", f"meter:{name}") or 0)
+
+        return await self._run("a meter read", read)
+
+    async def meters(self) -> dict[str, int]:
+        data = await self._script("meters", {})
+        return {k: int(v) for k, v in data["ok"].items()}
+
+    # ----- rounds -------------------------------------------------------------
+
+    async def settle(
+        self,
+        round_id: str,
+        transfers: Sequence[Transfer],
+        claims: Sequence[JackpotClaim],
+        jackpot: str,
+        seed: int,
+        record: dict[str, Any],
+    ) -> Settled:
+        check_entries(transfers, (), claims)
+        check_cents("seed", seed)
+        text = record_json(record)
+        request = {
+            "round": round_id,
+            "digest": transfers_digest(transfers),
+            "table": str(record.get("table", "")),
+            "transfers": [transfer_row(t) for t in transfers],
+            "claims": [
+                [c.round_id, c.seat, c.player_id, c.category, c.percent_bp]
+                for c in sorted(claims, key=lambda c: c.seat)
+            ],
+            "jackpot": jackpot,
+            "seed": seed,
+            "players": record_players(record),
+            "now": int(time.time() * 1000),
+            "ttl": self.retention,
+            "history_cap": HISTORY_LIMIT,
+            "hits_cap": HITS_LIMIT,
+        }
+        data = await self._script("settle", request, text)
+        result = data["ok"]
+        return Settled(
+            round_id,
+            tuple(ClaimPaid(*row) for row in result["paid"]),
+            _wallets(result["wallets"]),
+            {k: int(v) for k, v in result["meters"].items()},
+            replayed=bool(data["replayed"]),
+        )
+
+    async def void(
+        self, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+    ) -> None:
+        check_entries(transfers, holds)
+        request = {
+            "round": round_id,
+            "transfers": [transfer_row(t) for t in transfers],
+            "holds": [_hold_row(h) for h in holds],
+            "ttl": self.retention,
+        }
+        await self._script("void", request)
+
+    async def recover(self, table_id: str) -> list[str]:
+        data = await self._script("recover", {"table": table_id, "ttl": self.retention})
+        voided: list[str] = data["ok"]
+        if voided:
+            log.warning(
+                "voided rounds left open by a crash", extra={"table": table_id, "rounds": voided}
+            )
+        return voided
+
+    async def open_rounds(self, table_id: str) -> list[str]:
+        async def read(conn: Any) -> list[str]:
+            return sorted(await conn.smembers_asset(f"{self.prefix}table:{table_id}:open"))
+
+        return await self._run("an open rounds read", read)
+
+    # ----- history ------------------------------------------------------------
+
+    async def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        return [_entry(s) for s in await self._newest(f"hist:player:{player_id}", limit)]
+
+    async def table_history(self, table_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        return [_entry(s) for s in await self._newest(f"hist:table:{table_id}", limit)]
+
+    async def jackpot_hits(self, name: str, limit: int = 50) -> list[dict[str, Any]]:
+        return [json.loads(s) for s in await self._newest(f"hits:{name}", limit)]
+
+    async def _newest(self, key: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+
+        async def read(conn: Any) -> list[str]:
+            rows: list[str] = await conn.lrange_aslist(self.prefix + key, 0, limit - 1)
+            return rows
+
+        return await self._run("a history read", read)
+
+    # ----- accounting ---------------------------------------------------------
+
+    async def totals(self) -> dict[str, int]:
+        async def read(conn: Any) -> dict[str, int]:
+            raw = await conn.hgetall_asdict(self.prefix + "acct")
+            return {k: int(v) for k, v in raw.items()}
+
+        return await self._run("a totals read", read)
+
+
+class _NoScript(Exception):
+    """EVALSHA found no script: Redis restarted or its script cache was flushed."""
+
+
+class _BuyIn(StoreError):
+    """The buy_chips script's refusal, before it is worded like MemoryStore's."""
+
+    def __init__(self, balance: int) -> None:
+        super().__init__("buy-in refused")
+        self.balance = balance
+
+
+def _refusal(data: dict[str, Any]) -> StoreError:
+    """The StoreError a script's {"err": ...} reply stands for, worded by base.py."""
+    code = data["err"]
+    if code == "funds":
+        return funds_error(data["needed"], data["available"], data["bonus"])
+    if code == "cover":
+        return cover_error(data["account"], data["needed"])
+    if code == "closed":
+        return closed_error(data["round"], data["state"])
+    if code == "conflict":
+        return settle_conflict(data["round"])
+    if code == "wrong_table":
+        return InvalidRequest(f"round {data['round']} belongs to table {data['table']}")
+    if code == "buy_in_limit":
+        return _BuyIn(data["balance"])
+    return StoreError(f"unexpected store reply: {data!r}")
+
+
+def _wallets(data: dict[str, list[int]]) -> dict[str, Wallet]:
+    return {pid: Wallet(*w) for pid, w in data.items()}
+
+
+def _hold_row(h: Hold) -> list[Any]:
+    return [h.round_id, h.seat, h.player_id, h.amount]
+
+
+def _entry(text: str) -> dict[str, Any]:
+    """A history entry as MemoryStore returns it: the record with the extras beside it."""
+    data = json.loads(text)
+    entry: dict[str, Any] = data.pop("record")
+    entry.update(data)
+    return entry
+
+
+def _token_hash(token: str) -> str:
+    """Session tokens are kept hashed, so a copy of the data cannot be used to log in."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _describe(exc: BaseException | None) -> str:
+    if exc is None or (isinstance(exc, asyncio_redis.ConnectionLostError) and not exc.exception):
+        return "connection closed"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,173 @@
+-- Shared by every script (prepended at load time). Conventions:
+--   ARGV[1]  the key prefix, "{namespace}:" (one hash slot, so a script may touch any key)
+--   ARGV[2]  the request, JSON (cjson decodes integers exactly up to 2^53)
+--   ARGV[3]  optional raw JSON text stored as is (a round record)
+-- Money is integer cents held in one hash, P.."acct", field = account name.
+-- Lua numbers are doubles: integers are exact below 2^53 and every amount is
+-- checked below that bound by the caller. Numbers are written with
+-- string.format('%d') and replies are JSON built by `enc`, because tostring()
+-- and cjson.encode() print only 14 significant digits.
+-- Replies: {"ok": value} or {"err": code, ...details}.
+
+local P = ARGV[1]
+local REQ = cjson.decode(ARGV[2])
+local NULL = cjson.null
+local ACCT = P .. 'acct'
+local HELD = P .. 'held'
+local BONUS = P .. 'bonus'
+local SEEDS = P .. 'seeds'
+
+local OBJ, RAW = {}, {}
+local function obj(t) return setmetatable(t or {}, OBJ) end
+local function raw(text) return setmetatable({text}, RAW) end
+
+local function cents(n)
+  if n ~= n or n >= 2^63 or n < -2^63 or n ~= math.floor(n) then
+    error('not an integer number of cents: ' .. tostring(n))
+  end
+  return string.format('%d', n)
+end
+
+local function enc(v)
+  local tv = type(v)
+  if tv == 'number' then return cents(v) end
+  if tv == 'string' then return cjson.encode(v) end
+  if tv == 'boolean' then return v and 'true' or 'false' end
+  if v == nil or v == NULL then return 'null' end
+  if tv ~= 'table' then error('cannot encode a ' .. tv) end
+  local mt = getmetatable(v)
+  if mt == RAW then return v[1] end
+  local out = {}
+  if mt == OBJ then
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do out[#out + 1] = cjson.encode(k) .. ':' .. enc(v[k]) end
+    return '{' .. table.concat(out, ',') .. '}'
+  end
+  for i = 1, #v do out[i] = enc(v[i]) end
+  return '[' .. table.concat(out, ',') .. ']'
+end
+
+local function ok(value) return '{"ok":' .. enc(value) .. '}' end
+local function err(code, details)
+  local t = obj(details or {})
+  t.err = code
+  return enc(t)
+end
+
+local function num(v) return tonumber(v or '0') or 0 end
+local function balance(account) return num(redis.call('HGET', ACCT, account)) end
+local function is_player(account) return string.sub(account, 1, 7) == 'player:' end
+local function is_meter(account) return string.sub(account, 1, 6) == 'meter:' end
+
+-- rounds: a hash (table, state, digest, result), the ledger of what they moved,
+-- the holds their seats still have, and each table's set of open rounds
+local function round_key(rid) return P .. 'round:' .. rid end
+local function ledger_key(rid) return P .. 'round:' .. rid .. ':ledger' end
+local function holds_key(rid) return P .. 'round:' .. rid .. ':holds' end
+local function open_key(tid) return P .. 'table:' .. tid .. ':open' end
+local function state_of(rid) return redis.call('HGET', round_key(rid), 'state') end
+
+local function wallet(pid)
+  return {
+    balance('player:' .. pid),
+    num(redis.call('HGET', BONUS, pid)),
+    num(redis.call('HGET', HELD, pid)),
+  }
+end
+
+local function wallets(pids)
+  local out = obj()
+  for _, pid in ipairs(pids) do out[pid] = wallet(pid) end
+  return out
+end
+
+-- a transfer is [round_id, seat, reason, source, target, amount]
+local function move(t, journal)
+  redis.call('HINCRBY', ACCT, t[4], cents(-t[6]))
+  redis.call('HINCRBY', ACCT, t[5], cents(t[6]))
+  if journal then redis.call('RPUSH', ledger_key(t[1]), enc(t)) end
+end
+
+-- a refund a meter cannot cover (it paid a claim meanwhile) is paid by the house
+local function refund(t, journal)
+  local have = balance(t[4])
+  if is_meter(t[4]) and have < t[6] then
+    local from_meter = math.max(have, 0)
+    if from_meter > 0 then move({t[1], t[2], t[3], t[4], t[5], from_meter}, journal) end
+    move({t[1], t[2], t[3], 'house', t[5], t[6] - from_meter}, journal)
+  else
+    move(t, journal)
+  end
+end
+
+-- refuse a batch before any of it applies if a wallet would go below zero;
+-- returns the first short account (in order of appearance) and what it lacks
+local function short_account(transfers)
+  local order, net = {}, {}
+  for _, t in ipairs(transfers) do
+    for _, side in ipairs({{t[4], -t[6]}, {t[5], t[6]}}) do
+      local account = side[1]
+      if net[account] == nil then
+        net[account] = 0
+        order[#order + 1] = account
+      end
+      net[account] = net[account] + side[2]
+    end
+  end
+  for _, account in ipairs(order) do
+    if is_player(account) and balance(account) + net[account] < 0 then
+      return account, -net[account]
+    end
+  end
+  return nil, 0
+end
+
+-- a hold is [round_id, seat, player_id, amount]: > 0 places, < 0 releases
+local function hold(h)
+  local key, seat = holds_key(h[1]), cents(h[2])
+  if h[4] > 0 then
+    redis.call('HINCRBY', key, seat, cents(h[4]))
+    redis.call('HSET', key, seat .. ':player', h[3])
+    redis.call('HINCRBY', HELD, h[3], cents(h[4]))
+  else
+    local released = math.min(-h[4], num(redis.call('HGET', key, seat)))
+    redis.call('HDEL', key, seat, seat .. ':player')
+    if released ~= 0 then redis.call('HINCRBY', HELD, h[3], cents(-released)) end
+  end
+end
+
+-- a closed round holds nothing: release what its seats still hold
+local function release_round(rid)
+  local key = holds_key(rid)
+  local flat = redis.call('HGETALL', key)
+  local amounts, owners = {}, {}
+  for i = 1, #flat, 2 do
+    local seat = string.match(flat[i], '^(.*):player$')
+    if seat then owners[seat] = flat[i + 1] else amounts[flat[i]] = num(flat[i + 1]) end
+  end
+  for seat, amount in pairs(amounts) do
+    if amount ~= 0 and owners[seat] then
+      redis.call('HINCRBY', HELD, owners[seat], cents(-amount))
+    end
+  end
+  redis.call('DEL', key)
+end
+
+-- close a round: out of its table's open set; its keys expire after `ttl` seconds
+local function close_round(rid, state, ttl)
+  local key = round_key(rid)
+  local tid = redis.call('HGET', key, 'table')
+  if tid then redis.call('SREM', open_key(tid), rid) end
+  redis.call('HSET', key, 'state', state)
+  if ttl > 0 then
+    redis.call('EXPIRE', key, ttl)
+    redis.call('EXPIRE', ledger_key(rid), ttl)
+  end
+end
+
+local function push_capped(key, entry, cap)
+  redis.call('LPUSH', key, entry)
+  redis.call('LTRIM', key, 0, cap - 1)
+end

@@ -1,0 +1,22 @@
+-- REQ {table, round, player, transfers, holds}: the funds check, the debit,
+-- the holds and the journal entry (the round is opened by its first bet) in one step
+local key = round_key(REQ.round)
+local state = redis.call('HGET', key, 'state')
+if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
+local tid = redis.call('HGET', key, 'table')
+if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
+local needed = 0
+for _, t in ipairs(REQ.transfers) do needed = needed + t[6] end
+for _, h in ipairs(REQ.holds) do needed = needed + math.max(h[4], 0) end
+local w = wallet(REQ.player)
+local available = w[1] - w[3]
+if needed > available then
+  return err('funds', {needed = needed, available = available, bonus = w[2]})
+end
+if not state then
+  redis.call('HSET', key, 'table', REQ.table, 'state', 'open')
+  redis.call('SADD', open_key(REQ.table), REQ.round)
+end
+for _, t in ipairs(REQ.transfers) do move(t, true) end
+for _, h in ipairs(REQ.holds) do hold(h) end
+return ok(wallet(REQ.player))

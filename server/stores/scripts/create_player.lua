@@ -1,0 +1,8 @@
+-- REQ {id, name, token_hash, credits, bonus}: profile, token, bonus and the buy-in at once
+redis.call('HSET', P .. 'players', REQ.id, enc(obj({name = REQ.name})))
+redis.call('HSET', P .. 'tokens', REQ.token_hash, REQ.id)
+if REQ.credits > 0 then
+  move({'', NULL, 'buy-in', 'world', 'player:' .. REQ.id, REQ.credits}, false)
+end
+redis.call('HSET', BONUS, REQ.id, cents(REQ.bonus))
+return ok(wallet(REQ.id))

@@ -1,0 +1,92 @@
+-- REQ {round, digest, table, transfers, claims, jackpot, seed, players, now, ttl,
+--      history_cap, hits_cap}; ARGV[3] the round record (JSON, stored as is).
+-- Pays a round and closes it in one step: its transfers, then the percent claims
+-- in seat order against the shared meter (each pays floor(meter * bp / 10000),
+-- then the house tops the meter up to its seed), the jackpot hits, the players'
+-- and the table's history. Idempotent: a settled round returns its stored result
+-- when replayed with the same transfers and refuses different ones.
+local rid = REQ.round
+local key = round_key(rid)
+local state = redis.call('HGET', key, 'state')
+if state == 'settled' then
+  if redis.call('HGET', key, 'digest') ~= REQ.digest then return err('conflict', {round = rid}) end
+  return '{"ok":' .. redis.call('HGET', key, 'result') .. ',"replayed":true}'
+end
+if state == 'voided' then return err('closed', {round = rid, state = state}) end
+local account, needed = short_account(REQ.transfers)
+if account then return err('cover', {account = account, needed = needed}) end
+if not state then redis.call('HSET', key, 'table', REQ.table, 'state', 'open') end
+local tid = redis.call('HGET', key, 'table')
+
+-- floor(meter * bp / 10000) without a product above 2^53: split meter = q * 10000 + r
+local function percent(meter, bp)
+  local r = math.fmod(meter, 10000)
+  return (meter - r) / 10000 * bp + math.floor(r * bp / 10000)
+end
+
+local touched, ids = {}, {}
+local function touch(t)
+  for _, a in ipairs({t[4], t[5]}) do
+    if is_player(a) and not touched[a] then
+      touched[a] = true
+      ids[#ids + 1] = string.sub(a, 8)
+    end
+  end
+end
+
+for _, t in ipairs(REQ.transfers) do
+  move(t, true)
+  touch(t)
+end
+
+local meter = 'meter:' .. REQ.jackpot
+local claims = REQ.claims
+table.sort(claims, function(a, b) return a[2] < b[2] end)
+local paid, jackpots = {}, obj()
+for _, c in ipairs(claims) do
+  local before = balance(meter)
+  local amount = percent(math.max(before, 0), c[5])
+  if amount > 0 then
+    local t = {rid, c[2], 'jackpot', meter, 'player:' .. c[3], amount}
+    move(t, true)
+    touch(t)
+  end
+  local reseed = math.max(0, REQ.seed - balance(meter))
+  if reseed > 0 then move({rid, c[2], 'reseed', 'house', meter, reseed}, true) end
+  local after = balance(meter)
+  paid[#paid + 1] = {c[2], c[3], amount, after}
+  jackpots[cents(c[2])] = amount
+  push_capped(P .. 'hits:' .. REQ.jackpot, enc(obj({
+    round_id = rid, table = tid, seat = c[2], player_id = c[3], category = c[4],
+    percent_bp = c[5], amount = amount, meter_before = before, reseed = reseed,
+    meter_after = after, settled_at = REQ.now,
+  })), REQ.hits_cap)
+end
+release_round(rid)
+
+-- history: each player's balance before is after minus the round's net for them
+local nets = {}
+for _, row in ipairs(redis.call('LRANGE', ledger_key(rid), 0, -1)) do
+  local t = cjson.decode(row)
+  nets[t[4]] = (nets[t[4]] or 0) - t[6]
+  nets[t[5]] = (nets[t[5]] or 0) + t[6]
+end
+local record = raw(ARGV[3])
+for _, pid in ipairs(REQ.players) do
+  local after = balance('player:' .. pid)
+  push_capped(P .. 'hist:player:' .. pid, enc(obj({
+    record = record, jackpots = jackpots, settled_at = REQ.now,
+    balance_before = after - (nets['player:' .. pid] or 0), balance_after = after,
+  })), REQ.history_cap)
+end
+push_capped(P .. 'hist:table:' .. tid, enc(obj({
+  record = record, jackpots = jackpots, settled_at = REQ.now,
+})), REQ.history_cap)
+
+table.sort(ids)
+local result = enc(obj({
+  paid = paid, wallets = wallets(ids), meters = obj({[REQ.jackpot] = balance(meter)}),
+}))
+redis.call('HSET', key, 'digest', REQ.digest, 'result', result)
+close_round(rid, 'settled', REQ.ttl)
+return '{"ok":' .. result .. ',"replayed":false}'

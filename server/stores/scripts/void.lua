@@ -1,0 +1,14 @@
+-- REQ {round, transfers, holds, ttl}: the server's graceful void of an unsettled
+-- round: its refunds, its holds released, closed; voiding twice refunds once
+local rid = REQ.round
+local state = state_of(rid)
+if state == 'voided' then return ok(true) end
+if state == 'settled' then return err('closed', {round = rid, state = state}) end
+local account, needed = short_account(REQ.transfers)
+if account then return err('cover', {account = account, needed = needed}) end
+if not state then redis.call('HSET', round_key(rid), 'table', '', 'state', 'open') end
+for _, h in ipairs(REQ.holds) do hold(h) end
+for _, t in ipairs(REQ.transfers) do refund(t, true) end
+release_round(rid)
+close_round(rid, 'voided', REQ.ttl)
+return ok(true)

@@ -1,0 +1,695 @@
+"""The store contract: MemoryStore and RedisStore pass the same tests.
+
+Every test runs on both stores; the books must balance after every step (the sum
+of all accounts is 0: wallets + house + meters change only by buy-ins). A
+differential test drives both stores with the same random sequences of bets,
+decisions, settlements, voids and recoveries and requires identical results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server.game.ledger import (
+    HOUSE,
+    WORLD,
+    Hold,
+    JackpotClaim,
+    Reason,
+    Transfer,
+    meter_account,
+    player_account,
+)
+from server.game.settlement import percent_claim
+from server.stores.base import (
+    HISTORY_LIMIT,
+    MAX_CENTS,
+    BonusNotPlayable,
+    BuyInLimit,
+    InsufficientFunds,
+    InvalidRequest,
+    RoundConflict,
+    Store,
+    StoreError,
+    Wallet,
+)
+from server.stores.memory import MemoryStore
+from server.stores.redis import RedisStore
+from tests.redis_fixture import (
+    drop_namespace,
+    fresh_namespace,
+    redis_url,  # noqa: F401 - a fixture
+    time_limit,  # noqa: F401 - a fixture
+)
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+SEED = 100_000
+JP = "main"
+METER = meter_account(JP)
+TABLE = "alpha"
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    url: str = request.getfixturevalue("redis_url")
+    namespace = fresh_namespace()
+    redis = await RedisStore.connect(url, namespace)
+    try:
+        yield redis
+    finally:
+        await redis.close()
+        await drop_namespace(url, namespace)
+
+
+async def books(store: Store) -> dict[str, int]:
+    """Totals, checked: double entry sums to 0 and no wallet or meter is below 0."""
+    totals = await store.totals()
+    assert sum(totals.values()) == 0, totals
+    for account, cents in totals.items():
+        if account.startswith(("player:", "meter:")):
+            assert cents >= 0, (account, cents)
+    return totals
+
+
+def ante(
+    rid: str, seat: int, pid: str, amount: int, progressive: bool = False
+) -> tuple[list[Transfer], list[Hold]]:
+    """What the table asks the store to take for an ante (stake 100, half to the meter)."""
+    me = player_account(pid)
+    transfers = [Transfer(rid, seat, Reason.ANTE, me, HOUSE, amount)]
+    if progressive:
+        transfers.append(Transfer(rid, seat, Reason.PROGRESSIVE, me, METER, 50))
+        transfers.append(Transfer(rid, seat, Reason.PROGRESSIVE, me, HOUSE, 50))
+    return transfers, [Hold(rid, seat, pid, 2 * amount)]
+
+
+def record(rid: str, *seats: tuple[int, str], table: str = TABLE) -> dict[str, Any]:
+    return {
+        "round_id": rid,
+        "table": table,
+        "variant": "casino-stud",
+        "dealer": ["As", "Kd", "9c", "4h", "2s"],
+        "seats": [
+            {"seat": s, "player_id": p, "ante": 100, "cards": ["Ah", "Kh", "Qh", "Jh", "Th"]}
+            for s, p in seats
+        ],
+    }
+
+
+def raise_(rid: str, seat: int, pid: str, amount: int) -> tuple[list[Transfer], list[Hold]]:
+    me = player_account(pid)
+    return [Transfer(rid, seat, Reason.RAISE, me, HOUSE, 2 * amount)], [
+        Hold(rid, seat, pid, -2 * amount)
+    ]
+
+
+# ----- identity and wallets -----------------------------------------------------
+
+
+async def test_players_and_tokens(store: Store) -> None:
+    p = await store.create_player("Zoë 🂡", 10_000, 500)
+    assert await store.player_by_token(p.token) == p
+    assert await store.player_by_token("not-a-token") is None
+    assert await store.wallet(p.player_id) == Wallet(10_000, 500, 0)
+    assert (await store.wallet(p.player_id)).available == 10_000
+    assert await store.wallet("nobody") == Wallet(0, 0, 0)
+    totals = await books(store)
+    assert totals[player_account(p.player_id)] == 10_000
+    assert totals[WORLD] == -10_000
+    q = await store.create_player("bob", 0, 0)
+    assert q.player_id != p.player_id and q.token != p.token
+    assert await store.player_by_token(q.token) == q
+
+
+async def test_buy_chips_up_to_the_limit(store: Store) -> None:
+    p = await store.create_player("a", 10_000, 0)
+    assert await store.buy_chips(p.player_id, 5_000, 20_000) == Wallet(15_000, 0, 0)
+    with pytest.raises(BuyInLimit) as e:
+        await store.buy_chips(p.player_id, 5_001, 20_000)
+    assert e.value.details == {"max_balance": 20_000, "allowed": 5_000}
+    for amount in (0, -5, MAX_CENTS * 4):
+        with pytest.raises(BuyInLimit):
+            await store.buy_chips(p.player_id, amount, 20_000)
+    assert await store.wallet(p.player_id) == Wallet(15_000, 0, 0)
+    assert (await books(store))[WORLD] == -15_000
+
+
+async def test_bet_debits_and_holds_the_raise(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("a", 10_000, 0)
+    w = await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000, progressive=True))
+    assert w == Wallet(10_000 - 1_100, 0, 2_000)
+    assert w.available == 6_900
+    assert await store.meter(JP) == SEED + 50
+    assert await store.open_rounds(TABLE) == ["r1"]
+    await books(store)
+
+
+@pytest.mark.parametrize(
+    ("credits", "bonus", "error"),
+    [(3_000, 0, InsufficientFunds), (2_000, 5_000, BonusNotPlayable), (0, 100, InsufficientFunds)],
+)
+async def test_bet_refusals_apply_nothing(
+    store: Store, credits: int, bonus: int, error: type[StoreError]
+) -> None:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("a", credits, bonus)
+    before = await books(store)
+    with pytest.raises(error) as e:
+        await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000, progressive=True))
+    # ante + progressive + the raise the ante may call for
+    assert e.value.details == {"needed": 3_100, "available": credits, "bonus": bonus}
+    assert e.value.code == error.code
+    assert await books(store) == before
+    assert await store.wallet(p.player_id) == Wallet(credits, bonus, 0)
+    assert await store.open_rounds(TABLE) == []
+
+
+async def test_holds_count_against_the_next_bet(store: Store) -> None:
+    p = await store.create_player("a", 3_000, 0)
+    await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000))  # 1000 + 2000 held
+    with pytest.raises(InsufficientFunds) as e:
+        await store.bet(TABLE, *ante("r1", 1, p.player_id, 100))
+    assert e.value.details == {"needed": 300, "available": 0, "bonus": 0}
+    # the raise is covered by the hold: it can never be refused
+    wallets = await store.apply(*raise_("r1", 0, p.player_id, 1_000))
+    assert wallets == {p.player_id: Wallet(0, 0, 0)}
+    await books(store)
+
+
+async def test_bet_contract_violations(store: Store) -> None:
+    a = await store.create_player("a", 10_000, 0)
+    b = await store.create_player("b", 10_000, 0)
+    two = [
+        Transfer("r1", 0, Reason.ANTE, player_account(a.player_id), HOUSE, 100),
+        Transfer("r1", 1, Reason.ANTE, player_account(b.player_id), HOUSE, 100),
+    ]
+    with pytest.raises(InvalidRequest):
+        await store.bet(TABLE, two, [])
+    with pytest.raises(InvalidRequest):
+        await store.bet(TABLE, *ante("r1", 0, a.player_id, MAX_CENTS))  # hold above the bound
+    await store.bet(TABLE, *ante("r1", 0, a.player_id, 100))
+    with pytest.raises(InvalidRequest):
+        await store.bet("beta", *ante("r1", 1, a.player_id, 100))  # r1 is alpha's round
+    assert await store.wallet(a.player_id) == Wallet(9_900, 0, 200)
+    await books(store)
+
+
+async def test_apply_is_all_or_nothing(store: Store) -> None:
+    a = await store.create_player("a", 1_000, 0)
+    b = await store.create_player("b", 1_000, 0)
+    before = await books(store)
+    batch = [
+        Transfer("r1", 0, Reason.RAISE, player_account(a.player_id), HOUSE, 500),
+        Transfer("r1", 1, Reason.RAISE, player_account(b.player_id), HOUSE, 1_001),
+    ]
+    with pytest.raises(InsufficientFunds) as e:
+        await store.apply(batch, [])
+    assert e.value.details == {"needed": 1_001}
+    assert await books(store) == before
+    # a credit in the same batch covers a debit: the check is on the net
+    ok = [*batch, Transfer("r1", 1, Reason.REFUND, HOUSE, player_account(b.player_id), 1)]
+    wallets = await store.apply(ok, [])
+    assert wallets == {a.player_id: Wallet(500, 0, 0), b.player_id: Wallet(0, 0, 0)}
+    await books(store)
+
+
+# ----- the meter and settlement ---------------------------------------------------
+
+
+async def test_ensure_meter_seeds_once_from_the_house(store: Store) -> None:
+    assert await store.ensure_meter(JP, SEED) == SEED
+    assert await store.ensure_meter(JP, 5 * SEED) == SEED  # created once: the seed stays
+    assert await store.meters() == {JP: SEED}
+    totals = await books(store)
+    assert totals[HOUSE] == -SEED
+    assert await store.meter("other") == 0
+
+
+async def test_two_full_claims_in_one_round_are_paid_in_seat_order(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    a = await store.create_player("a", 10_000, 0)
+    b = await store.create_player("b", 10_000, 0)
+    await store.bet(TABLE, *ante("r1", 2, a.player_id, 100, progressive=True))
+    await store.bet(TABLE, *ante("r1", 5, b.player_id, 100, progressive=True))
+    meter = SEED + 100
+    assert await store.meter(JP) == meter
+    await store.apply(*raise_("r1", 2, a.player_id, 100))
+    await store.apply(*raise_("r1", 5, b.player_id, 100))
+    claims = [  # given out of order: the store resolves them by seat
+        JackpotClaim("r1", 5, b.player_id, "ROYAL_FLUSH", 10_000),
+        JackpotClaim("r1", 2, a.player_id, "ROYAL_FLUSH", 10_000),
+    ]
+    payouts = [
+        Transfer("r1", 2, Reason.PAYOUT, HOUSE, player_account(a.player_id), 300),
+        Transfer("r1", 5, Reason.PAYOUT, HOUSE, player_account(b.player_id), 300),
+    ]
+    rec = record("r1", (2, a.player_id), (5, b.player_id))
+    settled = await store.settle("r1", payouts, claims, JP, SEED, rec)
+    assert [(p.seat, p.player_id, p.amount, p.meter_after) for p in settled.paid] == [
+        (2, a.player_id, meter, SEED),
+        (5, b.player_id, SEED, SEED),
+    ]
+    assert settled.meters == {JP: SEED}
+    assert not settled.replayed
+    assert settled.wallets == {
+        a.player_id: Wallet(10_000 - 400 + 300 + meter, 0, 0),
+        b.player_id: Wallet(10_000 - 400 + 300 + SEED, 0, 0),
+    }
+    assert await store.meter(JP) == SEED
+    assert await store.open_rounds(TABLE) == []
+    hits = await store.jackpot_hits(JP)
+    assert [(h["seat"], h["amount"], h["meter_before"], h["reseed"]) for h in hits] == [
+        (5, SEED, SEED, SEED),
+        (2, meter, meter, SEED),
+    ]  # newest first
+    await books(store)
+
+
+async def test_percent_claims_round_down_and_leave_the_rest(store: Store) -> None:
+    await store.ensure_meter(JP, 0)
+    p = await store.create_player("a", 1_000_000, 0)
+    me = player_account(p.player_id)
+    bet = [Transfer("r1", 0, Reason.PROGRESSIVE, me, METER, 123_457)]
+    await store.bet(TABLE, bet, [])
+    claim = JackpotClaim("r1", 0, p.player_id, "STRAIGHT_FLUSH", 1_000)  # 10%
+    settled = await store.settle("r1", [], [claim], JP, 0, record("r1", (0, p.player_id)))
+    assert settled.paid[0].amount == 12_345  # floor(123457 / 10)
+    assert await store.meter(JP) == 123_457 - 12_345
+    await books(store)
+
+
+async def test_large_amounts_stay_exact(store: Store) -> None:
+    """Cents up to 2**53 - 1 (the Lua bound) add and claim exactly."""
+    big = MAX_CENTS - 7
+    await store.ensure_meter(JP, 0)
+    p = await store.create_player("whale", big, 0)
+    me = player_account(p.player_id)
+    await store.bet(TABLE, [Transfer("r1", 0, Reason.PROGRESSIVE, me, METER, big - 3)], [])
+    assert await store.meter(JP) == big - 3
+    assert await store.wallet(p.player_id) == Wallet(3, 0, 0)
+    claim = JackpotClaim("r1", 0, p.player_id, "FOUR_OF_A_KIND", 3_333)
+    settled = await store.settle("r1", [], [claim], JP, 0, record("r1", (0, p.player_id)))
+    assert settled.paid[0].amount == percent_claim(big - 3, 3_333)
+    assert await store.meter(JP) == big - 3 - percent_claim(big - 3, 3_333)
+    assert (await store.history(p.player_id))[0]["balance_before"] == big
+    await books(store)
+
+
+async def test_settle_is_idempotent_by_round_id(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("a", 10_000, 0)
+    me = player_account(p.player_id)
+    await store.bet(TABLE, *ante("r1", 0, p.player_id, 100, progressive=True))
+    await store.apply(*raise_("r1", 0, p.player_id, 100))
+    payout = [Transfer("r1", 0, Reason.PAYOUT, HOUSE, me, 700)]
+    claim = [JackpotClaim("r1", 0, p.player_id, "FLUSH", 500)]
+    rec = record("r1", (0, p.player_id))
+    first = await store.settle("r1", payout, claim, JP, SEED, rec)
+    after = await books(store)
+    again = await store.settle("r1", payout, claim, JP, SEED, rec)
+    assert again.replayed
+    assert (again.paid, again.wallets, again.meters) == (first.paid, first.wallets, first.meters)
+    assert await books(store) == after  # paid once
+    other = [Transfer("r1", 0, Reason.PAYOUT, HOUSE, me, 701)]
+    with pytest.raises(RoundConflict):
+        await store.settle("r1", other, claim, JP, SEED, rec)
+    with pytest.raises(RoundConflict):
+        await store.void("r1", [], [])
+    with pytest.raises(RoundConflict):
+        await store.bet(TABLE, *ante("r1", 1, p.player_id, 100))
+    with pytest.raises(RoundConflict):
+        await store.apply(*raise_("r1", 0, p.player_id, 100))
+    assert await books(store) == after
+    assert len(await store.history(p.player_id)) == 1
+
+
+async def test_settle_refuses_a_payment_a_wallet_cannot_make(store: Store) -> None:
+    p = await store.create_player("a", 100, 0)
+    before = await books(store)
+    bad = [Transfer("r1", 0, Reason.ANTE, player_account(p.player_id), HOUSE, 101)]
+    with pytest.raises(InsufficientFunds):
+        await store.settle("r1", bad, [], JP, SEED, record("r1", (0, p.player_id)))
+    assert await books(store) == before
+    assert await store.history(p.player_id) == []
+
+
+async def test_closing_a_round_releases_what_it_still_holds(store: Store) -> None:
+    p = await store.create_player("a", 10_000, 0)
+    await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000))
+    assert (await store.wallet(p.player_id)).held == 2_000
+    await store.settle("r1", [], [], JP, 0, record("r1", (0, p.player_id)))
+    assert await store.wallet(p.player_id) == Wallet(9_000, 0, 0)
+
+
+# ----- voiding and crash recovery ---------------------------------------------------
+
+
+def refunds(rid: str, seat: int, pid: str, amount: int, raised: bool) -> list[Transfer]:
+    """The table's refund of an ante (and its raise) with the progressive."""
+    me = player_account(pid)
+    out = [Transfer(rid, seat, Reason.REFUND, HOUSE, me, amount)]
+    if raised:
+        out.append(Transfer(rid, seat, Reason.REFUND, HOUSE, me, 2 * amount))
+    out.append(Transfer(rid, seat, Reason.REFUND, METER, me, 50))
+    out.append(Transfer(rid, seat, Reason.REFUND, HOUSE, me, 50))
+    return out
+
+
+async def test_void_refunds_once(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("a", 10_000, 0)
+    start = await books(store)
+    await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000, progressive=True))
+    await store.void("r1", refunds("r1", 0, p.player_id, 1_000, raised=False), [])
+    assert await store.wallet(p.player_id) == Wallet(10_000, 0, 0)  # hold released too
+    assert await books(store) == start
+    await store.void("r1", refunds("r1", 0, p.player_id, 1_000, raised=False), [])
+    assert await books(store) == start
+    assert await store.open_rounds(TABLE) == []
+    with pytest.raises(RoundConflict):
+        await store.settle("r1", [], [], JP, SEED, record("r1", (0, p.player_id)))
+    assert await store.recover(TABLE) == []
+
+
+async def test_a_refund_the_meter_cannot_cover_is_paid_by_the_house(store: Store) -> None:
+    """A round's contribution may be claimed at another table before the round is voided."""
+    await store.ensure_meter(JP, 0)
+    a = await store.create_player("a", 10_000, 0)
+    b = await store.create_player("b", 10_000, 0)
+    await store.bet(TABLE, *ante("r1", 0, a.player_id, 100, progressive=True))
+    full = JackpotClaim("r2", 0, b.player_id, "ROYAL_FLUSH", 10_000)
+    await store.settle("r2", [], [full], JP, 0, record("r2", (0, b.player_id), table="beta"))
+    assert await store.meter(JP) == 0
+    assert await store.recover(TABLE) == ["r1"]
+    assert await store.wallet(a.player_id) == Wallet(10_000, 0, 0)
+    assert await store.meter(JP) == 0
+    await books(store)
+
+
+async def test_recover_voids_open_rounds_exactly_once(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    a = await store.create_player("a", 50_000, 0)
+    b = await store.create_player("b", 50_000, 700)
+    start = await books(store)
+    # r1: a raised, b still deciding; b then took a second seat and withdrew it
+    await store.bet(TABLE, *ante("r1", 0, a.player_id, 1_000, progressive=True))
+    await store.bet(TABLE, *ante("r1", 1, b.player_id, 500, progressive=True))
+    await store.bet(TABLE, *ante("r1", 2, b.player_id, 200))
+    await store.apply(refunds("r1", 2, b.player_id, 200, raised=False)[:1], [
+        Hold("r1", 2, b.player_id, -400)
+    ])  # fmt: skip
+    await store.apply(*raise_("r1", 0, a.player_id, 1_000))
+    # r2 at the same table was settled before the crash: recovery leaves it alone
+    await store.bet(TABLE, *ante("r2", 0, a.player_id, 100))
+    await store.apply(*raise_("r2", 0, a.player_id, 100))
+    await store.settle("r2", [], [], JP, SEED, record("r2", (0, a.player_id)))
+    settled = await books(store)
+    # r3 is another table's open round: not this table's to void
+    await store.bet("beta", *ante("r3", 0, b.player_id, 100))
+    assert await store.open_rounds(TABLE) == ["r1"]
+
+    assert await store.recover(TABLE) == ["r1"]
+    totals = await books(store)
+    assert totals[player_account(a.player_id)] == settled[player_account(a.player_id)] + 3_100
+    assert await store.wallet(a.player_id) == Wallet(50_000 - 300, 0, 0)  # r2's loss only
+    assert await store.wallet(b.player_id) == Wallet(50_000 - 100, 700, 200)  # r3 stays
+    assert totals[METER] == SEED
+    assert await store.open_rounds(TABLE) == []
+    assert await store.open_rounds("beta") == ["r3"]
+
+    assert await store.recover(TABLE) == []  # exactly once
+    assert await books(store) == totals
+    with pytest.raises(RoundConflict):
+        await store.settle("r1", [], [], JP, SEED, record("r1", (0, a.player_id)))
+    await store.void("r1", refunds("r1", 0, a.player_id, 1_000, raised=True), [])  # no-op
+    assert await books(store) == totals
+    assert await store.recover("beta") == ["r3"]
+    assert await store.wallet(b.player_id) == Wallet(50_000, 700, 0)
+    totals = await books(store)
+    assert totals[HOUSE] == start[HOUSE] + 300  # r2, settled, is all that happened
+
+
+# ----- history ------------------------------------------------------------------------
+
+
+async def test_history_newest_first_with_balances(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    a = await store.create_player("a", 1_000_000, 0)
+    b = await store.create_player("b", 1_000_000, 0)
+    rounds = HISTORY_LIMIT + 20
+    for i in range(rounds):
+        rid = f"r{i:03}"
+        await store.bet(TABLE, *ante(rid, 0, a.player_id, 100, progressive=True))
+        payout = [Transfer(rid, 0, Reason.PAYOUT, HOUSE, player_account(a.player_id), 200)]
+        claims = [JackpotClaim(rid, 0, a.player_id, "FLUSH", 100)] if i % 10 == 0 else []
+        rec = record(rid, (0, a.player_id))
+        await store.settle(rid, payout, claims, JP, SEED, rec)
+    await store.bet(TABLE, *ante("last", 3, b.player_id, 100))
+    await store.settle("last", [], [], JP, SEED, record("last", (3, b.player_id)))
+
+    history = await store.history(a.player_id, limit=1_000)
+    assert len(history) == HISTORY_LIMIT >= 50
+    assert [h["round_id"] for h in history] == [f"r{i:03}" for i in reversed(range(20, rounds))]
+    assert [h["round_id"] for h in await store.history(a.player_id, 3)] == [
+        "r119",
+        "r118",
+        "r117",
+    ]
+    newest = history[0]
+    assert newest["seats"][0]["cards"] == ["Ah", "Kh", "Qh", "Jh", "Th"]
+    assert newest["dealer"] == ["As", "Kd", "9c", "4h", "2s"]
+    assert newest["balance_before"] == newest["balance_after"]  # bet 200, paid 200
+    wallet = await store.wallet(a.player_id)
+    assert newest["balance_after"] == wallet.balance
+    for older, newer in zip(history[1:], history, strict=False):
+        assert older["balance_after"] == newer["balance_before"]
+    with_jackpot = next(h for h in history if h["round_id"] == "r110")
+    assert with_jackpot["jackpots"]["0"] > 0
+    assert isinstance(newest["settled_at"], int)
+    table = await store.table_history(TABLE, limit=2)
+    assert [h["round_id"] for h in table] == ["last", "r119"]
+    assert "balance_after" not in table[0]
+    assert await store.history("nobody") == []
+    assert await store.history(a.player_id, 0) == []
+    assert len(await store.jackpot_hits(JP, 1_000)) == 12
+    await books(store)
+
+
+# ----- the same random games on both stores ------------------------------------------
+
+TABLES = ("t1", "t2")
+ANTES = (100, 100, 500, 2_000, 40_000)  # 40_000 is more than anyone has
+
+players = st.integers(0, 2)
+tables = st.sampled_from(TABLES)
+#: One round at a table: its bets, the decisions made, how it ends (or stays open
+#: for a later recover), the payout factors and the percent claims of its seats.
+rounds = st.tuples(
+    st.just("round"),
+    tables,
+    st.lists(st.tuples(players, st.sampled_from(ANTES), st.booleans()), min_size=1, max_size=4),
+    st.lists(st.booleans(), max_size=4),
+    st.sampled_from(["settle", "settle", "void", "recover", "open"]),
+    st.lists(st.sampled_from([0, 1, 2, 3, 9]), max_size=4),
+    st.lists(st.sampled_from([0, 100, 1_000, 5_000, 10_000]), max_size=4),
+)
+ops = st.lists(
+    st.one_of(
+        rounds,
+        st.tuples(st.just("resettle"), st.booleans()),
+        st.tuples(st.just("recover"), tables),
+        st.tuples(st.just("buy"), players, st.integers(-10, 300_000)),
+    ),
+    min_size=3,
+    max_size=12,
+)
+
+
+class Game:
+    """Plays `ops` against a store the way the tables do; returns what it saw, with
+    player ids replaced by P0, P1... so two stores' traces compare equal."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ids: list[str] = []
+        self.rounds: dict[str, dict[str, Any]] = {}
+        self.count = 0
+        self.last: tuple[str, list[Transfer], list[JackpotClaim], dict[str, Any]] | None = None
+        self.trace: list[Any] = []
+
+    def norm(self, value: Any) -> Any:
+        names = {pid: f"P{i}" for i, pid in enumerate(self.ids)}
+        names.update({player_account(pid): f"player:P{i}" for i, pid in enumerate(self.ids)})
+        if isinstance(value, str):
+            return names.get(value, value)
+        if isinstance(value, dict):
+            return {self.norm(k): self.norm(v) for k, v in value.items() if k != "settled_at"}
+        if isinstance(value, list | tuple):
+            return [self.norm(v) for v in value]
+        if isinstance(value, Wallet):
+            return ("wallet", value.balance, value.bonus, value.held)
+        if hasattr(value, "__dataclass_fields__"):
+            return self.norm({k: getattr(value, k) for k in value.__dataclass_fields__})
+        return value
+
+    async def step(self, op: tuple[Any, ...]) -> None:
+        if op[0] == "round":
+            _, table, bets, choices, ending, factors, bps = op
+            for bet in bets:
+                await self.step(("bet", *bet[:1], table, *bet[1:]))
+            await self.step(("decide", table, choices))
+            if ending == "settle":
+                await self.step(("settle", table, factors, bps))
+            elif ending != "open":
+                await self.step((ending, table))
+            return
+        try:
+            result = await getattr(self, op[0])(*op[1:])
+        except StoreError as e:
+            result = ("error", e.code, type(e).__name__, e.details)
+        self.trace.append(self.norm([op[0], result]))
+        await books(self.store)
+        for pid in self.ids:
+            w = await self.store.wallet(pid)
+            assert 0 <= w.held <= w.balance, w
+
+    async def play(self, script: list[tuple[Any, ...]]) -> list[Any]:
+        await self.store.ensure_meter(JP, 1_000)
+        for i in range(3):
+            self.ids.append((await self.store.create_player(f"p{i}", 20_000, 300 * i)).player_id)
+        for op in script:
+            await self.step(op)
+        for pid in self.ids:
+            self.trace.append(self.norm(await self.store.history(pid, 200)))
+            self.trace.append(self.norm(await self.store.wallet(pid)))
+        for table in TABLES:
+            self.trace.append(self.norm(await self.store.table_history(table, 200)))
+            self.trace.append(await self.store.open_rounds(table))
+        self.trace.append(self.norm(await self.store.jackpot_hits(JP, 200)))
+        self.trace.append(self.norm(await self.store.totals()))
+        return self.trace
+
+    def round(self, table: str) -> dict[str, Any]:
+        if table not in self.rounds:
+            self.count += 1
+            self.rounds[table] = {"id": f"{table}-{self.count}", "seats": []}
+        return self.rounds[table]
+
+    async def bet(self, player: int, table: str, amount: int, progressive: bool) -> Any:
+        r = self.round(table)
+        if len(r["seats"]) >= 4:
+            return "table full"
+        seat = len(r["seats"])
+        pid = self.ids[player]
+        w = await self.store.bet(table, *ante(r["id"], seat, pid, amount, progressive))
+        r["seats"].append({"pid": pid, "ante": amount, "prog": progressive, "raised": None})
+        return w
+
+    async def decide(self, table: str, choices: list[bool]) -> Any:
+        r = self.rounds.get(table)
+        if r is None:
+            return "no round"
+        out = []
+        for seat, (s, raised) in enumerate(zip(r["seats"], choices, strict=False)):
+            if s["raised"] is not None:
+                continue
+            s["raised"] = raised
+            if raised:
+                out.append(await self.store.apply(*raise_(r["id"], seat, s["pid"], s["ante"])))
+            else:
+                hold = Hold(r["id"], seat, s["pid"], -2 * s["ante"])
+                out.append(await self.store.apply([], [hold]))
+        return out
+
+    async def settle(self, table: str, factors: list[int], bps: list[int]) -> Any:
+        r = self.rounds.pop(table, None)
+        if r is None:
+            return "no round"
+        rid = r["id"]
+        transfers, claims = [], []
+        for seat, s in enumerate(r["seats"]):
+            me = player_account(s["pid"])
+            stake = s["ante"] * (3 if s["raised"] else 1)
+            factor = factors[seat] if seat < len(factors) else 0
+            if factor:
+                transfers.append(Transfer(rid, seat, Reason.PAYOUT, HOUSE, me, stake * factor))
+            bp = bps[seat] if seat < len(bps) else 0
+            if s["prog"] and bp:
+                claims.append(JackpotClaim(rid, seat, s["pid"], "FLUSH", bp))
+        rec = record(rid, *((i, s["pid"]) for i, s in enumerate(r["seats"])), table=table)
+        self.last = (rid, transfers, claims, rec)
+        return await self.store.settle(rid, transfers, claims, JP, 1_000, rec)
+
+    async def resettle(self, same: bool) -> Any:
+        if self.last is None:
+            return "nothing settled"
+        rid, transfers, claims, rec = self.last
+        if not same:
+            transfers = [*transfers, Transfer(rid, 0, Reason.PAYOUT, HOUSE, "house:x", 1)]
+        return await self.store.settle(rid, transfers, claims, JP, 1_000, rec)
+
+    async def void(self, table: str) -> Any:
+        r = self.rounds.pop(table, None)
+        if r is None:
+            return "no round"
+        transfers, holds = [], []
+        for seat, s in enumerate(r["seats"]):
+            me = player_account(s["pid"])
+            transfers.append(Transfer(r["id"], seat, Reason.REFUND, HOUSE, me, s["ante"]))
+            if s["raised"]:
+                transfers.append(Transfer(r["id"], seat, Reason.REFUND, HOUSE, me, 2 * s["ante"]))
+            elif s["raised"] is None:
+                holds.append(Hold(r["id"], seat, s["pid"], -2 * s["ante"]))
+            if s["prog"]:
+                transfers.append(Transfer(r["id"], seat, Reason.REFUND, METER, me, 50))
+                transfers.append(Transfer(r["id"], seat, Reason.REFUND, HOUSE, me, 50))
+        await self.store.void(r["id"], transfers, holds)
+        await self.store.void(r["id"], transfers, holds)  # idempotent
+        return await self.store.totals()
+
+    async def recover(self, table: str) -> Any:
+        voided = await self.store.recover(table)
+        r = self.rounds.get(table)
+        if r is not None and r["id"] in voided:
+            del self.rounds[table]
+        return voided
+
+    async def buy(self, player: int, amount: int) -> Any:
+        return await self.store.buy_chips(self.ids[player], amount, 100_000)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(script=ops)
+def test_random_games_keep_the_books_on_memory(script: list[tuple[Any, ...]]) -> None:
+    asyncio.run(Game(MemoryStore()).play(script))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(script=ops)
+def test_random_games_are_identical_on_redis(
+    redis_url: str,  # noqa: F811 - the fixture
+    script: list[tuple[Any, ...]],
+) -> None:
+    async def both() -> tuple[list[Any], list[Any]]:
+        expected = await Game(MemoryStore()).play(script)
+        namespace = fresh_namespace()
+        redis = await RedisStore.connect(redis_url, namespace)
+        try:
+            return expected, await Game(redis).play(script)
+        finally:
+            await redis.close()
+            await drop_namespace(redis_url, namespace)
+
+    expected, actual = asyncio.run(both())
+    assert actual == expected

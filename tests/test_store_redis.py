@@ -1,0 +1,212 @@
+"""What only the Redis store can go through: lost scripts, lost connections, a
+restarted server, other namespaces on the same server. Each test that disturbs
+Redis has a redis-server of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import pytest
+
+from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
+from server.stores.base import StoreError, Wallet
+from server.stores.redis import RedisStore, parse_redis_url
+from tests.redis_fixture import (
+    RedisServer,
+    free_port,
+    private_redis,  # noqa: F401 - a fixture
+    raw_connection,
+    start_redis,
+    time_limit,  # noqa: F401 - a fixture
+)
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+T = TypeVar("T")
+JP = "main"
+SEED = 10_000
+
+
+async def eventually(call: Callable[[], Awaitable[T]], within: float = 20.0) -> T:
+    """Retry `call` while it raises StoreError (the store is reconnecting)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            return await asyncio.wait_for(call(), within)
+        except StoreError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
+async def connect(server: RedisServer, namespace: str = "stud") -> RedisStore:
+    return await RedisStore.connect(
+        server.url, namespace, timeout=2.0, reconnect_wait=0.3, max_backoff=0.2
+    )
+
+
+async def play_a_round(store: RedisStore, rid: str) -> str:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("p", 10_000, 0)
+    me = player_account(p.player_id)
+    bet = [Transfer(rid, 0, Reason.ANTE, me, HOUSE, 100)]
+    await store.bet("alpha", bet, [Hold(rid, 0, p.player_id, 200)])
+    await store.settle(rid, [], [], JP, SEED, {"table": "alpha", "seats": []})
+    return p.player_id
+
+
+async def test_scripts_are_reloaded_after_script_flush(private_redis: RedisServer) -> None:  # noqa: F811
+    store = await connect(private_redis)
+    try:
+        pid = await play_a_round(store, "r1")
+        assert private_redis.command("SCRIPT", "FLUSH") == "+OK"
+        raw = await raw_connection(private_redis.url)
+        try:
+            shas = list(store.script_shas.values())
+            assert await raw.script_exists(shas) == [False] * len(shas)
+            # the next call meets NOSCRIPT, loads the scripts again and goes through
+            assert await store.wallet(pid) == Wallet(9_900, 0, 0)
+            assert await raw.script_exists(shas) == [True] * len(shas)
+        finally:
+            raw.close()
+        await play_a_round(store, "r2")
+        assert sum((await store.totals()).values()) == 0
+        # a caller's own script gets the same care
+        incr = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
+        key = store.prefix + "counter"
+        assert await store.eval_script(incr, [key], ["2"]) == 2
+        private_redis.command("SCRIPT", "FLUSH")
+        assert await store.eval_script(incr, [key], ["3"]) == 5
+    finally:
+        await store.close()
+
+
+async def test_redis_restart_fails_fast_then_reconnects(private_redis: RedisServer) -> None:  # noqa: F811
+    store = await connect(private_redis)
+    try:
+        pid = await play_a_round(store, "r1")
+        private_redis.stop()
+        for call in (
+            lambda: store.wallet(pid),
+            lambda: store.meter(JP),
+            lambda: store.create_player("q", 1, 0),
+            lambda: store.settle("r2", [], [], JP, SEED, {"seats": []}),
+        ):
+            with pytest.raises(StoreError) as e:
+                await asyncio.wait_for(call(), 10)  # an error, not a hang
+            assert e.value.code == "store_unavailable"
+            assert "Redis" in e.value.message
+        # many callers at once during the outage: each gets its error
+        outcomes = await asyncio.wait_for(
+            asyncio.gather(*(store.wallet(pid) for _ in range(20)), return_exceptions=True), 10
+        )
+        assert all(isinstance(o, StoreError) for o in outcomes)
+
+        private_redis.start()  # same port, empty (nothing was saved)
+        assert await eventually(lambda: store.ensure_meter(JP, SEED)) == SEED
+        assert store.reconnects >= 1
+        await play_a_round(store, "r1")  # scripts loaded again on the new server
+        assert sum((await store.totals()).values()) == 0
+    finally:
+        await store.close()
+
+
+async def test_a_killed_connection_is_replaced(private_redis: RedisServer) -> None:  # noqa: F811
+    store = await connect(private_redis)
+    try:
+        pid = await play_a_round(store, "r1")
+        killed = private_redis.command("CLIENT", "KILL", "TYPE", "normal")
+        assert killed == ":1"
+        assert await eventually(lambda: store.wallet(pid)) == Wallet(9_900, 0, 0)
+        assert store.reconnects == 1
+        assert await store.open_rounds("alpha") == []
+    finally:
+        await store.close()
+
+
+async def test_a_failing_script_is_a_store_error(private_redis: RedisServer) -> None:  # noqa: F811
+    store = await connect(private_redis, "broken")
+    try:
+        private_redis.command("SET", "{broken}:acct", "not a hash")
+        with pytest.raises(StoreError) as e:
+            await asyncio.wait_for(store.create_player("p", 100, 0), 10)
+        assert "WRONGTYPE" in e.value.message
+        assert await store.player_by_token("nothing") is None  # the store still works
+    finally:
+        await store.close()
+
+
+async def test_namespaces_do_not_see_each_other(private_redis: RedisServer) -> None:  # noqa: F811
+    a = await connect(private_redis, "a")
+    b = await connect(private_redis, "b")
+    try:
+        player = await a.create_player("p", 5_000, 0)
+        pid = await play_a_round(a, "r1")
+        me = player_account(player.player_id)
+        await a.bet("alpha", [Transfer("r2", 0, Reason.ANTE, me, HOUSE, 100)], [])
+
+        assert await b.player_by_token(player.token) is None
+        assert await b.wallet(pid) == Wallet(0, 0, 0)
+        assert await b.totals() == {}
+        assert await b.meters() == {}
+        assert await b.history(pid) == []
+        assert await b.open_rounds("alpha") == []
+        assert await b.recover("alpha") == []
+        assert await a.open_rounds("alpha") == ["r2"]
+        # the same round id settles separately in each namespace
+        await play_a_round(b, "r1")
+        assert (await a.wallet(pid)).balance == 9_900
+
+        raw = await raw_connection(private_redis.url)
+        try:
+            keys = await raw.keys_aslist("*")
+        finally:
+            raw.close()
+        assert keys
+        assert all(k.startswith(("{a}:", "{b}:")) for k in keys), keys
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_connecting_to_nothing_fails_with_a_store_error() -> None:
+    with pytest.raises(StoreError) as e:
+        await asyncio.wait_for(RedisStore.connect(f"redis://127.0.0.1:{free_port()}/0"), 20)
+    assert e.value.code == "store_unavailable"
+    with pytest.raises(StoreError):
+        RedisStore("redis://127.0.0.1:6379/0", namespace="bad namespace!")
+
+
+def test_redis_urls() -> None:
+    assert parse_redis_url("redis://localhost") == ("localhost", 6379, 0, None)
+    assert parse_redis_url("redis://:s%40cret@10.0.0.2:7000/3") == ("10.0.0.2", 7000, 3, "s@cret")
+    assert parse_redis_url("unix:///run/redis.sock") == ("/run/redis.sock", 0, 0, None)
+    for bad in ("http://localhost", "redis://localhost/x", "redis://user:pw@localhost"):
+        with pytest.raises(StoreError):
+            parse_redis_url(bad)
+
+
+async def test_password_and_database_from_the_url() -> None:
+    """AUTH and SELECT go out before anything else (asyncio-redis sends them late)."""
+    server = start_redis(password="s3cret")
+    try:
+        url = f"redis://:s3cret@127.0.0.1:{server.port}/2"
+        store = await RedisStore.connect(url, "db2", timeout=5)
+        try:
+            await play_a_round(store, "r1")
+        finally:
+            await store.close()
+        raw = await raw_connection(url)
+        try:
+            assert await raw.keys_aslist("{db2}:*")
+            await raw.select(0)
+            assert await raw.keys_aslist("*") == []
+        finally:
+            raw.close()
+        with pytest.raises(StoreError):
+            await RedisStore.connect(f"redis://:wrong@127.0.0.1:{server.port}/2", timeout=5)
+    finally:
+        server.cleanup()
