@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+WEB_DEPS := clients/web/node_modules/.package-lock.json
 
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +18,20 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# The browser client's one dependency (@msgpack/msgpack), from its lock file.
+$(WEB_DEPS): clients/web/package.json clients/web/package-lock.json
+	cd clients/web && npm ci --no-audit --no-fund
+
+# Debian's Chromium for the browser tests (Playwright drives it; it never downloads one).
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "chromium is not installed: the browser tests will be skipped (apt-get install chromium)"
+
+run: $(STAMP) $(WEB_DEPS)
 	$(BIN)/stud-server serve --host $(HOST) --port $(PORT) $(if $(CONFIG),--config $(CONFIG),)
 
-test: $(STAMP)
+test: $(STAMP) $(WEB_DEPS) browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
@@ -32,4 +43,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/evaluator.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache clients/web/node_modules

@@ -122,6 +122,10 @@ TABLE_ID: Final = Str(1, 32, re.compile(r"[a-z0-9_-]+"), "lowercase letters, dig
 SEAT: Final = Int(0, MAX_SEATS - 1)
 MONEY: Final = Int(1, MAX_MONEY, " number of cents")
 BOOL: Final = Bool()
+CLIENT_SEED: Final = Str(
+    0, 64, re.compile(r"[A-Za-z0-9_.-]*"), "letters, digits, _ . or - (64 at most)"
+)
+HISTORY_LIMIT: Final = Int(1, 50)
 REQUEST_ID: Final = RequestIdKind()
 
 
@@ -238,6 +242,22 @@ class Balance(Request):
     TYPE: ClassVar[str] = "balance"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seed(TableRequest):
+    """The player's client seed for the provably fair shuffle of the next deals."""
+
+    TYPE: ClassVar[str] = "seed"
+    client_seed: Annotated[str, CLIENT_SEED]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class History(Request):
+    """The player's last rounds, newest first (game recall)."""
+
+    TYPE: ClassVar[str] = "history"
+    limit: Annotated[int, HISTORY_LIMIT] = 50
+
+
 #: Every client message; `match` on it and mypy checks the cases are exhaustive.
 ClientMessage = (
     Hello
@@ -254,6 +274,8 @@ ClientMessage = (
     | Raise
     | BuyChips
     | Balance
+    | Seed
+    | History
 )
 
 MESSAGE_CLASSES: Final[Mapping[str, type[ClientMessage]]] = {
@@ -273,11 +295,24 @@ MESSAGE_CLASSES: Final[Mapping[str, type[ClientMessage]]] = {
         Raise,
         BuyChips,
         Balance,
+        Seed,
+        History,
     )
 }
 CLIENT_TYPES: Final = frozenset(MESSAGE_CLASSES)
 SERVER_TYPES: Final = frozenset(
-    {"welcome", "ok", "error", "pong", "lobby", "table", "balance", "jackpot", "jackpot_won"}
+    {
+        "welcome",
+        "ok",
+        "error",
+        "pong",
+        "lobby",
+        "table",
+        "balance",
+        "jackpot",
+        "jackpot_won",
+        "history",
+    }
 )
 
 

@@ -36,6 +36,7 @@ from protocol import (
     ErrorCode,
     Fold,
     Hello,
+    History,
     Join,
     Leave,
     Limits,
@@ -45,6 +46,7 @@ from protocol import (
     Raise,
     Request,
     SeatRequest,
+    Seed,
     Sit,
     Stand,
     TableRequest,
@@ -363,6 +365,10 @@ VALID: list[tuple[dict[str, Any], Request]] = [
     ),
     ({"t": "buy_chips", "amount": 1}, BuyChips(amount=1)),
     ({"t": "balance"}, Balance()),
+    ({"t": "seed", "table": "t", "client_seed": "lucky-7"}, Seed(table="t", client_seed="lucky-7")),
+    ({"t": "seed", "table": "t", "client_seed": ""}, Seed(table="t", client_seed="")),
+    ({"t": "history"}, History()),
+    ({"t": "history", "limit": 5}, History(limit=5)),
 ]
 
 

@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from server.game.cards import Card, shuffled_deck
 from server.game.categories import Category
@@ -164,6 +164,20 @@ class Seat:
         self.result = None
 
 
+class Shuffler(Protocol):
+    """A deck source that commits to each round's deck before betting closes.
+
+    The server's is provably fair (server/fair.py); the engine only asks it for
+    a commitment when a round opens, the deck when betting closes (with the
+    betting seats' client seeds, in seat order, comma-joined), and the proof
+    to reveal at showdown.
+    """
+
+    def commit(self, nonce: str) -> str: ...
+    def deck(self, client_seeds: str) -> list[Card]: ...
+    def reveal(self) -> dict[str, str]: ...
+
+
 def new_round_id() -> str:
     return secrets.token_hex(8)
 
@@ -177,9 +191,14 @@ class Table:
         *,
         shuffle: Callable[[], list[Card]] = shuffled_deck,
         round_ids: Callable[[], str] = new_round_id,
+        shuffler: Shuffler | None = None,
     ) -> None:
         self.config = config
         self._shuffle = shuffle
+        self._shuffler = shuffler
+        self.commitment: str | None = None
+        self.proof: dict[str, str] | None = None
+        self.client_seeds: dict[str, str] = {}
         self._round_ids = round_ids
         self.seats: list[Seat | None] = [None] * config.seats
         self.phase = Phase.WAITING
@@ -300,6 +319,20 @@ class Table:
             return self._showdown(now)
         return Effects()
 
+    def touch(self) -> None:
+        """Something the snapshot shows changed outside the engine (the spectator count)."""
+        self._changed(None)
+
+    def set_client_seed(self, player_id: str, seed: str) -> None:
+        """The player's seed for the shuffle of every deal from now on (may be empty)."""
+        if "," in seed or len(seed) > 64:
+            raise Refusal(
+                "invalid_field",
+                "a client seed is up to 64 characters, no commas",
+                field="client_seed",
+            )
+        self.client_seeds[player_id] = seed
+
     def set_connected(self, player_id: str, connected: bool) -> None:
         if player_id in self.players() and self.connected.get(player_id) != connected:
             self.connected[player_id] = connected
@@ -356,14 +389,20 @@ class Table:
         self._changed({"seat": seat, "action": "ante"})
         return effects
 
-    def withdraw(self, player_id: str, seat: int) -> Effects:
-        """Take an ante back while betting is still open."""
+    def withdraw_effects(self, player_id: str, seat: int) -> Effects:
+        """What `withdraw` will return, without changing anything (the refund goes first)."""
         s = self._own_seat(player_id, seat)
         if self.phase is not Phase.BETTING:
             raise Refusal("wrong_phase", "an ante can only be taken back while betting is open")
         if s.ante == 0:
             raise Refusal("no_bet", f"seat {seat} has no ante to take back")
-        effects = self._refund_seat(s)
+        return self._refund_seat(s)
+
+    def withdraw(self, player_id: str, seat: int) -> Effects:
+        """Take an ante back while betting is still open."""
+        effects = self.withdraw_effects(player_id, seat)
+        s = self.seats[seat]
+        assert s is not None
         s.clear_round()
         self._changed({"seat": seat, "action": "withdraw"})
         if not self.betting_seats():
@@ -386,7 +425,9 @@ class Table:
 
     # ----- decisions -----------------------------------------------------------
 
-    def decide(self, now: float, player_id: str, seat: int, decision: Decision) -> Effects:
+    def decision_effects(self, player_id: str, seat: int, decision: Decision) -> Effects:
+        """The raise (or fold) `decide` will make, without changing anything, so the
+        wallet can apply it first; the showdown it may set off is not included."""
         s = self._own_seat(player_id, seat)
         if self.phase is not Phase.DECIDING:
             raise Refusal("wrong_phase", f"no decision is due now ({self.phase})")
@@ -394,6 +435,12 @@ class Table:
             raise Refusal("not_betting", f"seat {seat} has no hand this round")
         if s.decision is not None:
             raise Refusal("already_decided", f"seat {seat} already chose to {s.decision}")
+        return self._decision_transfers(s, decision)
+
+    def decide(self, now: float, player_id: str, seat: int, decision: Decision) -> Effects:
+        self.decision_effects(player_id, seat, decision)
+        s = self.seats[seat]
+        assert s is not None
         effects = self._apply_decision(s, decision, auto=False)
         self._changed({"seat": seat, "action": str(decision)})
         if all(b.decision is not None for b in self.betting_seats()):
@@ -467,7 +514,16 @@ class Table:
             },
             "seats": [None if s is None else self._seat_view(s) for s in self.seats],
             "last": self.last,
+            "fairness": self._fairness_view(),
         }
+
+    def _fairness_view(self) -> dict[str, str] | None:
+        """The commitment while the round runs; the whole proof once it is shown down."""
+        if self.phase is Phase.SHOWDOWN and self.proof is not None:
+            return self.proof
+        if self.commitment is not None and self.round_id is not None:
+            return {"commitment": self.commitment, "nonce": self.round_id}
+        return None
 
     def _seat_view(self, s: Seat) -> dict[str, Any]:
         return {
@@ -530,6 +586,8 @@ class Table:
         self._upcoming_round_id = None
         self.phase = Phase.BETTING
         self.deadline = now + self.config.timers.betting
+        if self._shuffler is not None:
+            self.commitment = self._shuffler.commit(self.round_id)
         self.ready.clear()
 
     def _deal(self, now: float) -> Effects:
@@ -538,7 +596,11 @@ class Table:
         if not betting:
             self._reset_round()
             return Effects()
-        deck = self._shuffle()
+        if self._shuffler is not None:
+            seeds = ",".join(self.client_seeds.get(s.player_id, "") for s in betting)
+            deck = self._shuffler.deck(seeds)
+        else:
+            deck = self._shuffle()
         if len(deck) != 52 or len(set(deck)) != 52:
             raise ValueError("the shuffle must return the 52 distinct cards")
         hands: list[list[Card]] = [[] for _ in range(len(betting) + 1)]
@@ -558,9 +620,13 @@ class Table:
         return Effects()
 
     def _apply_decision(self, s: Seat, decision: Decision, *, auto: bool) -> Effects:
-        assert self.round_id is not None
+        effects = self._decision_transfers(s, decision)
         s.decision = decision
         s.auto = auto
+        return effects
+
+    def _decision_transfers(self, s: Seat, decision: Decision) -> Effects:
+        assert self.round_id is not None
         rid = self.round_id
         release = Hold(rid, s.index, s.player_id, -RAISE_MULTIPLE * s.ante)
         if decision is Decision.FOLD:
@@ -599,29 +665,33 @@ class Table:
             s.result = SeatResult(str(outcome.kind), outcome.net, outcome.returned, fixed, bp)
         self.phase = Phase.SHOWDOWN
         self.deadline = now + self.config.timers.results
+        if self._shuffler is not None:
+            self.proof = self._shuffler.reveal()
         self.rounds_played += 1
         self._bump()
         return Effects(settlement=Settlement(rid, tuple(transfers), tuple(claims), self._record()))
 
     def _record(self) -> dict[str, Any]:
+        """The round for history and recall; percent jackpot prizes are added when paid."""
         return {
             "round_id": self.round_id,
             "table": self.config.table_id,
             "variant": self.config.variant.name,
             "dealer": [c.text for c in self.dealer],
             "dealer_hand": _hand_view(self.dealer_hand),
+            "fairness": self.proof,
             "seats": [
                 {
                     "seat": s.index,
                     "player_id": s.player_id,
+                    "name": s.name,
                     "ante": s.ante,
                     "progressive": s.progressive,
                     "cards": [c.text for c in s.cards],
                     "hand": _hand_view(s.hand),
                     "decision": None if s.decision is None else str(s.decision),
                     "auto": s.auto,
-                    "outcome": s.result.outcome if s.result else None,
-                    "net": s.result.net if s.result else 0,
+                    "result": None if s.result is None else self._result_view(s, s.result),
                 }
                 for s in self.betting_seats()
             ],
@@ -662,6 +732,8 @@ class Table:
         self.deadline = None
         self.dealer = ()
         self.dealer_hand = None
+        self.commitment = None
+        self.proof = None
         self.ready.clear()
         self._bump()
 

@@ -1,0 +1,203 @@
+"""`stud-server`: run the table server, or check a config file."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from server.config import Config, ConfigError, load_config
+
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line, with the record's extras (round_id, table...)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        out.update({k: v for k, v in vars(record).items() if k not in _STANDARD})
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str)
+
+
+def _setup_logging(fmt: str, level: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+    for noisy in ("asyncio_redis", "websockets.server"):  # one line per connection: too much
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="stud-server", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the WebSocket table server")
+    serve.add_argument("--host", help="address to bind (default 127.0.0.1, env STUD_HOST)")
+    serve.add_argument("--port", type=int, help="port (default 8765, env STUD_PORT)")
+    serve.add_argument("--config", help="TOML config file (tables, timers, limits, wallet)")
+    serve.add_argument(
+        "--redis", help="redis://HOST:PORT/DB: share wallets, jackpot and tables (env REDIS_URL)"
+    )
+    serve.add_argument("--public-url", help="ws:// address clients use to reach this process")
+    serve.add_argument("--log-format", choices=["text", "json"], default="text")
+    serve.add_argument("--log-level", default="info")
+    check = sub.add_parser("check-config", help="validate a config file and list its tables")
+    check.add_argument("file")
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit non-zero when a table's paytable gives the player the edge",
+    )
+    odds = sub.add_parser("odds", help="exact house edge and optimal strategy of a variant")
+    odds.add_argument("--variant", required=True, help="a preset or a variant of --config")
+    odds.add_argument("--config", help="TOML config file whose [variants] are searched too")
+    odds.add_argument("--json", action="store_true", help="print one JSON object")
+    rng = sub.add_parser("rng-stats", help="chi-square tests of the deck over many shuffles")
+    rng.add_argument("--shuffles", type=int, default=1_000_000, help="decks to deal (1000000)")
+    rng.add_argument("--source", choices=["fair", "secrets"], default="fair")
+    rng.add_argument("--workers", type=int, default=2, help="processes to deal in (2)")
+    rng.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.command == "rng-stats":
+        return _rng_stats(args.shuffles, args.source, args.workers, args.json)
+
+    try:
+        config = load_config(getattr(args, "config", None) or getattr(args, "file", None))
+    except ConfigError as e:
+        print(f"stud-server: {e}", file=sys.stderr)
+        return 2
+
+    if args.command == "odds":
+        return _odds(config, args.variant, args.json)
+
+    if args.command == "check-config":
+        from server.odds import OddsReport, analyze
+
+        reports: dict[str, OddsReport] = {}
+        warnings = 0
+        for t in config.tables:
+            print(
+                f"{t.table_id}: {t.variant.name}, {t.seats} seats, ante {t.min_ante}-{t.max_ante}"
+                f" cents, progressive {t.stake} cents -> jackpot {t.jackpot}"
+            )
+            report = reports.get(t.variant.name) or analyze(t.variant)
+            reports[t.variant.name] = report
+            print(
+                f"  house edge {_percent(report.house_edge_ante)} of the ante, "
+                f"{_percent(report.element_of_risk)} of the total bet (optimal play)"
+            )
+            if report.player_edge:
+                warnings += 1
+                print(
+                    f"stud-server: warning: table {t.table_id}: variant {t.variant.name} gives "
+                    f"the player an edge of {_percent(-report.house_edge_ante)} of the ante",
+                    file=sys.stderr,
+                )
+            seed = config.jackpots[t.jackpot].seed
+            if report.progressive_return(seed, t.stake) >= 1:
+                warnings += 1
+                print(
+                    f"stud-server: warning: table {t.table_id}: the progressive returns "
+                    f"{_percent(report.progressive_return(seed, t.stake))} of its stake already "
+                    f"at the seed meter ({seed} cents)",
+                    file=sys.stderr,
+                )
+        print(f"ok: {len(config.tables)} tables, {len(config.variants)} variants")
+        if warnings and args.strict:
+            print(f"stud-server: --strict: {warnings} warning(s)", file=sys.stderr)
+            return 1
+        return 0
+
+    if args.host:
+        config = replace(config, host=args.host)
+    if args.port is not None:
+        config = replace(config, port=args.port)
+    if args.redis:
+        config = replace(config, redis_url=args.redis)
+    if args.public_url:
+        config = replace(config, public_url=args.public_url)
+    if not config.public_url:
+        config = replace(config, public_url=f"ws://{config.host}:{config.port}/ws")
+    _setup_logging(args.log_format, args.log_level)
+
+    from server.app import StudServer
+    from server.stores.base import StoreError
+
+    async def run() -> None:
+        server = StudServer(config, **await _stores(config))
+        await server.serve_until_signalled()
+
+    try:
+        asyncio.run(run())
+    except StoreError as e:
+        print(f"stud-server: {e.message}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"stud-server: cannot serve on {config.host}:{config.port}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _stores(config: Config) -> dict[str, Any]:
+    """The memory store by default; Redis and the fleet when a URL is given."""
+    if not config.redis_url:
+        return {}
+    import secrets
+
+    from server.fleet import Fleet
+    from server.stores.redis import RedisStore
+
+    store = await RedisStore.connect(config.redis_url, namespace=config.redis_namespace)
+    fleet = Fleet(store, secrets.token_hex(6), config.public_url, ttl=config.fleet_ttl)
+    return {"store": store, "fleet": fleet}
+
+
+def _percent(value: Fraction) -> str:
+    return f"{float(value) * 100:.4f}%"
+
+
+def _odds(config: Config, name: str, as_json: bool) -> int:
+    """`stud-server odds`: one variant's exact figures, as text or JSON."""
+    from server.odds import analyze, format_report, report_json
+
+    variant = config.variants.get(name)
+    if variant is None:
+        print(
+            f"stud-server: unknown variant {name!r} (have {', '.join(sorted(config.variants))})",
+            file=sys.stderr,
+        )
+        return 2
+    report = analyze(variant)
+    print(json.dumps(report_json(report)) if as_json else format_report(report))
+    return 0
+
+
+def _rng_stats(shuffles: int, source: str, workers: int, as_json: bool) -> int:
+    """`stud-server rng-stats`: 0 when both chi-square tests pass at 99%, 1 otherwise."""
+    from server.rngstats import run, summary
+
+    if shuffles < 2 or workers < 1:
+        print("stud-server: rng-stats needs --shuffles >= 2 and --workers >= 1", file=sys.stderr)
+        return 2
+    result = run(shuffles, source, workers)
+    print(json.dumps(result) if as_json else summary(result))
+    return 0 if result["pass"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,311 @@
+"""Server settings: defaults, a TOML file, then environment variables, in that order.
+
+Every setting is validated here, at start, with an error naming the setting, so
+a table server never comes up half-configured.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from server.game.table import MAX_SEATS, TableConfig, Timers
+from server.game.variants import VARIANTS, Variant, VariantError, parse_variants
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotConfig:
+    name: str
+    seed: int = 1_000_000  # $10,000.00: where the meter starts and resets to
+    contribution_bp: int = 7_000  # 70% of each progressive stake feeds the meter
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_frame_bytes: int = 16 * 1024
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
+    max_tables_per_connection: int = 8
+    hello_timeout: float = 10.0  # seconds a new connection has to say hello
+
+
+@dataclass(frozen=True, slots=True)
+class WalletConfig:
+    starting_credits: int = 1_000_000  # 10,000 chips of $1, in cents
+    starting_bonus: int = 250_000  # bonus credits: shown, never wagered at this game
+    max_buy_chips: int = 1_000_000  # cents per top-up
+    max_balance: int = 10_000_000  # a top-up may not bring the balance past this
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    public_url: str = ""  # how clients reach this process (lobby of a fleet)
+    redis_url: str = ""
+    redis_namespace: str = "stud"  # key prefix: processes sharing it share tables and wallets
+    fleet_ttl: float = 6.0  # seconds a table stays owned by a process that stopped renewing
+    limits: Limits = field(default_factory=Limits)
+    wallet: WalletConfig = field(default_factory=WalletConfig)
+    timers: Timers = field(default_factory=Timers)
+    reconnect_grace: float = 60.0  # seconds a gone player keeps their seats
+    shutdown_grace: float = 30.0  # seconds running rounds get to finish on SIGTERM
+    jackpot_push_interval: float = 0.5  # throttle of meter updates to clients
+    max_seats_per_player: int = 3
+    variants: Mapping[str, Variant] = field(default_factory=lambda: dict(VARIANTS))
+    jackpots: Mapping[str, JackpotConfig] = field(
+        default_factory=lambda: {"main": JackpotConfig("main")}
+    )
+    tables: tuple[TableConfig, ...] = ()
+    static_dir: str = ""
+
+
+def default_tables(
+    variants: Mapping[str, Variant], timers: Timers, max_seats_per_player: int = 3
+) -> tuple[TableConfig, ...]:
+    """The lobby `make run` opens: one table per preset, plus a high-limit one."""
+    rows = [
+        ("stud-1", "Stud Poker", "stud-poker", 7, 100, 10_000),
+        ("casino-1", "Casino Stud", "casino-stud", 7, 100, 10_000),
+        ("bermuda-1", "Bermuda", "bermuda", 7, 100, 10_000),
+        ("casino-high", "Casino Stud High Limit", "casino-stud", 5, 2_500, 100_000),
+    ]
+    return tuple(
+        TableConfig(
+            table_id=tid,
+            title=title,
+            variant=variants[name],
+            seats=seats,
+            min_ante=lo,
+            max_ante=hi,
+            timers=timers,
+            max_seats_per_player=min(max_seats_per_player, seats),
+        )
+        for tid, title, name, seats, lo, hi in rows
+    )
+
+
+_ENV: dict[str, tuple[str, type]] = {
+    "STUD_HOST": ("host", str),
+    "STUD_PORT": ("port", int),
+    "STUD_PUBLIC_URL": ("public_url", str),
+    "REDIS_URL": ("redis_url", str),
+    "STUD_REDIS_NAMESPACE": ("redis_namespace", str),
+    "STUD_RECONNECT_GRACE": ("reconnect_grace", float),
+    "STUD_SHUTDOWN_GRACE": ("shutdown_grace", float),
+    "STUD_BETTING_SECONDS": ("timers.betting", float),
+    "STUD_DECISION_SECONDS": ("timers.decision", float),
+    "STUD_RESULTS_SECONDS": ("timers.results", float),
+    "STUD_STARTING_CREDITS": ("wallet.starting_credits", int),
+    "STUD_STARTING_BONUS": ("wallet.starting_bonus", int),
+    "STUD_MAX_FRAME_BYTES": ("limits.max_frame_bytes", int),
+    "STUD_RATE_PER_SECOND": ("limits.rate_per_second", float),
+    "STUD_RATE_BURST": ("limits.rate_burst", int),
+}
+
+#: The environment variables read, with the setting each overrides (for the README).
+ENVIRONMENT = {name: path for name, (path, _) in _ENV.items()}
+
+
+def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    data: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        source = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ConfigError(f"cannot read config {path}: {e.strerror}") from e
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    env = os.environ if env is None else env
+    for name, (dotted, kind) in _ENV.items():
+        if name in env and env[name] != "":
+            try:
+                value = kind(env[name])
+            except ValueError as e:
+                raise ConfigError(f"{name}: expected {kind.__name__}, got {env[name]!r}") from e
+            section, _, key = dotted.rpartition(".")
+            target = data.setdefault("server", {}) if not section else data.setdefault(section, {})
+            target[key] = value
+    return build_config(data, source)
+
+
+def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
+    known = {"server", "limits", "wallet", "timers", "jackpots", "variants", "tables"}
+    _no_extra(data, known, "")
+    server = _section(data, "server")
+    _no_extra(
+        server,
+        {
+            "host",
+            "port",
+            "public_url",
+            "redis_url",
+            "redis_namespace",
+            "fleet_ttl",
+            "reconnect_grace",
+            "shutdown_grace",
+            "jackpot_push_interval",
+            "max_seats_per_player",
+            "static_dir",
+        },
+        "server",
+    )
+    timers = Timers(**_typed(_section(data, "timers"), Timers(), "timers"))
+    limits = Limits(**_typed(_section(data, "limits"), Limits(), "limits"))
+    wallet = WalletConfig(**_typed(_section(data, "wallet"), WalletConfig(), "wallet"))
+    for name in ("starting_credits", "starting_bonus", "max_buy_chips", "max_balance"):
+        if getattr(wallet, name) < 0:
+            raise ConfigError(f"wallet.{name}: must be >= 0 cents")
+    if limits.max_frame_bytes < 256 or limits.rate_per_second <= 0 or limits.rate_burst < 1:
+        raise ConfigError("limits: max_frame_bytes >= 256, rate_per_second > 0, rate_burst >= 1")
+
+    variants: dict[str, Variant] = dict(VARIANTS)
+    if "variants" in data:
+        try:
+            variants.update(parse_variants({"variants": data["variants"]}, source=source))
+        except VariantError as e:
+            raise ConfigError(str(e)) from e
+
+    jackpots: dict[str, JackpotConfig] = {}
+    for name, entry in (data.get("jackpots") or {"main": {}}).items():
+        where = f"jackpots.{name}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: must be a table")
+        _no_extra(entry, {"seed", "contribution_bp"}, where)
+        jp = JackpotConfig(name, **_typed(entry, JackpotConfig(name), where, skip={"name"}))
+        if jp.seed < 0 or not 0 <= jp.contribution_bp <= 10_000:
+            raise ConfigError(f"{where}: seed >= 0 cents, contribution_bp in 0..10000")
+        jackpots[name] = jp
+
+    scalars = _typed(server, Config(), "server", skip={"limits", "wallet", "timers"})
+    base = replace(Config(), **scalars, limits=limits, wallet=wallet, timers=timers)
+    if not 1 <= base.max_seats_per_player <= MAX_SEATS:
+        raise ConfigError(f"server.max_seats_per_player: must be 1..{MAX_SEATS}")
+    if not 0 < base.port < 65536 and base.port != 0:
+        raise ConfigError("server.port: must be 0..65535")
+
+    if "tables" in data:
+        tables = tuple(
+            _table(i, entry, variants, jackpots, timers, base.max_seats_per_player)
+            for i, entry in enumerate(_list(data["tables"], "tables"))
+        )
+    else:
+        tables = default_tables(variants, timers, base.max_seats_per_player)
+    ids = [t.table_id for t in tables]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"tables: duplicate table id in {ids}")
+    if not tables:
+        raise ConfigError("tables: at least one table is needed")
+    return replace(base, variants=variants, jackpots=jackpots, tables=tables)
+
+
+def _table(
+    i: int,
+    entry: Any,
+    variants: Mapping[str, Variant],
+    jackpots: Mapping[str, JackpotConfig],
+    timers: Timers,
+    max_per_player: int,
+) -> TableConfig:
+    where = f"tables[{i}]"
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where}: must be a table")
+    allowed = {"id", "title", "variant", "seats", "min_ante", "max_ante", "progressive_stake"}
+    _no_extra(entry, allowed | {"jackpot", "max_seats_per_player"}, where)
+    tid = entry.get("id")
+    if not isinstance(tid, str) or not tid or len(tid) > 32 or not _is_slug(tid):
+        raise ConfigError(f"{where}.id: 1-32 characters of a-z, 0-9, _ or -")
+    vname = entry.get("variant", "casino-stud")
+    if vname not in variants:
+        raise ConfigError(f"{where}.variant: unknown variant {vname!r} (have {sorted(variants)})")
+    jackpot = entry.get("jackpot", "main")
+    if jackpot not in jackpots:
+        raise ConfigError(f"{where}.jackpot: unknown jackpot {jackpot!r}")
+    ints = {}
+    for key in ("seats", "min_ante", "max_ante", "progressive_stake", "max_seats_per_player"):
+        if key in entry:
+            if type(entry[key]) is not int:
+                raise ConfigError(f"{where}.{key}: must be an integer")
+            ints[key] = entry[key]
+    seats = ints.get("seats", 7)
+    try:
+        return TableConfig(
+            table_id=tid,
+            title=str(entry.get("title", tid)),
+            variant=variants[vname],
+            seats=seats,
+            min_ante=ints.get("min_ante", 100),
+            max_ante=ints.get("max_ante", 10_000),
+            progressive_stake=ints.get("progressive_stake"),
+            max_seats_per_player=ints.get("max_seats_per_player", min(max_per_player, seats)),
+            jackpot=jackpot,
+            contribution_bp=jackpots[jackpot].contribution_bp,
+            timers=timers,
+        )
+    except ValueError as e:
+        raise ConfigError(f"{where}: {e}") from e
+
+
+def _is_slug(text: str) -> bool:
+    return all(c.isascii() and ((c.isalnum() and not c.isupper()) or c in "_-") for c in text)
+
+
+def _section(data: Mapping[str, Any], name: str) -> dict[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{name}: must be a table")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: must be an array of tables")
+    return value
+
+
+def _no_extra(data: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = set(data) - allowed
+    if extra:
+        prefix = f"{where}." if where else ""
+        raise ConfigError(f"{prefix}{sorted(extra)[0]}: unknown setting")
+
+
+def _typed(
+    data: Mapping[str, Any], defaults: Any, where: str, skip: set[str] | None = None
+) -> dict[str, Any]:
+    """Check each given value against the type of its default; ints are accepted for floats."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if skip and key in skip:
+            continue
+        if not hasattr(defaults, key):
+            raise ConfigError(f"{where}.{key}: unknown setting")
+        default = getattr(defaults, key)
+        if isinstance(default, bool) or isinstance(value, bool):
+            ok = isinstance(value, bool) and isinstance(default, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, int | float)
+            value = float(value) if ok else value
+        else:
+            ok = isinstance(value, type(default))
+        if not ok:
+            raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
+        out[key] = value
+    try:
+        if isinstance(defaults, Timers):
+            Timers(
+                **{**{k: getattr(defaults, k) for k in ("betting", "decision", "results")}, **out}
+            )
+    except ValueError as e:
+        raise ConfigError(str(e)) from e
+    return out

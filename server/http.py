@@ -1,0 +1,110 @@
+"""Plain HTTP on the WebSocket port: health, metrics, and the browser client's files."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from collections.abc import Callable
+from http import HTTPStatus
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+if TYPE_CHECKING:
+    from server.app import StudServer
+
+WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+
+
+def response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+class HttpRoutes:
+    def __init__(self, app: StudServer) -> None:
+        self.app = app
+        configured = app.config.static_dir
+        self.root = Path(configured).resolve() if configured else WEB_ROOT
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            if self.app.stopping:
+                return response(HTTPStatus.SERVICE_UNAVAILABLE, b"shutting down\n", "text/plain")
+            return None  # the WebSocket handshake goes on
+        if path == "/healthz":
+            return self.health()
+        if path == "/metrics":
+            return self.metrics()
+        return self.static(path)
+
+    def health(self) -> Response:
+        app = self.app
+        status = "stopping" if app.stopping else "ok"
+        body = {
+            "status": status,
+            "tables": len(app.rooms),
+            "connections": len(app.sessions),
+            "players": sum(1 for p in app.presence.values() if p.sessions),
+            "jackpots": app.meters,
+            "store": type(app.store).__name__,
+        }
+        code = HTTPStatus.SERVICE_UNAVAILABLE if app.stopping else HTTPStatus.OK
+        return response(code, json.dumps(body).encode(), "application/json")
+
+    def metrics(self) -> Response:
+        app = self.app
+        gauges = {
+            "stud_connections": ("Open WebSocket connections.", lambda: float(len(app.sessions))),
+            "stud_tables": ("Tables hosted by this process.", lambda: float(len(app.rooms))),
+            "stud_players_connected": (
+                "Players with at least one open connection.",
+                lambda: float(sum(1 for p in app.presence.values() if p.sessions)),
+            ),
+        }
+        for name, amount in app.meters.items():
+            gauges[f'stud_jackpot_cents{{name="{name}"}}'] = (
+                "Progressive meter, cents.",
+                _constant(float(amount)),
+            )
+        text = app.metrics.render(gauges)
+        return response(HTTPStatus.OK, text.encode(), "text/plain; version=0.0.4")
+
+    def static(self, path: str) -> Response:
+        if path == "/":
+            path = "/index.html"
+        try:
+            target = (self.root / path.lstrip("/")).resolve()
+            target.relative_to(self.root)
+        except (ValueError, OSError):
+            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        if not target.is_file():
+            if path == "/index.html":
+                return response(HTTPStatus.OK, FALLBACK_PAGE, "text/html; charset=utf-8")
+            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind == "application/javascript":
+            kind += "; charset=utf-8"
+        return response(HTTPStatus.OK, target.read_bytes(), kind)
+
+
+def _constant(value: float) -> Callable[[], float]:
+    return lambda: value
+
+
+FALLBACK_PAGE = b"""<!doctype html><meta charset="utf-8"><title>casino-stud</title>
+<h1>casino-stud</h1><p>The table server is running. WebSocket endpoint: <code>/ws</code>
+(binary msgpack frames, see protocol/PROTOCOL.md). Health: <a href="/healthz">/healthz</a>,
+metrics: <a href="/metrics">/metrics</a>.</p>
+"""

@@ -1,0 +1,116 @@
+"""Counters and histograms for `/metrics`, in Prometheus' text format.
+
+Hand-written rather than a client library: a dozen series, no labels beyond an
+error code, and nothing here may block the event loop.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+LAG_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+@dataclass
+class Histogram:
+    buckets: tuple[float, ...] = LAG_BUCKETS
+    counts: list[int] = field(default_factory=lambda: [0] * (len(LAG_BUCKETS) + 1))
+    total: float = 0.0
+    n: int = 0
+
+    def observe(self, value: float) -> None:
+        self.total += value
+        self.n += 1
+        for i, bound in enumerate(self.buckets):
+            if value <= bound:
+                self.counts[i] += 1
+                return
+        self.counts[-1] += 1
+
+    def render(self, name: str) -> list[str]:
+        lines, running = [], 0
+        for bound, count in zip(self.buckets, self.counts, strict=False):
+            running += count
+            lines.append(f'{name}_bucket{{le="{bound}"}} {running}')
+        lines.append(f'{name}_bucket{{le="+Inf"}} {self.n}')
+        lines.append(f"{name}_sum {self.total:.6f}")
+        lines.append(f"{name}_count {self.n}")
+        return lines
+
+
+@dataclass
+class Metrics:
+    rounds: int = 0
+    hands: int = 0
+    frames_in: int = 0
+    frames_out: int = 0
+    broadcasts: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    closes: Counter[int] = field(default_factory=Counter)
+    broadcast_lag: Histogram = field(default_factory=Histogram)
+    action_latency: Histogram = field(default_factory=Histogram)
+
+    def render(self, gauges: dict[str, tuple[str, Callable[[], float]]]) -> str:
+        out: list[str] = []
+
+        def metric(name: str, kind: str, help_: str, lines: list[str]) -> None:
+            out.append(f"# HELP {name} {help_}")
+            out.append(f"# TYPE {name} {kind}")
+            out.extend(lines)
+
+        for name, (help_, read) in gauges.items():
+            metric(name, "gauge", help_, [f"{name} {read()}"])
+        metric(
+            "stud_rounds_total", "counter", "Rounds settled.", [f"stud_rounds_total {self.rounds}"]
+        )
+        metric(
+            "stud_hands_settled_total",
+            "counter",
+            "Hands settled.",
+            [f"stud_hands_settled_total {self.hands}"],
+        )
+        metric(
+            "stud_frames_in_total",
+            "counter",
+            "Frames received.",
+            [f"stud_frames_in_total {self.frames_in}"],
+        )
+        metric(
+            "stud_frames_out_total",
+            "counter",
+            "Frames sent (a broadcast counts each receiver).",
+            [f"stud_frames_out_total {self.frames_out}"],
+        )
+        metric(
+            "stud_broadcasts_total",
+            "counter",
+            "Table broadcasts.",
+            [f"stud_broadcasts_total {self.broadcasts}"],
+        )
+        metric(
+            "stud_errors_total",
+            "counter",
+            "Error frames sent, by code.",
+            [f'stud_errors_total{{code="{code}"}} {n}' for code, n in sorted(self.errors.items())],
+        )
+        metric(
+            "stud_closes_total",
+            "counter",
+            "Connections closed by the server, by close code.",
+            [f'stud_closes_total{{code="{code}"}} {n}' for code, n in sorted(self.closes.items())],
+        )
+        metric(
+            "stud_broadcast_lag_seconds",
+            "histogram",
+            "Time to encode a table change and hand it to every viewer's socket.",
+            self.broadcast_lag.render("stud_broadcast_lag_seconds"),
+        )
+        metric(
+            "stud_action_seconds",
+            "histogram",
+            "Time from a table request's arrival to its broadcast.",
+            self.action_latency.render("stud_action_seconds"),
+        )
+        return "\n".join(out) + "\n"

@@ -1,0 +1,365 @@
+"""A live table: the round engine driven in real time, with everyone watching.
+
+One `Room` per table. Every command and every timer runs under the room's lock,
+so the engine's check, the wallet's atomic debit and the engine's change happen
+as one step; a refused command changes nothing. After each change the room
+encodes one public snapshot and hands the same bytes to every viewer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from websockets.asyncio.server import ServerConnection, broadcast
+
+from protocol.codec import encode
+from server.fair import FairShuffler
+from server.game.cards import Card
+from server.game.table import (
+    Decision,
+    Effects,
+    Phase,
+    Refusal,
+    Settlement,
+    Table,
+    TableConfig,
+)
+from server.stores.base import Store, StoreError, Wallet
+
+if TYPE_CHECKING:
+    from server.app import StudServer
+
+log = logging.getLogger("stud.room")
+T = TypeVar("T")
+
+
+class Room:
+    def __init__(
+        self, app: StudServer, config: TableConfig, shuffle: Callable[[], list[Card]] | None
+    ) -> None:
+        self.app = app
+        self.config = config
+        # Tests stack decks through `shuffle`; a live table always deals provably fair.
+        if shuffle is not None:
+            self.table = Table(config, shuffle=shuffle)
+        else:
+            self.table = Table(config, shuffler=FairShuffler())
+        self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
+        self.lock = asyncio.Lock()
+        self.closing = False
+        self.active = True  # hosted here (a fleet process may stand by for it)
+        self.recovered = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._sent_seq = -1
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @property
+    def store(self) -> Store:
+        return self.app.store
+
+    @property
+    def id(self) -> str:
+        return self.config.table_id
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    # ----- viewers -------------------------------------------------------------
+
+    def snapshot(self) -> bytes:
+        view = self.table.view(self.now())
+        view["t"] = "table"
+        view["spectators"] = self.spectator_count()
+        view["title"] = self.config.title or self.id
+        jp = self.config.jackpot
+        view["jackpot"] = {"name": jp, "amount": self.app.meters.get(jp, 0)}
+        return encode(view)
+
+    def spectator_count(self) -> int:
+        seated = self.table.players()
+        return sum(1 for pid in self.viewers.values() if pid not in seated)
+
+    def add_viewer(self, ws: ServerConnection, player_id: str) -> bytes:
+        self.viewers[ws] = player_id
+        self.watchers_changed()
+        return self.snapshot()
+
+    def remove_viewer(self, ws: ServerConnection) -> None:
+        if self.viewers.pop(ws, None) is not None:
+            self.watchers_changed()
+
+    def watchers_changed(self) -> None:
+        """The spectator count changed: the next throttled push re-sends the snapshot,
+        so a crowd arriving costs one broadcast per interval, not one per arrival."""
+        self.app.lobby_changed()
+        self.app.rooms_to_refresh.add(self)
+
+    def publish(self, started: float | None = None) -> None:
+        """Send the snapshot to every viewer if the table changed since the last one."""
+        if self.table.seq == self._sent_seq:
+            return
+        t0 = time.perf_counter()
+        self._sent_seq = self.table.seq
+        data = self.snapshot()
+        broadcast(self.viewers, data)
+        m = self.app.metrics
+        m.broadcasts += 1
+        m.frames_out += len(self.viewers)
+        m.broadcast_lag.observe(time.perf_counter() - t0)
+        if started is not None:
+            m.action_latency.observe(time.perf_counter() - started)
+        self.app.lobby_changed()
+
+    # ----- commands ------------------------------------------------------------
+
+    async def run(self, action: Callable[[], Awaitable[T]], started: float | None = None) -> T:
+        async with self.lock:
+            try:
+                return await action()
+            finally:
+                self._reschedule()
+                self.publish(started)
+
+    async def sit(self, player_id: str, name: str, seat: int | None) -> int:
+        async def act() -> int:
+            if self.closing:
+                raise Refusal("shutting_down", "this server is shutting down: no new seats")
+            index = self.table.sit(player_id, name, seat)
+            self.table.set_connected(player_id, self.app.is_connected(player_id))
+            return index
+
+        return await self.run(act)
+
+    async def stand(self, player_id: str, seat: int) -> None:
+        async def act() -> None:
+            await self._carry_out(self.table.stand(self.now(), player_id, seat))
+
+        await self.run(act)
+
+    async def ante(
+        self, player_id: str, seat: int, amount: int, progressive: bool, started: float
+    ) -> Wallet:
+        async def act() -> Wallet:
+            if self.closing:
+                raise Refusal("shutting_down", "this server is shutting down: no new bets")
+            effects = self.table.ante_effects(player_id, seat, amount, progressive)
+            wallet = await self.store.bet(self.id, effects.transfers, effects.holds)
+            self.table.place_ante(self.now(), player_id, seat, amount, progressive)
+            self.app.push_wallet(player_id, wallet)
+            if progressive:
+                await self.app.refresh_meter(self.config.jackpot)
+            return wallet
+
+        return await self.run(act, started)
+
+    async def withdraw(self, player_id: str, seat: int) -> None:
+        async def act() -> None:
+            refund = self.table.withdraw_effects(player_id, seat)
+            await self._apply(refund)  # the refund first: if it fails, nothing changed
+            rid = self.table.round_id
+            self.table.withdraw(player_id, seat)
+            await self._close_if_emptied(rid)
+            await self.app.refresh_meter(self.config.jackpot)
+
+        await self.run(act)
+
+    async def deal(self, player_id: str, started: float) -> None:
+        async def act() -> None:
+            await self._carry_out(self.table.deal_me_in(self.now(), player_id))
+
+        await self.run(act, started)
+
+    async def decide(self, player_id: str, seat: int, decision: Decision, started: float) -> None:
+        async def act() -> None:
+            # The raise is debited first: if the store fails, the hand is still undecided.
+            await self._apply(self.table.decision_effects(player_id, seat, decision))
+            effects = self.table.decide(self.now(), player_id, seat, decision)
+            await self._settle(effects)
+
+        await self.run(act, started)
+
+    async def remove_player(self, player_id: str, *, by_request: bool = True) -> None:
+        """The player leaves: antes back while betting, undecided hands fold."""
+
+        async def act() -> None:
+            rid = self.table.round_id
+            now = self.now()
+            await self._carry_out(self.table.remove_player(now, player_id, by_request=by_request))
+            await self._close_if_emptied(rid)
+            await self.app.refresh_meter(self.config.jackpot)
+
+        await self.run(act)
+
+    async def set_client_seed(self, player_id: str, seed: str) -> None:
+        async def act() -> None:
+            self.table.set_client_seed(player_id, seed)
+
+        await self.run(act)
+
+    async def set_connected(self, player_id: str, connected: bool) -> None:
+        async def act() -> None:
+            self.table.set_connected(player_id, connected)
+
+        await self.run(act)
+
+    # ----- effects -------------------------------------------------------------
+
+    async def _carry_out(self, effects: Effects) -> None:
+        """Apply what the engine already did: transfers and holds, then the settlement.
+
+        Used where the engine moves first (timers, departures); a store failure
+        here is logged, and the round's settlement or the crash recovery puts
+        the books right (settling releases any hold the round still has).
+        """
+        try:
+            await self._apply(effects)
+        except StoreError as e:
+            log.error(
+                "could not apply %d transfers: %s",
+                len(effects.transfers),
+                e.message,
+                extra={"round_id": self.table.round_id, "table": self.id},
+            )
+        await self._settle(effects)
+
+    async def _apply(self, effects: Effects) -> None:
+        if effects.transfers or effects.holds:
+            wallets = await self.store.apply(effects.transfers, effects.holds)
+            for pid, wallet in wallets.items():
+                self.app.push_wallet(pid, wallet)
+
+    async def _close_if_emptied(self, round_id: str | None) -> None:
+        """A round whose every ante was taken back holds no money: close it in the journal."""
+        if round_id is not None and self.table.round_id is None:
+            await self.store.void(round_id, [], [])
+
+    async def _settle(self, effects: Effects) -> None:
+        """Pay the round; settling is idempotent, so a store failure is retried until it lands."""
+        s = effects.settlement
+        if s is None:
+            return
+        record = {**s.record, "time_ms": int(time.time() * 1000)}
+        try:
+            await self._pay(s, record)
+        except StoreError as e:
+            log.error("settlement failed (%s); retrying", e.message, extra={"round_id": s.round_id})
+            self.app.spawn(self._settle_later(s, record))
+
+    async def _settle_later(self, s: Settlement, record: dict[str, Any]) -> None:
+        delay = 0.2
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                async with self.lock:
+                    await self._pay(s, record)
+                    self.publish()
+            except StoreError:
+                delay = min(delay * 2, 5.0)
+                continue
+            log.warning("round settled after a retry", extra={"round_id": s.round_id})
+            return
+
+    async def _pay(self, s: Settlement, record: dict[str, Any]) -> None:
+        jp = self.config.jackpot
+        seed = self.app.config.jackpots[jp].seed
+        settled = await self.store.settle(s.round_id, s.transfers, s.claims, jp, seed, record)
+        for paid in settled.paid:
+            self.table.record_jackpot(paid.seat, paid.amount)
+            seat = self.table.seats[paid.seat]
+            self.app.announce_jackpot(
+                {
+                    "t": "jackpot_won",
+                    "table": self.id,
+                    "round_id": s.round_id,
+                    "seat": paid.seat,
+                    "player_id": paid.player_id,
+                    "name": seat.name if seat else "",
+                    "category": next(c.category for c in s.claims if c.seat == paid.seat),
+                    "amount": paid.amount,
+                }
+            )
+        for pid, wallet in settled.wallets.items():
+            self.app.push_wallet(pid, wallet)
+        for name, amount in settled.meters.items():
+            self.app.set_meter(name, amount)
+        self.app.metrics.rounds += 1
+        self.app.metrics.hands += len(s.record["seats"])
+        log.info(
+            "round settled",
+            extra={"round_id": s.round_id, "table": self.id, "hands": len(s.record["seats"])},
+        )
+
+    # ----- timers --------------------------------------------------------------
+
+    def _reschedule(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.table.deadline
+        if deadline is not None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_at(deadline, self._fire)
+        if self.table.phase is Phase.WAITING:
+            self._idle.set()
+        else:
+            self._idle.clear()
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.app.spawn(self._on_timer())
+
+    async def _on_timer(self) -> None:
+        async def act() -> None:
+            await self._carry_out(self.table.tick(self.now()))
+
+        try:
+            await self.run(act)
+        except Exception:
+            log.exception("timer failed", extra={"table": self.id})
+
+    # ----- shutdown ------------------------------------------------------------
+
+    async def drain(self, deadline: float) -> None:
+        """No new rounds; let the running one finish until `deadline`, then void it."""
+        self.closing = True
+        remaining = deadline - self.now()
+        if remaining > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._idle.wait(), remaining)
+
+        async def act() -> None:
+            if self.table.phase in (Phase.BETTING, Phase.DECIDING):
+                rid = self.table.round_id
+                effects = self.table.void_round()
+                assert rid is not None
+                await self.store.void(rid, effects.transfers, effects.holds)
+                for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
+                    self.app.push_wallet(pid, await self.store.wallet(pid))
+                log.warning("round voided at shutdown", extra={"round_id": rid, "table": self.id})
+
+        await self.run(act)
+
+    def describe(self) -> dict[str, Any]:
+        """This table's lobby row."""
+        t = self.table
+        return {
+            "id": self.id,
+            "title": self.config.title or self.id,
+            "variant": self.config.variant.to_public(),
+            "seats": self.config.seats,
+            "taken": sum(1 for s in t.seats if s is not None),
+            "min_ante": self.config.min_ante,
+            "max_ante": self.config.max_ante,
+            "progressive_stake": self.config.stake,
+            "max_seats_per_player": self.config.max_seats_per_player,
+            "spectators": self.spectator_count(),
+            "phase": str(t.phase),
+            "jackpot": self.config.jackpot,
+            "url": self.app.config.public_url,
+        }

@@ -1,0 +1,312 @@
+"""Server processes on one Redis: a shared jackpot, crash recovery, a Redis restart."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.connection import ServerError, StudClient
+from server.app import StudServer
+from server.fleet import Fleet
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
+from tests.decks import shuffles
+from tests.redis_fixture import (
+    RedisServer,
+    drop_namespace,
+    free_port,
+    fresh_namespace,
+    private_redis,
+    redis_url,
+    time_limit,
+)
+
+__all__ = ["private_redis", "redis_url", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+ROYAL = ["Ah", "Kh", "Qh", "Jh", "Th"]
+SEED = 100_000
+START = 100_000
+
+CONFIG = """
+[server]
+reconnect_grace = 30
+fleet_ttl = 1.5
+[timers]
+betting = 30
+decision = 30
+results = 0.2
+[wallet]
+starting_credits = {start}
+starting_bonus = 0
+[jackpots.main]
+seed = {seed}
+contribution_bp = 5000
+[[tables]]
+id = "{table}"
+variant = "casino-stud"
+seats = 5
+min_ante = 100
+max_ante = 10000
+"""
+
+
+class ServerProcess:
+    """`stud-server serve` as a real OS process."""
+
+    def __init__(self, tmp: Path, table: str, redis: str, namespace: str) -> None:
+        self.port = free_port()
+        self.config = tmp / f"{table}.toml"
+        self.config.write_text(CONFIG.format(start=START, seed=SEED, table=table))
+        self.log = tmp / f"{table}-{self.port}.log"
+        self.env = {
+            **os.environ,
+            "REDIS_URL": redis,
+            "STUD_REDIS_NAMESPACE": namespace,
+            "STUD_PORT": str(self.port),
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> None:
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "server.cli", "serve", "--config", str(self.config)],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{self.port}/healthz", timeout=1
+                ) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"server did not start:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+            self.process = None
+
+
+@pytest.fixture
+def namespace(redis_url: str) -> Iterator[str]:
+    ns = fresh_namespace()
+    yield ns
+    asyncio.run(drop_namespace(redis_url, ns))
+
+
+@pytest.fixture
+def processes(tmp_path: Path) -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    yield started
+    for p in started:
+        p.stop()
+
+
+async def open_client(url: str, name: str | None = None, **hello: Any) -> StudClient:
+    client = await StudClient.open(url)
+    await client.hello(name=name, **hello)
+    return client
+
+
+async def store_totals(url: str, namespace: str) -> dict[str, int]:
+    store = await RedisStore.connect(url, namespace=namespace)
+    try:
+        return await store.totals()
+    finally:
+        await store.close()
+
+
+async def test_two_processes_share_one_jackpot_lobby_and_wallets(
+    redis_url: str, namespace: str, processes: list[ServerProcess], tmp_path: Path
+) -> None:
+    one = ServerProcess(tmp_path, "east", redis_url, namespace)
+    two = ServerProcess(tmp_path, "west", redis_url, namespace)
+    processes += [one, two]
+    await asyncio.gather(asyncio.to_thread(one.start), asyncio.to_thread(two.start))
+    alice = await open_client(one.url, "alice")
+    watcher = await open_client(two.url, "watcher")
+    try:
+        # each lobby lists both processes' tables with the address to reach each
+        await watcher.request("lobby")
+        await watcher.wait_for(lambda c: c.lobby and len(c.lobby["tables"]) == 2, timeout=10)
+        assert watcher.lobby is not None
+        urls = {t["id"]: t["url"] for t in watcher.lobby["tables"]}
+        assert urls == {"east": one.url, "west": two.url}
+        with pytest.raises(ServerError) as e:
+            await watcher.request("join", table="east")
+        assert e.value.code == "unknown_table" and e.value.frame["url"] == one.url
+        # a progressive bet on one process moves the meter every process shows
+        await alice.request("sit", table="east")
+        await alice.request("ante", table="east", seat=0, amount=100, progressive=True)
+        await watcher.wait_for(lambda c: c.jackpots.get("main") == SEED + 50, timeout=10)
+        # the same player, resumed on the other process, has the same wallet
+        again = await open_client(two.url, None, token=alice.token)
+        assert again.player_id == alice.player_id
+        assert again.balance["balance"] == START - 200 and again.balance["held"] == 200
+        await again.close()
+    finally:
+        await alice.close()
+        await watcher.close()
+
+
+async def test_a_killed_process_round_is_voided_once_on_restart(
+    redis_url: str, namespace: str, processes: list[ServerProcess], tmp_path: Path
+) -> None:
+    server = ServerProcess(tmp_path, "crashy", redis_url, namespace)
+    processes.append(server)
+    await asyncio.to_thread(server.start)
+    a = await open_client(server.url, "a")
+    b = await open_client(server.url, "b")
+    for c in (a, b):
+        await c.request("sit", table="crashy")
+    await a.request("ante", table="crashy", seat=0, amount=500, progressive=True)
+    await b.request("ante", table="crashy", seat=1, amount=300)
+    await a.request("deal", table="crashy")
+    await b.request("deal", table="crashy")
+    await a.wait_table("crashy", lambda s: s["phase"] == "deciding")
+    await a.request("raise", table="crashy", seat=0)  # the raise is debited too
+    before = await store_totals(redis_url, namespace)
+    assert before[f"player:{a.player_id}"] == START - 500 - 100 - 1000
+    await asyncio.to_thread(server.kill)  # mid-round: b has not decided
+    await a.close()
+    await b.close()
+    for _ in range(2):  # restart twice: the refund happens exactly once
+        await asyncio.sleep(1.6)  # the dead owner's claim on the table expires
+        await asyncio.to_thread(server.start)
+        totals = await store_totals(redis_url, namespace)
+        assert totals[f"player:{a.player_id}"] == START
+        assert totals[f"player:{b.player_id}"] == START
+        assert totals["meter:main"] == SEED
+        assert sum(totals.values()) == 0  # double entry: wallets + house + meter = buy-ins
+        await asyncio.to_thread(server.stop)
+    log = server.log.read_text()
+    assert log.count("voided a round left open by a crash") == 1
+
+
+@pytest.fixture
+async def fleet_pair(
+    redis_url: str, namespace: str
+) -> AsyncIterator[tuple[StudServer, StudServer]]:
+    """Two servers on one Redis in this process: one deals a stacked royal flush."""
+    servers = []
+    for table, deck in (("east", [ROYAL, DEALER_AK]), ("west", None)):
+        config = make_config(
+            tables=[{"id": table, "variant": "casino-stud", "seats": 3}],
+            jackpots={"main": {"seed": SEED, "contribution_bp": 5000}},
+            wallet={"starting_credits": START, "starting_bonus": 0},
+        )
+        config = replace(config, fleet_ttl=1.5)
+        store = await RedisStore.connect(redis_url, namespace=namespace)
+        fleet = Fleet(store, f"proc-{table}", "", ttl=1.5)
+        kwargs: dict[str, Any] = {"store": store, "fleet": fleet}
+        if deck is not None:
+            kwargs["shuffle"] = shuffles(deck)
+        server = StudServer(config, **kwargs)
+        await server.start()
+        servers.append(server)
+    yield servers[0], servers[1]
+    for server in servers:
+        await server.stop(grace=0)
+
+
+async def test_a_royal_flush_on_one_server_resets_the_jackpot_on_both(
+    fleet_pair: tuple[StudServer, StudServer],
+) -> None:
+    east, west = fleet_pair
+    lucky = await open_client(f"ws://127.0.0.1:{east.port}/ws", "lucky")
+    far = await open_client(f"ws://127.0.0.1:{west.port}/ws", "far")
+    try:
+        await far.request("sit", table="west")
+        await far.request("ante", table="west", seat=0, amount=100, progressive=True)
+        await lucky.request("sit", table="east")
+        await lucky.request("ante", table="east", seat=0, amount=100, progressive=True)
+        await lucky.wait_for(lambda c: c.jackpots.get("main") == SEED + 100, timeout=10)
+        await lucky.request("deal", table="east")
+        await lucky.wait_table("east", lambda s: s["phase"] == "deciding")
+        await lucky.request("raise", table="east", seat=0)
+        won = await far.wait_for(
+            lambda c: next((f for f in c.frames if f["t"] == "jackpot_won"), None), timeout=10
+        )
+        assert won["amount"] == SEED + 100 and won["category"] == "ROYAL_FLUSH"
+        await far.wait_for(lambda c: c.jackpots.get("main") == SEED, timeout=10)
+        assert west.meters["main"] == SEED and east.meters["main"] == SEED
+    finally:
+        await lucky.close()
+        await far.close()
+
+
+async def test_the_server_keeps_serving_through_a_redis_restart(
+    private_redis: RedisServer,
+) -> None:
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
+    config = make_config(jackpots={"main": {"seed": SEED, "contribution_bp": 5000}})
+    server = StudServer(config, store=store, fleet=Fleet(store, "solo", "", ttl=1.5))
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    try:
+        c = await open_client(url, "steady")
+        await c.request("sit", table="alpha")
+        await c.request("ante", table="alpha", seat=0, amount=100)
+        await c.request("deal", table="alpha")
+        await c.wait_table("alpha", lambda s: s["phase"] == "deciding")
+        await c.request("fold", table="alpha", seat=0)
+        await c.wait_table("alpha", lambda s: s["phase"] == "waiting")
+        private_redis.stop()
+        with pytest.raises(ServerError) as e:
+            await c.request("buy_chips", amount=100)
+        assert e.value.code == "store_unavailable"
+        private_redis.start()  # empty: nothing was persisted, scripts must be loaded again
+        fresh = None
+        for _ in range(100):
+            try:
+                fresh = await open_client(url, "after")
+                break
+            except ServerError:
+                await asyncio.sleep(0.1)
+        assert fresh is not None
+        await fresh.request("sit", table="beta")
+        await fresh.request("ante", table="beta", seat=0, amount=100, progressive=True)
+        await fresh.request("deal", table="beta")
+        await fresh.wait_table("beta", lambda s: s["phase"] == "deciding")
+        await fresh.request("raise", table="beta", seat=0)
+        await fresh.wait_table("beta", lambda s: s["phase"] == "showdown")
+        await fresh.close()
+        await c.close()
+    finally:
+        await server.stop(grace=0)

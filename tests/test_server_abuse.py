@@ -1,0 +1,281 @@
+"""Bad input over real sockets: each gets its error or close code; nobody else notices."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from clients.connection import ServerError, StudClient
+from protocol.codec import encode
+from tests.conftest import ClientFactory, ServerFactory
+from tests.decks import shuffles
+
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+
+
+def strings(value: Any) -> set[str]:
+    """Every string anywhere inside a decoded frame."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings(k) | strings(v) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return set().union(*(strings(v) for v in value))
+    return set()
+
+
+async def expect_error(client: StudClient, frame: dict[str, Any] | bytes) -> dict[str, Any]:
+    n = len(client.errors)
+    await client.ws.send(frame if isinstance(frame, bytes) else encode(frame))
+    await client.wait_for(lambda c: len(c.errors) > n)
+    return client.errors[n]
+
+
+async def test_garbage_and_malformed_frames_get_error_codes(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    c = await connect(server, "mallory")
+    cases: list[tuple[dict[str, Any] | bytes, str, str | None]] = [
+        (b"\xc1\xff\x00garbage", "bad_frame", None),
+        (msgpack.packb([1, 2, 3]), "bad_frame", None),
+        (
+            encode({"t": "ante", "id": 7, "table": "alpha", "seat": 0, "amount": 1.5}),
+            "invalid_field",
+            "amount",
+        ),
+        (
+            {"t": "ante", "id": 8, "table": "alpha", "seat": 0, "amount": True},
+            "invalid_field",
+            "amount",
+        ),
+        ({"t": "ante", "id": 9, "table": "alpha", "seat": 0}, "missing_field", "amount"),
+        (
+            {"t": "ante", "table": "alpha", "seat": 0, "amount": 100, "x": "y" * 3000},
+            "invalid_field",
+            "x",
+        ),
+        ({"t": "teleport"}, "unknown_type", None),
+        ({"id": 3}, "missing_field", "t"),
+        ({"t": "sit", "table": "nowhere"}, "unknown_table", "table"),
+        ({"t": "ante", "table": "beta", "seat": 0, "amount": 100}, "not_at_table", "table"),
+        ({"t": "hello", "v": 1, "name": "again"}, "already_welcomed", None),
+    ]
+    for frame, code, field in cases:
+        err = await expect_error(c, frame)
+        assert err["code"] == code, (frame, err)
+        if field is not None:
+            assert err.get("field") == field, (frame, err)
+        if isinstance(frame, dict) and "id" in frame:
+            assert err["id"] == frame["id"]
+    # the connection survives all of it
+    assert (await c.request("ping"))["t"] == "pong"
+
+
+async def test_requests_before_hello_and_bad_versions(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    c = await connect(server, None)
+    err = await expect_error(c, {"t": "lobby", "id": 1})
+    assert err["code"] == "not_welcomed" and err["id"] == 1
+    err = await expect_error(c, {"t": "hello", "v": 1, "token": "nope"})
+    assert err["code"] == "invalid_token"
+    err = await expect_error(c, {"t": "hello", "v": 0, "name": "x"})
+    assert err["code"] == "unsupported_version"
+    await asyncio.wait_for(c.closed, 5)
+    assert c.ws.close_code == 1002
+
+
+async def test_text_frames_close_1003_and_oversized_frames_close_1009(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(limits={"max_frame_bytes": 1024})
+    c = await connect(server, "t")
+    await c.ws.send('{"t": "ping"}')
+    await asyncio.wait_for(c.closed, 5)
+    assert c.ws.close_code == 1003
+    big = await connect(server, "big")
+    await big.ws.send(encode({"t": "ping", "pad": "x" * 5000}))
+    await asyncio.wait_for(big.closed, 5)
+    assert big.ws.close_code == 1009
+
+
+async def test_flood_is_warned_then_closed_1008_while_others_play(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(
+        limits={"rate_per_second": 5, "rate_burst": 10},
+        shuffle=shuffles([["2c", "3c", "4c", "5c", "7d"], DEALER_AK]),
+    )
+    honest = await connect(server, "honest")
+    await honest.request("join", table="beta")
+    await honest.request("sit", table="beta")
+    flooder = await connect(server, "flood")
+    with pytest.raises(ConnectionClosed):
+        for _ in range(200):
+            await flooder.ws.send(encode({"t": "ping"}))
+            await asyncio.sleep(0)
+        await asyncio.wait_for(flooder.closed, 5)
+        await flooder.ws.send(encode({"t": "ping"}))
+    await asyncio.wait_for(flooder.closed, 5)
+    assert any(e["code"] == "rate_limited" for e in flooder.errors)
+    assert flooder.ws.close_code == 1008
+    await honest.request("ante", table="beta", seat=0, amount=100)
+    await honest.request("deal", table="beta")
+    await honest.wait_table("beta", lambda s: s["phase"] == "deciding")
+    await honest.request("fold", table="beta", seat=0)
+    await honest.wait_table("beta", lambda s: s["phase"] == "showdown")
+
+
+async def test_out_of_turn_and_someone_elses_seat(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(
+        shuffle=shuffles(
+            [["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK]
+        )
+    )
+    a, b = await connect(server, "a"), await connect(server, "b")
+    for c in (a, b):
+        await c.request("join", table="alpha")
+        await c.request("sit", table="alpha")
+    checks = [
+        (a, "raise", {"seat": 0}, "wrong_phase"),
+        (a, "deal", {}, "no_bet"),
+        (b, "ante", {"seat": 0, "amount": 100}, "not_your_seat"),
+        (a, "ante", {"seat": 0, "amount": 50}, "ante_out_of_limits"),
+        (a, "ante", {"seat": 0, "amount": 10**9}, "ante_out_of_limits"),
+        (a, "stand", {"seat": 4}, "not_seated"),
+    ]
+    for client, t, fields, code in checks:
+        with pytest.raises(ServerError) as e:
+            await client.request(t, table="alpha", **fields)
+        assert e.value.code == code
+    await a.request("ante", table="alpha", seat=0, amount=100)
+    await b.request("ante", table="alpha", seat=1, amount=100)
+    with pytest.raises(ServerError) as e:
+        await a.request("ante", table="alpha", seat=0, amount=100)
+    assert e.value.code == "already_bet"
+    await a.request("deal", table="alpha")
+    await b.request("deal", table="alpha")
+    await a.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    with pytest.raises(ServerError) as e:
+        await a.request("fold", table="alpha", seat=1)
+    assert e.value.code == "not_your_seat"
+    await a.request("fold", table="alpha", seat=0)
+    with pytest.raises(ServerError) as e:
+        await a.request("raise", table="alpha", seat=0)
+    assert e.value.code == "already_decided"
+    # nothing half-applied: a's wallet shows exactly one ante gone and no hold
+    await a.wait_for(lambda c: c.balance["balance"] == 100_000 - 100 and c.balance["held"] == 0)
+
+
+async def test_hole_cards_are_in_no_frame_before_showdown(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    dealer = ["Ad", "Kc", "9h", "4s", "2d"]
+    server = await make_server(shuffle=shuffles([["2c", "3c", "4c", "5c", "7d"], dealer]))
+    p, spy = await connect(server, "p"), await connect(server, "spy")
+    for c in (p, spy):
+        await c.request("join", table="alpha")
+        await c.request("lobby")
+    await p.request("sit", table="alpha")
+    await p.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await p.request("deal", table="alpha")
+    await spy.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    await p.request("raise", table="alpha", seat=0)
+    await spy.wait_table("alpha", lambda s: s["phase"] == "showdown")
+    for client in (p, spy):
+        first_showdown = next(
+            i for i, f in enumerate(client.frames) if f["t"] == "table" and f["phase"] == "showdown"
+        )
+        before = client.frames[:first_showdown]
+        assert before
+        seen = set().union(*(strings(f) for f in before))
+        assert "2d" in seen  # the up card is shown...
+        assert seen.isdisjoint(dealer[:4]), "a hole card was sent before showdown"
+
+
+async def test_health_and_metrics_over_http(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    c = await connect(server, "m")
+    await expect_error(c, {"t": "nope"})
+    base = f"http://127.0.0.1:{server.port}"
+
+    def get(path: str) -> tuple[int, str, str]:
+        with urllib.request.urlopen(base + path, timeout=5) as r:
+            return r.status, r.headers["Content-Type"], r.read().decode()
+
+    status, kind, body = await asyncio.to_thread(get, "/healthz")
+    assert status == 200 and kind == "application/json"
+    health = json.loads(body)
+    assert health["status"] == "ok" and health["connections"] == 1 and health["tables"] == 2
+    status, kind, body = await asyncio.to_thread(get, "/metrics")
+    assert status == 200 and kind.startswith("text/plain")
+    assert "stud_connections 1" in body
+    assert 'stud_errors_total{code="unknown_type"} 1' in body
+    assert "stud_broadcast_lag_seconds_count" in body
+    with pytest.raises(InvalidStatus):
+        async with ws_connect(f"ws://127.0.0.1:{server.port}/elsewhere"):
+            pass
+
+
+async def test_graceful_shutdown_voids_running_round_and_closes_1001(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    c = await connect(server, "last")
+    await c.request("join", table="alpha")
+    await c.request("sit", table="alpha")
+    await c.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await server.stop(grace=0.2)
+    await asyncio.wait_for(c.closed, 5)
+    assert c.ws.close_code == 1001
+    totals = await server.store.totals()
+    assert totals[f"player:{c.player_id}"] == 100_000  # every cent refunded
+    assert await server.store.open_rounds("alpha") == []
+
+
+async def test_silent_connections_are_closed_and_a_resume_replaces_the_old_one(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(limits={"hello_timeout": 0.3})
+    silent = await connect(server, None)
+    await asyncio.wait_for(silent.closed, 5)
+    assert silent.ws.close_code == 1008
+    first = await connect(server, "twice")
+    second = await connect(server, None, token=first.token)
+    await asyncio.wait_for(first.closed, 5)
+    assert first.ws.close_code == 1000
+    assert second.welcome["resumed"] is True
+    assert (await second.request("ping"))["t"] == "pong"
+
+
+async def test_leaving_gives_the_ante_back_over_the_wire(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    c, other = await connect(server, "leaver"), await connect(server, "other")
+    await c.request("sit", table="alpha")
+    await other.request("join", table="alpha")
+    await c.request("ante", table="alpha", seat=0, amount=500, progressive=True)
+    await c.wait_for(lambda cl: cl.balance["held"] == 1_000)
+    await c.request("leave", table="alpha")
+    await c.wait_for(
+        lambda cl: (
+            cl.balance == {"balance": 100_000, "bonus": 5_000, "available": 100_000, "held": 0}
+        )
+    )
+    snap = await other.wait_table("alpha", lambda s: s["seats"][0] is None)
+    assert snap["phase"] == "waiting" and snap["last"] == {"seat": 0, "action": "stand"}
+    assert (await server.store.totals())["meter:main"] == 100_000  # the contribution went back too

@@ -1,0 +1,275 @@
+"""Live rounds over real WebSockets: several players, spectators, money to the cent."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from clients.connection import ServerError, StudClient
+from tests.conftest import ClientFactory, ServerFactory
+from tests.decks import shuffles
+
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+DEALER_NOTHING = ["Qd", "Jc", "9h", "4s", "2d"]
+START = 100_000  # starting credits in these tests, cents
+SEED = 100_000  # jackpot seed
+
+
+def phase(p: str) -> Any:
+    return lambda snap: snap["phase"] == p
+
+
+async def showdown(client: StudClient, table: str = "alpha") -> dict[str, Any]:
+    return await client.wait_table(table, phase("showdown"))
+
+
+async def balance_settles(client: StudClient, expected: int) -> None:
+    await client.wait_for(
+        lambda c: c.balance.get("balance") == expected and c.balance.get("held") == 0
+    )
+
+
+async def test_players_and_spectators_play_a_round_to_the_cent(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    alice_cards = ["Kh", "Ks", "Kd", "7c", "7d"]  # full house: 8:1 at casino-stud, progressive $100
+    bob_cards = ["3c", "5d", "8s", "Th", "Jh"]  # jack high: loses everything when he raises
+    server = await make_server(shuffle=shuffles([alice_cards, bob_cards, DEALER_AK]))
+    alice, bob = await connect(server, "alice"), await connect(server, "bob")
+    watcher = await connect(server, "watcher")
+    for c in (alice, bob, watcher):
+        await c.request("join", table="alpha")
+    assert (await alice.request("sit", table="alpha", seat=0))["seat"] == 0
+    assert (await bob.request("sit", table="alpha"))["seat"] == 1  # any free seat
+    await alice.request("ante", table="alpha", seat=0, amount=500, progressive=True)
+    await bob.request("ante", table="alpha", seat=1, amount=1_000)
+    snap = await watcher.wait_table("alpha", phase("betting"))
+    assert snap["seats"][0]["ante"] == 500 and snap["seats"][0]["progressive"] is True
+    await alice.request("deal", table="alpha")
+    await bob.request("deal", table="alpha")
+    snap = await watcher.wait_table("alpha", phase("deciding"))
+    assert snap["dealer"]["cards"] == [None, None, None, None, "2d"]
+    assert snap["seats"][0]["cards"] == alice_cards  # players' cards are dealt face up
+    await alice.request("raise", table="alpha", seat=0)
+    await bob.request("raise", table="alpha", seat=1)
+    snap = await showdown(watcher)
+    assert snap["dealer"]["cards"] == DEALER_AK
+    assert snap["dealer"]["hand"]["category"] == "ACE_KING"
+    a, b = snap["seats"][0]["result"], snap["seats"][1]["result"]
+    # ante 1:1, raise 8:1, the progressive's $100 prize, less its $1 stake
+    assert (a["outcome"], a["net"]) == ("win", 500 + 8 * 1_000 + 10_000 - 100)
+    assert a["progressive_prize"] == 10_000
+    assert (b["outcome"], b["net"]) == ("lose", -3_000)
+    await balance_settles(alice, START + 8_500 + 10_000 - 100)
+    await balance_settles(bob, START - 3_000)
+    # half of the $1 progressive feeds the meter (contribution_bp 5000)
+    await watcher.wait_for(lambda c: c.jackpots.get("main") == SEED + 50)
+    totals = await server.store.totals()
+    assert totals["meter:main"] == SEED + 50
+    assert sum(totals.values()) == 0  # double entry: every cent came from somewhere
+    # the round ends after the results pause and the table waits again
+    await watcher.wait_table("alpha", phase("waiting"))
+
+
+async def test_dealer_not_qualifying_tie_fold_and_multi_hand(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    h1 = ["Ah", "Ks", "9d", "4c", "2h"]  # ties the dealer exactly
+    h2 = ["As", "Kh", "9c", "4d", "2s"]  # ties too
+    h3 = ["3c", "3d", "8s", "Th", "Jh"]  # pair, folded
+    round1 = [h1, h2, h3, DEALER_AK]
+    round2 = [["2h", "5s", "8d", "Tc", "Jd"], DEALER_NOTHING]
+    server = await make_server(shuffle=shuffles(round1, round2))
+    carol = await connect(server, "carol")
+    await carol.request("join", table="alpha")
+    for seat in (0, 1, 2):
+        await carol.request("sit", table="alpha", seat=seat)
+    with_err = None
+    try:
+        await carol.request("sit", table="alpha", seat=3)
+    except ServerError as e:
+        with_err = e.code
+    assert with_err == "seat_limit"
+    for seat in (0, 1, 2):
+        await carol.request("ante", table="alpha", seat=seat, amount=200)
+    assert carol.balance["held"] == 3 * 400
+    await carol.request("deal", table="alpha")
+    await carol.wait_table("alpha", phase("deciding"))
+    await carol.request("raise", table="alpha", seat=0)
+    await carol.request("raise", table="alpha", seat=1)
+    await carol.request("fold", table="alpha", seat=2)
+    snap = await showdown(carol)
+    assert [s["result"]["outcome"] for s in snap["seats"][:3]] == ["push", "push", "fold"]
+    await balance_settles(carol, START - 200)
+    await carol.wait_table("alpha", phase("waiting"))
+    # round 2: one hand, the dealer does not qualify: ante pays 1:1, raise returned
+    await carol.request("ante", table="alpha", seat=0, amount=300)
+    await carol.request("deal", table="alpha")
+    await carol.wait_table("alpha", phase("deciding"))
+    await carol.request("raise", table="alpha", seat=0)
+    snap = await showdown(carol)
+    assert snap["seats"][0]["result"]["outcome"] == "no_qualify"
+    assert snap["dealer"]["qualifies"] is False
+    await balance_settles(carol, START - 200 + 300)
+
+
+async def test_disconnect_mid_decision_autofolds_and_reconnect_resumes(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(
+        shuffle=shuffles(
+            [["2c", "3c", "4c", "5c", "7d"], ["Th", "Ts", "4d", "8h", "9s"], DEALER_AK]
+        ),
+        timers={"betting": 30, "decision": 0.5, "results": 30},
+    )
+    dave, erin = await connect(server, "dave"), await connect(server, "erin")
+    for c in (dave, erin):
+        await c.request("join", table="alpha")
+        await c.request("sit", table="alpha")
+        await c.request("ante", table="alpha", seat=int(c is erin), amount=100)
+    await dave.request("deal", table="alpha")
+    await erin.request("deal", table="alpha")
+    await erin.wait_table("alpha", phase("deciding"))
+    token = dave.token
+    await dave.close()  # gone mid-decision
+    snap = await erin.wait_table("alpha", lambda s: s["seats"][0]["connected"] is False)
+    await erin.request("raise", table="alpha", seat=1)
+    snap = await showdown(erin)
+    assert snap["seats"][0]["decision"] == "fold" and snap["seats"][0]["auto"] is True
+    assert snap["seats"][0]["result"]["net"] == -100  # the ante is lost, nothing else
+    # dave comes back with his token: same player, same seat, a snapshot straight away
+    dave2 = await connect(server, None, token=token)
+    assert dave2.welcome["resumed"] is True and dave2.welcome["seats"] == {"alpha": [0]}
+    assert dave2.balance["balance"] == START - 100 and dave2.balance["held"] == 0
+    snap = await dave2.wait_table("alpha", lambda s: s["seats"][0]["connected"] is True)
+    assert snap["seats"][0]["player_id"] == dave2.player_id
+
+
+async def test_spectator_takes_a_seat_and_spectators_cannot_act(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    player, fan = await connect(server, "player"), await connect(server, "fan")
+    await player.request("join", table="alpha")
+    await fan.request("join", table="alpha")
+    await player.request("sit", table="alpha", seat=0)
+    await player.request("ante", table="alpha", seat=0, amount=100)
+    for t, fields in [
+        ("ante", {"seat": 0, "amount": 100}),
+        ("fold", {"seat": 0}),
+        ("withdraw", {"seat": 0}),
+        ("deal", {}),
+    ]:
+        try:
+            await fan.request(t, table="alpha", **fields)
+            raise AssertionError(f"{t} by a spectator was accepted")
+        except ServerError as e:
+            assert e.code in ("not_your_seat", "not_seated"), e.code
+    await fan.request("lobby")
+    lobby = fan.lobby
+    assert lobby is not None
+    row = next(r for r in lobby["tables"] if r["id"] == "alpha")
+    assert row["spectators"] == 1 and row["taken"] == 1
+    assert (await fan.request("sit", table="alpha"))["seat"] == 1
+    await fan.request("ante", table="alpha", seat=1, amount=100)
+    snap = await player.wait_table(
+        "alpha", lambda s: s["seats"][1] and s["seats"][1]["ante"] == 100
+    )
+    assert snap["spectators"] == 0
+
+
+async def test_betting_timer_deals_and_funds_are_checked(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(
+        timers={"betting": 0.3, "decision": 30, "results": 0.2},
+        wallet={"starting_credits": 1_000, "starting_bonus": 5_000},
+    )
+    c = await connect(server, "frank")
+    await c.request("join", table="alpha")
+    await c.request("sit", table="alpha")
+    # 400 ante needs 400 + 800 for the raise = 1,200 > 1,000: the bonus would cover it
+    try:
+        await c.request("ante", table="alpha", seat=0, amount=400)
+        raise AssertionError("accepted without funds")
+    except ServerError as e:
+        assert e.code == "bonus_not_playable"
+        assert (e.frame["needed"], e.frame["available"]) == (1_200, 1_000)
+    try:
+        await c.request("ante", table="alpha", seat=0, amount=5_000)
+        raise AssertionError("accepted without funds")
+    except ServerError as e:
+        assert e.code == "insufficient_funds" and e.frame["needed"] == 15_000
+    await c.request("ante", table="alpha", seat=0, amount=300, progressive=True)
+    # nobody says deal: the betting timer deals
+    await c.wait_table("alpha", phase("deciding"))
+    await c.request("buy_chips", amount=50_000)
+    await c.wait_for(lambda cl: cl.balance["balance"] == 1_000 - 400 + 50_000)
+
+
+async def test_other_tables_keep_playing_and_jackpot_is_shared(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    royal = ["Ah", "Kh", "Qh", "Jh", "Th"]
+    server = await make_server(
+        shuffle=shuffles([royal, DEALER_AK], [["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
+    )
+    a, b = await connect(server, "a"), await connect(server, "b")
+    await a.request("join", table="alpha")
+    await b.request("join", table="beta")
+    await a.request("sit", table="alpha")
+    await b.request("sit", table="beta")
+    await a.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await b.request("ante", table="beta", seat=0, amount=100, progressive=True)
+    meter_before_claim = SEED + 50 + 50
+    await a.request("deal", table="alpha")
+    await a.wait_table("alpha", phase("deciding"))
+    await a.request("raise", table="alpha", seat=0)
+    won = await b.wait_for(lambda c: next((f for f in c.frames if f["t"] == "jackpot_won"), None))
+    assert won["amount"] == meter_before_claim and won["category"] == "ROYAL_FLUSH"
+    await b.wait_for(lambda c: c.jackpots.get("main") == SEED)  # reset to the seed
+    snap = await showdown(a)
+    assert snap["seats"][0]["result"]["progressive_prize"] == meter_before_claim
+    await balance_settles(a, START - 100 - 100 + 100 + 100 * 200 + 100 + meter_before_claim)
+    # beta is unaffected and plays on
+    await b.request("deal", table="beta")
+    await b.wait_table("beta", phase("deciding"))
+    await b.request("fold", table="beta", seat=0)
+    await showdown(b, "beta")
+    await asyncio.sleep(0)
+
+
+def documented_fields(section: str, table_heading: str | None = None) -> set[str]:
+    """Field names from a PROTOCOL.md field table (the first column, back-quoted)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "protocol" / "PROTOCOL.md").read_text()
+    body = doc.split(f"### {section}\n", 1)[1].split("\n### ", 1)[0]
+    if table_heading is not None:
+        body = body.split(table_heading, 1)[1]
+    rows = [line for line in body.splitlines() if line.startswith("| `")]
+    if table_heading is None:
+        rows = rows[: next((i for i, r in enumerate(rows) if "`player_id`" in r), len(rows))]
+    fields: set[str] = set()
+    for row in rows:
+        fields.update(re.findall(r"`([a-z_]+)`", row.split("|")[1]))
+    return fields
+
+
+async def test_snapshots_carry_exactly_the_documented_fields(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(shuffle=shuffles([["Kh", "Ks", "Kd", "7c", "7d"], DEALER_AK]))
+    c = await connect(server, "doc")
+    await c.request("sit", table="alpha")  # sit also joins
+    await c.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await c.request("deal", table="alpha")
+    await c.wait_table("alpha", phase("deciding"))
+    await c.request("raise", table="alpha", seat=0)
+    snap = dict(await showdown(c))
+    snap.pop("t")
+    assert set(snap) == documented_fields("table")
+    assert set(snap["seats"][0]) == documented_fields("table", "Seat map:")
+    assert set(snap["seats"][0]["result"]) == {"outcome", "net", "returned", "progressive_prize"}
+    assert set(snap["dealer"]) == {"cards", "hand", "qualifies"}
