@@ -1,0 +1,168 @@
+// The WebSocket link to the table server: msgpack in binary frames, requests
+// matched to their replies by `id`, and reconnection with backoff after a drop.
+//
+// The connection knows nothing about poker: it hands every server frame to
+// `onFrame`, calls `onOpen` each time a socket opens (the app then says hello,
+// with its token after a drop), and reports its state through `onStatus`.
+
+import { decode, encode } from "@msgpack/msgpack";
+
+/** Frames that answer a request carrying `id` (see PROTOCOL.md, "Requests"). */
+const REPLY_TYPES = new Set(["ok", "error", "welcome", "pong", "lobby", "balance"]);
+
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 8000;
+const REQUEST_TIMEOUT_MS = 15000;
+
+/** The server refused a request: `code` is the stable error code, `frame` the whole error. */
+export class ServerError extends Error {
+  constructor(frame) {
+    super(frame.message ?? frame.code ?? "the server refused the request");
+    this.name = "ServerError";
+    this.code = frame.code;
+    this.frame = frame;
+  }
+}
+
+export class Connection {
+  /**
+   * @param {string} url ws:// or wss:// URL of the server's /ws endpoint
+   * @param {{onOpen: Function, onFrame: Function, onStatus: Function}} handlers
+   */
+  constructor(url, { onOpen, onFrame, onStatus }) {
+    this.url = url;
+    this.onOpen = onOpen;
+    this.onFrame = onFrame;
+    this.onStatus = onStatus;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, reject, timer}
+    this.attempt = 0;
+    this.opens = 0; // sockets opened so far (the first one and every reconnect)
+    this.retryTimer = null;
+    this.stopped = true;
+    this.status = { state: "idle" };
+  }
+
+  /** Open the socket, and keep it open until `stop()`. */
+  start() {
+    this.stopped = false;
+    this.#open();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.ws?.close(1000, "bye");
+  }
+
+  get open() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Reconnect at once if a retry is pending (e.g. the browser came back online). */
+  retryNow() {
+    if (this.stopped || this.ws) return;
+    clearTimeout(this.retryTimer);
+    this.#open();
+  }
+
+  /** Drop the socket as a network failure would (used to try the reconnect path). */
+  drop() {
+    this.ws?.close(4000, "dropped by the client");
+  }
+
+  /**
+   * Send `{t, id, ...fields}`; resolve with the reply frame, reject with a
+   * ServerError for an `error` reply or an Error if the link goes down first.
+   */
+  request(t, fields = {}) {
+    return new Promise((resolve, reject) => {
+      if (!this.open) {
+        reject(new Error("Not connected to the server: reconnecting, try again in a moment."));
+        return;
+      }
+      const id = this.nextId++;
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`The server did not answer "${t}" in time.`));
+      }, REQUEST_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer });
+      this.ws.send(encode({ t, id, ...fields }));
+    });
+  }
+
+  #setStatus(state, extra = {}) {
+    this.status = { state, ...extra };
+    this.onStatus(this.status);
+  }
+
+  #open() {
+    this.#setStatus(this.attempt === 0 ? "connecting" : "reconnecting");
+    const ws = new WebSocket(this.url);
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.opens += 1;
+      this.#setStatus("open");
+      this.onOpen();
+    };
+    ws.onmessage = (event) => {
+      if (typeof event.data === "string") return; // the protocol is binary only
+      let frame;
+      try {
+        frame = decode(new Uint8Array(event.data));
+      } catch (err) {
+        console.error("undecodable frame from the server", err);
+        return;
+      }
+      if (frame && typeof frame === "object") this.#dispatch(frame);
+    };
+    ws.onclose = (event) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      for (const [, p] of this.pending) {
+        clearTimeout(p.timer);
+        p.reject(new Error("The connection to the server was lost."));
+      }
+      this.pending.clear();
+      if (this.stopped) {
+        this.#setStatus("closed");
+        return;
+      }
+      if (event.code === 1000) {
+        // The server closes with 1000 only when the same player connected again
+        // (another tab with this session): reconnecting would take it back and
+        // the two tabs would evict each other forever. Wait for the player.
+        this.stopped = true;
+        this.#setStatus("replaced", { reason: event.reason });
+        return;
+      }
+      // Exponential backoff with jitter, so a restarted server is not stampeded.
+      const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt);
+      const delay = Math.round(base * (0.75 + Math.random() / 2));
+      this.attempt += 1;
+      this.#setStatus("waiting", { delay, code: event.code, reason: event.reason });
+      this.retryTimer = setTimeout(() => this.#open(), delay);
+    };
+    ws.onerror = () => {
+      // A close event always follows; it drives the reconnect.
+    };
+  }
+
+  #dispatch(frame) {
+    const waiting = frame.id !== undefined ? this.pending.get(frame.id) : undefined;
+    if (waiting && REPLY_TYPES.has(frame.t)) {
+      this.pending.delete(frame.id);
+      clearTimeout(waiting.timer);
+      if (frame.t === "error") {
+        waiting.reject(new ServerError(frame));
+        return; // the caller shows it
+      }
+      waiting.resolve(frame);
+      if (frame.t === "ok") return;
+    }
+    this.onFrame(frame);
+  }
+}

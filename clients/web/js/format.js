@@ -1,0 +1,125 @@
+// Money, hand names and error messages as a player reads them.
+// Money on the wire is always integer cents; it is only formatted here.
+
+const MINUS = "\u2212";
+
+/** 109900 -> "$1,099.00"; with `{ short: true }` whole dollars drop ".00" ("$25"). */
+export function dollars(cents, { short = false } = {}) {
+  const n = Number(cents) || 0;
+  const abs = Math.abs(n);
+  const whole = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const frac = abs % 100;
+  const text = short && frac === 0 ? `$${whole}` : `$${whole}.${String(frac).padStart(2, "0")}`;
+  return n < 0 ? `${MINUS}${text}` : text;
+}
+
+/** A signed amount: "+$15.00", "−$5.00", "$0.00". */
+export function signedDollars(cents) {
+  return cents > 0 ? `+${dollars(cents)}` : dollars(cents);
+}
+
+/** Payout odds as "N:1": the lobby sends "2:1" (the protocol documents a bare int). */
+export function oddsText(odds) {
+  return typeof odds === "number" ? `${odds}:1` : String(odds);
+}
+
+// Hand categories, lowest first; the server may send them as "two_pair" or "TWO_PAIR".
+const CATEGORIES = [
+  "high_card", "ace_king", "one_pair", "two_pair", "three_of_a_kind", "straight",
+  "flush", "full_house", "four_of_a_kind", "straight_flush", "royal_flush",
+];
+const LABELS = {
+  high_card: "High Card", ace_king: "Ace-King", one_pair: "One Pair", two_pair: "Two Pair",
+  three_of_a_kind: "Three of a Kind", straight: "Straight", flush: "Flush",
+  full_house: "Full House", four_of_a_kind: "Four of a Kind",
+  straight_flush: "Straight Flush", royal_flush: "Royal Flush",
+};
+
+/** The rank of a category (0 = high card), or -1 if unknown. */
+export function categoryRank(category) {
+  return CATEGORIES.indexOf(String(category ?? "").toLowerCase());
+}
+
+/** "ROYAL_FLUSH" -> "Royal Flush". */
+export function categoryLabel(category) {
+  const key = String(category ?? "").toLowerCase();
+  return LABELS[key] ?? key.replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+}
+
+/** The dealer qualifies with Ace-King or better. */
+export function qualifies(dealer) {
+  if (typeof dealer?.qualifies === "boolean") return dealer.qualifies;
+  if (!dealer?.hand) return null;
+  return categoryRank(dealer.hand.category) >= categoryRank("ace_king");
+}
+
+export const OUTCOMES = {
+  win: "Win",
+  lose: "Lose",
+  push: "Push",
+  fold: "Folded",
+  no_qualify: "Dealer did not qualify",
+};
+
+/**
+ * What a progressive bet paid, in cents, or null when the seat had none.
+ * The server sends either a number or `{fixed_cents|percent_bp, paid}`.
+ */
+export function progressivePaid(prize) {
+  if (prize === null || prize === undefined) return null;
+  if (typeof prize === "number") return prize;
+  return prize.paid ?? prize.fixed_cents ?? 0;
+}
+
+const CARD_RANKS = {
+  2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine",
+  T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace",
+};
+const CARD_SUITS = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
+
+/** "Th" -> "Ten of hearts". */
+export function cardName(text) {
+  return `${CARD_RANKS[text[0]] ?? text[0]} of ${CARD_SUITS[text[1]] ?? text[1]}`;
+}
+
+/**
+ * An error frame (or a client-side Error) in words. Codes whose message is in
+ * cents get a sentence in dollars built from the frame's details.
+ */
+export function errorText(err) {
+  const f = err?.frame ?? {};
+  switch (f.code) {
+    case "insufficient_funds":
+      if (f.needed !== undefined) {
+        return `Not enough chips: this bet needs ${dollars(f.needed)} available `
+          + `(ante, progressive and the raise it may call for) and you have `
+          + `${dollars(f.available)}. Buy chips to keep playing.`;
+      }
+      break;
+    case "bonus_not_playable":
+      if (f.needed !== undefined) {
+        return `Not enough play credits: this bet needs ${dollars(f.needed)} available and you `
+          + `have ${dollars(f.available)}. Bonus credits cannot be wagered at this game: `
+          + `buy chips to keep playing.`;
+      }
+      break;
+    case "ante_out_of_limits":
+      if (f.min_ante !== undefined) {
+        return `The ante at this table must be between ${dollars(f.min_ante)} and `
+          + `${dollars(f.max_ante)}.`;
+      }
+      break;
+    case "buy_in_limit":
+      if (f.allowed !== undefined) {
+        return `That purchase is over the limit. You can buy at most ${dollars(f.allowed)} of chips now.`;
+      }
+      if (f.max_buy_chips !== undefined) {
+        return `That purchase is over the limit. You can buy at most ${dollars(f.max_buy_chips)} of chips at a time.`;
+      }
+      break;
+    default:
+      break;
+  }
+  const text = f.message ?? err?.message ?? String(err);
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : "Something went wrong.";
+}

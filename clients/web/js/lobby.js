@@ -1,0 +1,64 @@
+// The lobby: every table with its variant, limits, free seats, spectators,
+// jackpot and paytables, and buttons to play or watch.
+
+import { h } from "./dom.js";
+import { dollars } from "./format.js";
+import { progressivePaytable, raisePaytable } from "./paytable.js";
+
+const PHASES = { waiting: "Waiting", betting: "Betting", deciding: "Deciding", showdown: "Showdown" };
+
+/** The lobby section for `state` (see app.js for the state's shape). */
+export function renderLobby(state) {
+  const lobby = state.lobby;
+  const jackpots = state.jackpots;
+  return h("section", { id: "lobby", class: "lobby", "data-testid": "lobby" },
+    h("div", { class: "lobby-head" },
+      h("div", {},
+        h("h1", {}, "Casino Stud Poker"),
+        h("p", { class: "lede" }, state.me ? `Welcome, ${state.me.name}. Pick a table to play or watch.` : "")),
+      h("div", { class: "jackpot-hero" },
+        Object.entries(jackpots).map(([name, cents]) => h("div", { class: "meter" },
+          h("span", { class: "meter-label" }, `Progressive jackpot${name === "main" ? "" : ` (${name})`}`),
+          h("span", { class: "meter-value", "data-testid": `lobby-jackpot-${name}`, "data-cents": cents },
+            dollars(cents)))))),
+    lobby === null
+      ? h("p", { class: "muted" }, "Loading tables…")
+      : h("div", { class: "table-list", "data-testid": "table-list" },
+        lobby.tables.map((row) => tableCard(row, state))));
+}
+
+function tableCard(row, state) {
+  const free = row.seats - row.taken;
+  const mine = state.tables[row.id]?.seats?.some((s) => s && s.player_id === state.me?.player_id);
+  const variant = row.variant ?? {};
+  const jackpot = state.jackpots[row.jackpot];
+  return h("article", { class: "table-card", "data-testid": `lobby-table-${row.id}`, "data-table": row.id },
+    h("header", {},
+      h("h2", {}, row.title),
+      h("span", { class: `phase phase-${row.phase}` }, PHASES[row.phase] ?? row.phase)),
+    h("p", { class: "variant", "data-testid": `lobby-variant-${row.id}` }, variant.title ?? variant.name ?? ""),
+    h("dl", { class: "facts" },
+      h("dt", {}, "Ante"), h("dd", { "data-testid": `lobby-limits-${row.id}` },
+        `${dollars(row.min_ante, { short: true })} – ${dollars(row.max_ante, { short: true })}`),
+      h("dt", {}, "Progressive"), h("dd", {}, dollars(row.progressive_stake, { short: true })),
+      h("dt", {}, "Free seats"), h("dd", { "data-testid": `lobby-free-${row.id}` }, `${free} of ${row.seats}`),
+      h("dt", {}, "Watching"), h("dd", {}, String(row.spectators)),
+      h("dt", {}, "Hands per player"), h("dd", {}, `up to ${row.max_seats_per_player ?? state.limits?.max_seats_per_player ?? 1}`),
+      h("dt", {}, "Jackpot"), h("dd", { class: "gold", "data-testid": `lobby-jackpot-amount-${row.id}` },
+        jackpot === undefined ? "—" : dollars(jackpot))),
+    h("div", { class: "paytables" },
+      raisePaytable(variant, { testid: `lobby-paytable-${row.id}` }),
+      h("div", {},
+        progressivePaytable(variant, jackpot),
+        h("p", { class: "fine" }, variant.folded_collects_progressive
+          ? "A folded hand still collects the progressive."
+          : "A folded hand does not collect the progressive."))),
+    h("footer", {},
+      mine
+        ? h("button", { class: "btn primary", "data-action": "open-table", "data-table": row.id,
+          "data-testid": `open-${row.id}` }, "Back to my seat")
+        : h("button", { class: "btn primary", "data-action": "play", "data-table": row.id,
+          "data-testid": `play-${row.id}`, disabled: free <= 0 }, free > 0 ? "Play" : "Table full"),
+      h("button", { class: "btn", "data-action": "watch", "data-table": row.id,
+        "data-testid": `watch-${row.id}` }, "Watch")));
+}
