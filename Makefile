@@ -38,6 +38,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	BIN=$(BIN) bash deploy/lint.sh
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/evaluator.py

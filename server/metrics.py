@@ -60,8 +60,12 @@ class Metrics:
             out.append(f"# TYPE {name} {kind}")
             out.extend(lines)
 
-        for name, (help_, read) in gauges.items():
-            metric(name, "gauge", help_, [f"{name} {read()}"])
+        families: dict[str, tuple[str, list[str]]] = {}
+        for name, (help_, read) in gauges.items():  # 'x{label="v"}': one sample of family x
+            family = name.partition("{")[0]
+            families.setdefault(family, (help_, []))[1].append(f"{name} {read()}")
+        for family, (help_, lines) in families.items():
+            metric(family, "gauge", help_, lines)
         metric(
             "stud_rounds_total", "counter", "Rounds settled.", [f"stud_rounds_total {self.rounds}"]
         )
