@@ -1,0 +1,127 @@
+"""`stud-client`: the terminal table (play, watch) and bot players (bots).
+
+The browser client is served by `stud-server serve` at /.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+
+
+def _default_name() -> str:
+    try:
+        name = getpass.getuser().strip()
+    except Exception:  # no user database entry (containers)
+        name = ""
+    return (name or "player")[:24]
+
+
+async def bots_command(
+    url: str,
+    tables: str,
+    per_table: int,
+    spectators: int,
+    *,
+    rounds: int | None,
+    seconds: float | None,
+    json_out: bool = False,
+    ante: int | None = None,
+    progressive: float = 0.25,
+    seed: int | None = None,
+    seats_per_bot: int = 1,
+    step_timeout: float = 60.0,
+) -> int:
+    """Run the bots and print their results; exit status 1 if any bot saw an error."""
+    from clients.bots import run_bots
+
+    names = [t.strip() for t in tables.split(",") if t.strip()]
+    report = await run_bots(
+        url,
+        names,
+        per_table,
+        spectators,
+        rounds=rounds,
+        seconds=seconds if rounds is None else None,
+        ante=ante,
+        progressive_probability=progressive,
+        seed=seed,
+        seats_per_bot=seats_per_bot,
+        step_timeout=step_timeout,
+    )
+    print(report.to_json() if json_out else report.to_text())
+    failed = any(b.errors for b in report.bots) or any(s.errors for s in report.spectators)
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="stud-client", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play at a table in the terminal")
+    play.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL ({DEFAULT_URL})")
+    play.add_argument("--name", default=_default_name(), help="your name at the table")
+    play.add_argument("--table", help="open this table straight away instead of the lobby")
+
+    watch = sub.add_parser("watch", help="watch a table as a spectator")
+    watch.add_argument("--url", default=DEFAULT_URL)
+    watch.add_argument("--table", help="the table to watch (default: choose in the lobby)")
+    watch.add_argument("--name", default="spectator", help="name the server knows you by")
+
+    bots = sub.add_parser("bots", help="run bot players (and spectators) at tables")
+    bots.add_argument("--url", default=DEFAULT_URL)
+    bots.add_argument("--tables", default="stud-1", help="comma-separated table ids")
+    bots.add_argument("--per-table", type=int, default=3, help="bots per table")
+    bots.add_argument("--spectators", type=int, default=0, help="spectators per table")
+    stop = bots.add_mutually_exclusive_group()
+    stop.add_argument("--seconds", type=float, help="play for this long (default 30)")
+    stop.add_argument("--rounds", type=int, help="play this many rounds each")
+    bots.add_argument("--ante", type=int, help="ante in cents (default: the table minimum)")
+    bots.add_argument(
+        "--progressive", type=float, default=0.25, help="chance of a progressive bet per hand"
+    )
+    bots.add_argument("--seats-per-bot", type=int, default=1, help="hands each bot plays")
+    bots.add_argument("--seed", type=int, help="seed the bots' choices")
+    bots.add_argument(
+        "--step-timeout", type=float, default=60.0, help="give up a bot stuck this long (s)"
+    )
+    bots.add_argument("--json", action="store_true", help="print the results as JSON")
+
+    args = parser.parse_args(argv)
+    if args.command == "bots":
+        if args.per_table < 0 or args.spectators < 0 or not 0 <= args.progressive <= 1:
+            parser.error("counts must be >= 0 and --progressive in 0..1")
+        seconds = 30.0 if args.seconds is None and args.rounds is None else args.seconds
+        try:
+            return asyncio.run(
+                bots_command(
+                    args.url,
+                    args.tables,
+                    args.per_table,
+                    args.spectators,
+                    rounds=args.rounds,
+                    seconds=seconds,
+                    json_out=args.json,
+                    ante=args.ante,
+                    progressive=args.progressive,
+                    seed=args.seed,
+                    seats_per_bot=args.seats_per_bot,
+                    step_timeout=args.step_timeout,
+                )
+            )
+        except KeyboardInterrupt:
+            return 130
+
+    from clients.tui import StudApp
+
+    app = StudApp(args.url, args.name, table=args.table, watch=args.command == "watch")
+    app.run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,577 @@
+"""The terminal table: a textual app for playing (`stud-client play`) or watching.
+
+The app keeps a small model of what the server last said (lobby, the table's
+snapshot, wallet, jackpot meters) plus what only this terminal knows (the chips
+stacked on each of the player's seats, the progressive toggle, the selected
+seat, the last message). Frames update the model and schedule one redraw; keys
+change the model or queue a server request. Requests run one at a time in key
+order, so "sit, 3, 2, d" never antes before the seat exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, cast
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from clients.bots import money
+from clients.connection import ServerError
+from clients.tui.link import Link, NotConnected
+from clients.tui.render import (
+    CHIPS,
+    LOBBY_COLUMNS,
+    PLAY_KEYS,
+    WATCH_KEYS,
+    dealer_text,
+    describe_error,
+    info_text,
+    last_round_text,
+    lobby_rows,
+    player_text,
+    seats_text,
+)
+
+BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
+
+Job = Callable[[], Awaitable[None]]
+
+
+class StudScreen(Screen[None]):
+    """A screen that redraws itself from the app's model, once its widgets exist.
+
+    Frames and the clock may ask for a redraw while a screen is still being
+    mounted or already going away; `ready` makes that a no-op instead of a crash.
+    """
+
+    ready = False
+
+    @property
+    def stud(self) -> StudApp:
+        return cast("StudApp", self.app)
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.refresh_view()
+
+    def on_unmount(self) -> None:
+        self.ready = False
+
+    def redraw(self) -> None:
+        if self.ready:
+            self.refresh_view()
+
+    def refresh_view(self) -> None:
+        raise NotImplementedError
+
+
+class LobbyScreen(StudScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[tuple[str, list[str]]] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="head")
+            yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+            yield Static("↑/↓ choose a table · Enter to open it · q quit", id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*LOBBY_COLUMNS)
+        self.query_one(DataTable).focus()
+        super().on_mount()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        self.query_one("#head", Static).update(app.head_text())
+        self.query_one("#message", Static).update(app.message_text())
+        rows = lobby_rows(app.lobby, app.jackpots) if app.lobby else []
+        if rows != self._rows:
+            table = self.query_one(DataTable)
+            cursor = table.cursor_row
+            table.clear()
+            for table_id, cells in rows:
+                table.add_row(*cells, key=table_id)
+            if rows:
+                table.move_cursor(row=min(cursor, len(rows) - 1))
+            self._rows = rows
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.stud.open_table(event.row_key.value)
+
+
+class WatchScreen(StudScreen):
+    """A table with no controls: what every spectator sees."""
+
+    KEYS_LINE = WATCH_KEYS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("l", "leave", "Lobby"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="info")
+            yield Static(id="dealer")
+            yield Static(id="seats")
+            yield Static(id="player")
+            yield Static(self.KEYS_LINE, id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        snap = app.snapshot
+        if snap is None:
+            self.query_one("#info", Static).update(f"joining {app.table_id}… ({app.status})")
+            return
+        self.refresh_clock()
+        self.query_one("#dealer", Static).update(dealer_text(snap))
+        self.query_one("#seats", Static).update(seats_text(snap, app.player_id, app.selected))
+        self.query_one("#player", Static).update(app.player_panel())
+        self.query_one("#message", Static).update(app.message_text())
+
+    def refresh_clock(self) -> None:
+        app = self.stud
+        if self.ready and app.snapshot is not None:
+            self.query_one("#info", Static).update(
+                info_text(
+                    app.snapshot, app.seconds_left(), app.jackpot_amount(), app.variant_title()
+                )
+            )
+
+    def action_leave(self) -> None:
+        self.stud.leave_table()
+
+
+class PlayScreen(WatchScreen):
+    """The table with the player's keys."""
+
+    KEYS_LINE = PLAY_KEYS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "sit", "Sit"),
+        *(Binding(str(i + 1), f"chip({i})", money(c), show=False) for i, c in enumerate(CHIPS)),
+        Binding("backspace", "unchip", "Chip back", show=False),
+        Binding("p", "progressive", "Progressive"),
+        Binding("d", "deal", "Deal"),
+        Binding("f", "decide('fold')", "Fold"),
+        Binding("r", "decide('raise')", "Raise"),
+        Binding("tab", "next_seat", "Next seat", priority=True),
+        Binding("b", "buy", "Buy $100"),
+        Binding("l", "leave", "Leave"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def action_sit(self) -> None:
+        self.stud.sit()
+
+    def action_chip(self, index: int) -> None:
+        self.stud.add_chip(index)
+
+    def action_unchip(self) -> None:
+        self.stud.remove_chip()
+
+    def action_progressive(self) -> None:
+        self.stud.toggle_progressive()
+
+    def action_deal(self) -> None:
+        self.stud.deal()
+
+    def action_decide(self, decision: str) -> None:
+        self.stud.decide(decision)
+
+    def action_next_seat(self) -> None:
+        self.stud.next_seat()
+
+    def action_buy(self) -> None:
+        self.stud.buy_chips()
+
+
+class StudApp(App[None]):
+    """`watch=True` shows tables without controls; otherwise the player's keys are live."""
+
+    TITLE = "casino-stud"
+    CSS = """
+    #head, #info { padding: 0 1; background: $boost; }
+    #dealer { padding: 1 1 0 1; }
+    #seats { padding: 1 1; }
+    #player { padding: 0 1; border-top: solid $primary; }
+    #keys { padding: 0 1; color: $text-muted; }
+    #message { padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_app", "Quit")]
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        *,
+        table: str | None = None,
+        watch: bool = False,
+        backoff: tuple[float, float] = (0.25, 8.0),
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.player_name = name
+        self.watch_only = watch
+        self.start_table = table
+        self.table_id: str | None = None
+        self.tables: dict[str, dict[str, Any]] = {}
+        self.lobby: dict[str, Any] | None = None
+        self.balance: dict[str, int] = {}
+        self.jackpots: dict[str, int] = {}
+        self.bets: dict[int, list[int]] = {}  # own seat -> chips stacked for its next ante
+        self.progressive = False
+        self.selected: int | None = None
+        self.message = ""
+        self.message_is_error = False
+        self.last_round = ""  # the player's results at the last showdown, in words
+        self.status = "connecting…"
+        self.deadline: float | None = None
+        self.link = Link(
+            url,
+            name,
+            on_frame=self._on_frame,
+            on_welcome=self._on_welcome,
+            on_status=self._on_status,
+            backoff=backoff,
+        )
+        self._jobs: asyncio.Queue[Job] = asyncio.Queue()
+        self._redraw_scheduled = False
+        self._welcomed_once = False
+
+    # ----- the model ------------------------------------------------------------------
+
+    @property
+    def player_id(self) -> str | None:
+        pid = self.link.welcome.get("player_id")
+        return None if pid is None else str(pid)
+
+    @property
+    def snapshot(self) -> dict[str, Any] | None:
+        return None if self.table_id is None else self.tables.get(self.table_id)
+
+    def own_seats(self) -> list[int]:
+        snap, me = self.snapshot, self.player_id
+        if snap is None or me is None:
+            return []
+        return [i for i, s in enumerate(snap["seats"]) if s is not None and s["player_id"] == me]
+
+    def seconds_left(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return self.deadline - asyncio.get_running_loop().time()
+
+    def jackpot_amount(self) -> int | None:
+        snap = self.snapshot
+        if snap is None or not snap.get("jackpot"):
+            return None
+        name = str(snap["jackpot"].get("name"))
+        amount = self.jackpots.get(name, snap["jackpot"].get("amount"))
+        return None if amount is None else int(amount)
+
+    def variant_title(self) -> str:
+        """The variant's title from the lobby row (the snapshot only names it)."""
+        for row in (self.lobby or {}).get("tables", []):
+            if row.get("id") == self.table_id:
+                return str((row.get("variant") or {}).get("title", ""))
+        return ""
+
+    def head_text(self) -> Text:
+        jp = "  ".join(f"{k} {money(v)}" for k, v in sorted(self.jackpots.items()))
+        bal = self.balance.get("balance")
+        who = f"{self.player_name} · balance {money(bal)}" if bal is not None else self.player_name
+        return Text(f"casino-stud lobby · {who} · jackpots: {jp or '-'} · {self.status}")
+
+    def message_text(self) -> Text:
+        if not self.message:
+            return Text(self.status if self.status != "connected" else "", style="dim")
+        return Text(self.message, style="red" if self.message_is_error else "yellow")
+
+    def player_panel(self) -> Text:
+        snap = self.snapshot
+        stake = int(snap.get("progressive_stake", 0)) if snap else 0
+        if self.watch_only:
+            return Text(f"watching as {self.player_name} · {self.status}", style="dim")
+        chips = self.bets.get(self.selected, []) if self.selected is not None else []
+        return player_text(
+            self.player_name,
+            self.balance,
+            chips,
+            self.progressive,
+            self.selected,
+            stake,
+            self.last_round,
+        )
+
+    def say(self, message: str, *, error: bool = False) -> None:
+        self.message, self.message_is_error = message, error
+        self.redraw_soon()
+
+    # ----- frames ---------------------------------------------------------------------
+
+    def _on_frame(self, frame: dict[str, Any]) -> None:
+        t = frame.get("t")
+        if t == "table":
+            table = str(frame["table"])
+            old = self.tables.get(table)
+            if old is not None and old.get("seq", -1) > frame.get("seq", 0):
+                return  # snapshots replace each other whole: keep the newest
+            self.tables[table] = frame
+            jp = frame.get("jackpot")
+            if isinstance(jp, dict) and jp.get("name") is not None:
+                self.jackpots[str(jp["name"])] = int(jp["amount"])
+            if table == self.table_id:
+                ends = frame.get("ends_in_ms")
+                now = asyncio.get_running_loop().time()
+                self.deadline = None if ends is None else now + ends / 1000
+                self._fix_selection()
+                if frame["phase"] == "showdown":
+                    self.last_round = last_round_text(frame, self.player_id) or self.last_round
+        elif t == "lobby":
+            self.lobby = frame
+            self.jackpots.update(frame.get("jackpots", {}))
+        elif t == "balance":
+            self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}
+        elif t == "jackpot":
+            self.jackpots[str(frame["name"])] = int(frame["amount"])
+        elif t == "jackpot_won":
+            what = str(frame.get("category", "")).replace("_", " ").title()
+            self.say(
+                f"JACKPOT! {frame.get('name')} won {money(int(frame.get('amount', 0)))} "
+                f"with a {what} at {frame.get('table')}"
+            )
+        elif t == "error" and frame.get("id") is None:  # replies' errors are raised instead
+            self.say(describe_error(frame), error=True)
+        self.redraw_soon()
+
+    def _fix_selection(self) -> None:
+        mine = self.own_seats()
+        if self.selected not in mine:
+            self.selected = mine[0] if mine else None
+        for seat in list(self.bets):
+            if seat not in mine:
+                del self.bets[seat]
+
+    async def _on_welcome(self, welcome: dict[str, Any], session_lost: bool) -> None:
+        self.balance = dict(welcome.get("balance", {}))
+        self.jackpots.update(welcome.get("jackpots", {}))
+        if session_lost:
+            self.bets.clear()
+            self.say("The server no longer knew this session: you are a new player.", error=True)
+        first = not self._welcomed_once
+        self._welcomed_once = True
+        try:
+            await self.link.request("lobby", watch=True)
+            if self.table_id is not None:
+                await self.link.request("join", table=self.table_id)  # spectators re-join
+            elif first and self.start_table is not None:
+                self.open_table(self.start_table)
+        except ServerError as e:
+            self.say(describe_error(e.frame), error=True)
+        self.redraw_soon()
+
+    def _on_status(self, status: str) -> None:
+        self.status = status
+        self.redraw_soon()
+
+    # ----- drawing ----------------------------------------------------------------------
+
+    def redraw_soon(self) -> None:
+        """Coalesce a burst of frames into one redraw."""
+        if not self._redraw_scheduled:
+            self._redraw_scheduled = True
+            self.call_later(self._redraw)
+
+    def _redraw(self) -> None:
+        self._redraw_scheduled = False
+        screen = self.screen
+        if isinstance(screen, StudScreen):
+            screen.redraw()
+
+    def _tick(self) -> None:
+        screen = self.screen
+        if isinstance(screen, WatchScreen) and self.deadline is not None:
+            screen.refresh_clock()
+
+    # ----- lifecycle ----------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(LobbyScreen())
+        self.link.start()
+        self.run_worker(self._run_jobs(), name="requests", exclusive=True)
+        self.set_interval(0.25, self._tick)
+
+    async def on_unmount(self) -> None:
+        await self.link.stop()
+
+    async def action_quit_app(self) -> None:
+        if self.table_id is not None and self.own_seats() and self.link.connected:
+            # free the seats now rather than after the reconnect grace
+            with contextlib.suppress(ServerError, ConnectionError, TimeoutError):
+                await asyncio.wait_for(self.link.request("leave", table=self.table_id), 2)
+        self.exit()
+
+    def submit(self, job: Job) -> None:
+        self._jobs.put_nowait(job)
+
+    async def _run_jobs(self) -> None:
+        while True:
+            job = await self._jobs.get()
+            try:
+                await job()
+            except ServerError as e:
+                self.say(describe_error(e.frame), error=True)
+            except NotConnected as e:
+                self.say(str(e), error=True)
+            except (ConnectionError, TimeoutError):
+                self.say("The server did not answer; reconnecting…", error=True)
+            self.redraw_soon()
+
+    # ----- what the keys do ------------------------------------------------------------
+
+    def open_table(self, table_id: str) -> None:
+        async def job() -> None:
+            self.table_id = table_id
+            self.deadline = None
+            try:
+                await self.link.request("join", table=table_id)
+            except BaseException:
+                self.table_id = None
+                raise
+            self.message = ""
+            self.push_screen(WatchScreen() if self.watch_only else PlayScreen())
+
+        self.submit(job)
+
+    def leave_table(self) -> None:
+        async def job() -> None:
+            table_id = self.table_id
+            if table_id is None:
+                return
+            self.table_id = None
+            self.tables.pop(table_id, None)
+            self.bets.clear()
+            self.selected = None
+            self.deadline = None
+            if isinstance(self.screen, WatchScreen):
+                self.pop_screen()
+            await self.link.request("leave", table=table_id)
+
+        self.submit(job)
+
+    def sit(self) -> None:
+        async def job() -> None:
+            if self.table_id is None:
+                return
+            reply = await self.link.request("sit", table=self.table_id)
+            self._fix_selection()
+            self.selected = int(reply["seat"])
+            self.say(f"You sit at seat {self.selected + 1}. Stack chips with 1-5, then d to deal.")
+
+        self.submit(job)
+
+    def add_chip(self, index: int) -> None:
+        if self.selected is None:
+            self.say("Sit down first: press s.", error=True)
+            return
+        self.bets.setdefault(self.selected, []).append(CHIPS[index])
+        self.message = ""
+        self.redraw_soon()
+
+    def remove_chip(self) -> None:
+        if self.selected is not None and self.bets.get(self.selected):
+            self.bets[self.selected].pop()
+            self.redraw_soon()
+
+    def toggle_progressive(self) -> None:
+        self.progressive = not self.progressive
+        self.say(f"Progressive bet {'on' if self.progressive else 'off'}.")
+
+    def next_seat(self) -> None:
+        mine = self.own_seats()
+        if not mine:
+            return
+        i = mine.index(self.selected) + 1 if self.selected in mine else 0
+        self.selected = mine[i % len(mine)]
+        self.redraw_soon()
+
+    def deal(self) -> None:
+        async def job() -> None:
+            snap, table = self.snapshot, self.table_id
+            if snap is None or table is None:
+                return
+            mine = self.own_seats()
+            if not mine:
+                self.say("Sit down first: press s.", error=True)
+                return
+            if snap["phase"] not in ("waiting", "betting"):
+                self.say("Cards are out: wait for the next round.", error=True)
+                return
+            antes = 0
+            for seat in mine:
+                amount = sum(self.bets.get(seat, []))
+                if snap["seats"][seat]["ante"] == 0 and amount > 0:
+                    await self.link.request(
+                        "ante", table=table, seat=seat, amount=amount, progressive=self.progressive
+                    )
+                    antes += 1
+            live = [s for s in self.own_seats() if (self.snapshot or snap)["seats"][s]["ante"] > 0]
+            if not antes and not live:
+                self.say("Stack chips first: keys 1-5 add $1, $5, $10, $25, $100.", error=True)
+                return
+            await self.link.request("deal", table=table)
+            self.message = ""
+
+        self.submit(job)
+
+    def decide(self, decision: str) -> None:
+        async def job() -> None:
+            snap, table = self.snapshot, self.table_id
+            if snap is None or table is None:
+                return
+            if snap["phase"] != "deciding":
+                self.say("No decision is due now.", error=True)
+                return
+            undecided = [
+                s
+                for s in self.own_seats()
+                if snap["seats"][s]["cards"] and snap["seats"][s]["decision"] is None
+            ]
+            if not undecided:
+                self.say("None of your hands is waiting for a decision.", error=True)
+                return
+            # the selected seat, or the first of ours still to decide
+            seat = self.selected if self.selected in undecided else undecided[0]
+            await self.link.request(decision, table=table, seat=seat)
+            self.message = ""
+            # move on to the next of our hands still waiting for a decision
+            later = self.snapshot or snap
+            for s in self.own_seats():
+                v = later["seats"][s]
+                if s != seat and v["cards"] and v["decision"] is None:
+                    self.selected = s
+                    break
+
+        self.submit(job)
+
+    def buy_chips(self) -> None:
+        async def job() -> None:
+            await self.link.request("buy_chips", amount=BUY_AMOUNT)
+            self.say(f"Bought {money(BUY_AMOUNT)} of chips.")
+
+        self.submit(job)

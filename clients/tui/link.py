@@ -1,0 +1,130 @@
+"""A player's session that outlives its connections.
+
+The token from the first `welcome` is kept for the life of the process; when
+the connection drops, `Link` reconnects with exponential backoff (and jitter, so
+a restarted server is not hit by every client at once) and says `hello` with
+the token, so the server resumes the same player and seats. A token the server
+no longer knows (a restarted server without Redis) falls back to a new player
+with the same name, and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed, WebSocketException
+
+from clients.connection import FrameListener, ServerError, StudClient
+
+Welcomed = Callable[[dict[str, Any], bool], Awaitable[None]]  # (welcome, session_lost)
+StatusListener = Callable[[str], None]
+
+
+class NotConnected(ConnectionError):
+    """A request while the link is down; the caller shows it and the player retries."""
+
+
+class Link:
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        *,
+        on_frame: FrameListener,
+        on_welcome: Welcomed,
+        on_status: StatusListener,
+        backoff: tuple[float, float] = (0.25, 8.0),
+        request_timeout: float = 15.0,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.on_frame = on_frame
+        self.on_welcome = on_welcome
+        self.on_status = on_status
+        self.backoff = backoff
+        self.request_timeout = request_timeout
+        self.token: str | None = None
+        self.client: StudClient | None = None
+        self.welcome: dict[str, Any] = {}
+        self.connects = 0  # successful hellos, for the status line and tests
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self.client is not None and not self.client.closed.done()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        self._stopping = True
+        client = self.client
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]:
+        client = self.client
+        if client is None or client.closed.done():
+            raise NotConnected("not connected to the server: reconnecting…")
+        return await asyncio.wait_for(client.request(t, **fields), self.request_timeout)
+
+    async def _run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stopping:
+            self.on_status("connecting…" if self.connects == 0 else "reconnecting…")
+            try:
+                client = await StudClient.open(self.url, history=False)
+            except (OSError, WebSocketException, TimeoutError) as e:
+                await self._wait(delay, f"cannot reach {self.url} ({type(e).__name__})")
+                delay = min(delay * 2, self.backoff[1])
+                continue
+            client.listeners.append(self.on_frame)
+            try:
+                session_lost = await self._hello(client)
+                self.client = client
+                self.connects += 1
+                delay = self.backoff[0]
+                self.on_status("connected")
+                await self.on_welcome(self.welcome, session_lost)
+                await client.closed
+            except (ConnectionError, ConnectionClosed, ServerError, TimeoutError) as e:
+                self.on_status(f"connection failed: {e}")
+            finally:
+                self.client = None
+                with contextlib.suppress(Exception):
+                    await client.close()
+            if not self._stopping:
+                await self._wait(delay, "connection lost")
+                delay = min(delay * 2, self.backoff[1])
+
+    async def _hello(self, client: StudClient) -> bool:
+        """Resume with the token if there is one; True when it was refused and the
+        server made a new player (the old seats and wallet are gone)."""
+        if self.token is not None:
+            try:
+                self.welcome = await asyncio.wait_for(
+                    client.hello(token=self.token), self.request_timeout
+                )
+                return False
+            except ServerError as e:
+                if e.code != "invalid_token":
+                    raise
+        self.welcome = await asyncio.wait_for(client.hello(name=self.name), self.request_timeout)
+        session_lost = self.token is not None
+        self.token = str(self.welcome["token"])
+        return session_lost
+
+    async def _wait(self, delay: float, why: str) -> None:
+        pause = delay * random.uniform(0.8, 1.2)
+        self.on_status(f"{why}; retrying in {pause:.1f}s")
+        await asyncio.sleep(pause)

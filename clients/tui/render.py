@@ -1,0 +1,253 @@
+"""What the terminal table shows, as pure functions of the server's frames.
+
+Kept apart from the widgets so that what a player reads (cards with coloured
+suits, dollars, hand labels, errors in words) is one place and testable without
+a terminal. Everything returns `rich.text.Text` built from Rich markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from rich.markup import escape
+from rich.text import Text
+
+from clients.bots import hand_net, money, prize_paid
+from protocol.errors import ERROR_MEANINGS, ErrorCode
+
+SUIT_SYMBOLS: Final = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+RED_SUITS: Final = frozenset("dh")
+CARD_BACK: Final = "[blue]▒▒[/]"
+CHIPS: Final = (100, 500, 1_000, 2_500, 10_000)  # keys 1..5: $1 $5 $10 $25 $100
+PHASES: Final = {
+    "waiting": "Waiting for bets",
+    "betting": "Betting",
+    "deciding": "Fold or raise",
+    "showdown": "Showdown",
+}
+OUTCOMES: Final = {
+    "win": "Win",
+    "lose": "Lose",
+    "push": "Push",
+    "fold": "Fold",
+    "no_qualify": "Dealer doesn't qualify",
+}
+
+Frame = Mapping[str, Any]
+
+
+def card_markup(card: str | None) -> str:
+    """`"Th"` -> red "10♥"; None (face down) -> a card back. Always 3 cells wide."""
+    if card is None:
+        return CARD_BACK + " "
+    rank = "10" if card[0] == "T" else card[0]
+    suit = card[1].lower()
+    style = "bold red" if suit in RED_SUITS else "bold"
+    return f"[{style}]{rank}{SUIT_SYMBOLS.get(suit, '?')}[/]" + (" " if len(rank) == 1 else "")
+
+
+def cards_markup(cards: Sequence[str | None] | None) -> str:
+    """Five cards take 19 cells whatever their ranks, so seat lines stay aligned."""
+    if not cards:
+        return ""
+    return " ".join(card_markup(c) for c in cards)
+
+
+def hand_label(hand: Frame | None) -> str:
+    return "" if not hand else str(hand.get("label", ""))
+
+
+def countdown(seconds_left: float | None) -> str:
+    if seconds_left is None:
+        return ""
+    return f"{max(0, int(seconds_left + 0.999))}s"
+
+
+def describe_error(frame: Frame) -> str:
+    """An `error` frame in words a player understands, money in dollars."""
+    code = str(frame.get("code", ""))
+    message = str(frame.get("message", ""))
+    if code in ("insufficient_funds", "bonus_not_playable"):
+        needed, available = frame.get("needed"), frame.get("available")
+        if isinstance(needed, int) and isinstance(available, int):
+            why = "Not enough chips" if code == "insufficient_funds" else "Bonus can't be wagered"
+            return (
+                f"{why}: this bet needs {money(needed)} available (ante, progressive and the "
+                f"possible raise), you have {money(available)}. Press b to buy chips."
+            )
+    if code == "ante_out_of_limits":
+        lo, hi = frame.get("min_ante"), frame.get("max_ante")
+        if isinstance(lo, int) and isinstance(hi, int):
+            return f"The ante at this table must be between {money(lo)} and {money(hi)}."
+    if code == "seat_limit":
+        return "You already hold the most seats a player may have at this table."
+    if code == "no_free_seat":
+        return "Every seat at this table is taken; you can still watch."
+    if code == "buy_in_limit":
+        return f"That top-up is over the limit. {message}"
+    if code == "rate_limited":
+        return "Slow down: too many keys at once."
+    if message:
+        return message[0].upper() + message[1:]
+    try:
+        return ERROR_MEANINGS[ErrorCode(code)]
+    except ValueError:
+        return f"The server refused: {code}"
+
+
+def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, list[str]]]:
+    """(table id, cells) per lobby table, cells in the order of `LOBBY_COLUMNS`."""
+    rows = []
+    for t in lobby.get("tables", []):
+        variant = t.get("variant") or {}
+        seats, taken = int(t.get("seats", 0)), int(t.get("taken", 0))
+        jackpot = str(t.get("jackpot", ""))
+        meter = jackpots.get(jackpot)
+        rows.append(
+            (
+                str(t["id"]),
+                [
+                    str(t.get("title") or t["id"]),
+                    str(variant.get("title") or variant.get("name", "")),
+                    f"{money(int(t['min_ante']))}–{money(int(t['max_ante']))}",
+                    f"{taken} taken / {seats - taken} free",
+                    str(t.get("spectators", 0)),
+                    PHASES.get(str(t.get("phase")), str(t.get("phase", ""))),
+                    f"{jackpot} {money(meter)}" if meter is not None else jackpot,
+                ],
+            )
+        )
+    return rows
+
+
+LOBBY_COLUMNS: Final = ("Table", "Game", "Ante", "Seats", "Watching", "Now", "Jackpot")
+
+
+def info_text(
+    snap: Frame, seconds_left: float | None, jackpot: int | None, variant_title: str = ""
+) -> Text:
+    """Title, game, limits, spectators; the phase with its countdown; the jackpot meter."""
+    phase = str(snap.get("phase", ""))
+    jp = snap.get("jackpot") or {}
+    amount = jackpot if jackpot is not None else jp.get("amount")
+    parts = [
+        f"[b]{escape(str(snap.get('title') or snap.get('table')))}[/b]",
+        escape(variant_title or str(snap.get("variant", ""))),
+        f"ante {money(int(snap['min_ante']))}–{money(int(snap['max_ante']))}",
+        f"progressive {money(int(snap.get('progressive_stake', 0)))}",
+        f"watching {snap.get('spectators', 0)}",
+    ]
+    line1 = " · ".join(parts)
+    clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
+    line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
+    if amount is not None:
+        line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
+    return Text.from_markup(line1 + "\n" + line2)
+
+
+def dealer_text(snap: Frame) -> Text:
+    dealer = snap.get("dealer") or {}
+    cards = dealer.get("cards")
+    line = "[b]Dealer[/b]  " + (cards_markup(cards) if cards else "[dim]no cards yet[/]")
+    hand = hand_label(dealer.get("hand"))
+    if hand:
+        qualifies = dealer.get("qualifies")
+        if qualifies is None:
+            qualifies = str((dealer.get("hand") or {}).get("category", "")).lower() != "high_card"
+        line += f"   {escape(hand)}" + (" (qualifies)" if qualifies else " (does not qualify)")
+    return Text.from_markup(line)
+
+
+def seat_status(seat: Frame) -> str:
+    """The right-hand column: ready, decision, or at showdown the result in dollars."""
+    result = seat.get("result")
+    if result:
+        outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome")))
+        net = hand_net(dict(seat))
+        colour = "green" if net > 0 else "red" if net < 0 else "white"
+        text = f"{outcome} [b {colour}]{money(net, sign=True)}[/]"
+        paid = prize_paid(dict(seat))
+        if paid:
+            text += f" [b magenta](progressive {money(paid)})[/]"
+        return text
+    decision = seat.get("decision")
+    if decision:
+        return ("Raised" if decision == "raise" else "Folded") + (
+            " (timer)" if seat.get("auto") else ""
+        )
+    if seat.get("ante") and seat.get("ready"):
+        return "Ready"
+    return ""
+
+
+def seats_text(snap: Frame, me: str | None, selected: int | None) -> Text:
+    """One line per seat: marker, name, ante, progressive, cards, hand, status."""
+    lines = []
+    for i, seat in enumerate(snap.get("seats") or []):
+        mark = "▶" if i == selected else " "
+        if seat is None:
+            lines.append(f"{mark} {i + 1}  [dim]empty[/]")
+            continue
+        mine = seat.get("player_id") == me
+        name = escape(str(seat.get("name", "")))[:16]
+        name_cell = f"[b cyan]{name:<16}[/]" if mine else f"{name:<16}"
+        gone = "" if seat.get("connected", True) else " [dim](away)[/]"
+        ante = money(int(seat["ante"])) if seat.get("ante") else "-"
+        prog = "[magenta]P[/]" if seat.get("progressive") else " "
+        cards = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * 18
+        lines.append(
+            f"{mark} {i + 1}  {name_cell} {ante:>9} {prog}  {cards}  "
+            f"{escape(hand_label(seat.get('hand'))):<16} {seat_status(seat)}{gone}"
+        )
+    return Text.from_markup("\n".join(lines))
+
+
+def bet_total(chips: Sequence[int]) -> int:
+    return sum(chips)
+
+
+def last_round_text(snap: Frame, me: str | None) -> str:
+    """The player's hands at a showdown, kept on screen after the table clears."""
+    parts = []
+    for i, seat in enumerate(snap.get("seats") or []):
+        if seat is not None and seat.get("player_id") == me and seat.get("result"):
+            parts.append(f"seat {i + 1} {hand_label(seat.get('hand'))}: {seat_status(seat)}")
+    return "; ".join(parts)
+
+
+def player_text(
+    name: str,
+    balance: Mapping[str, int],
+    chips: Sequence[int],
+    progressive: bool,
+    selected: int | None,
+    stake: int,
+    last_round: str = "",
+) -> Text:
+    """The player's own lines: wallet in dollars, the bet being built, the progressive,
+    and how the last round went."""
+    bal = balance.get("balance")
+    line = f"[b cyan]{escape(name)}[/]  balance [b]{money(bal) if bal is not None else '?'}[/]"
+    if balance.get("held"):
+        line += f" (held for raises {money(balance['held'])})"
+    if balance.get("bonus"):
+        line += f"  bonus {money(balance['bonus'])} (not playable here)"
+    if selected is None:
+        line += "\n[dim]No seat: press s to sit.[/]"
+    else:
+        chip_list = " ".join(money(c).removesuffix(".00") for c in chips) or "none"
+        line += (
+            f"\nSeat {selected + 1}: bet [b]{money(bet_total(chips))}[/] (chips: {chip_list})"
+            f"   progressive [b]{'ON' if progressive else 'off'}[/] ({money(stake)})"
+        )
+    if last_round:
+        line += f"\nLast round: {last_round}"
+    return Text.from_markup(line)
+
+
+PLAY_KEYS: Final = (
+    "s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove chip · p progressive · d deal · "
+    "f fold · r raise · tab next seat · b buy $100 · l leave · q quit"
+)
+WATCH_KEYS: Final = "watching · l back to the lobby · q quit"

@@ -1,0 +1,245 @@
+"""The terminal table driven by textual's pilot against a live server.
+
+Every wait is bounded (`until`) and waits for a state, never for a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
+from clients.tui.render import card_markup, describe_error, seats_text
+from tests.conftest import ClientFactory, ServerFactory
+from tests.decks import shuffles
+
+START = 100_000  # starting credits in tests/conftest.py
+PLAYER = ["Kh", "Ks", "Kd", "7c", "7d"]  # full house: raise pays 8:1 at casino-stud, $100 prize
+DEALER = ["Ad", "Kc", "9h", "4s", "2d"]  # ace-king: qualifies, up card 2d
+LONG = {"betting": 30, "decision": 30, "results": 30}  # nothing moves unless someone acts
+SIZE = (150, 40)
+
+
+def url(server: Any) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], Any], what: str) -> None:
+    """Wait (at most 10 s) for `predicate`, then for the redraw it scheduled."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 10
+    while not predicate():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def sees(pilot: Pilot[Any], app: StudApp, selector: str, text: str) -> str:
+    """Wait until the widget shows `text`; return all it shows."""
+    await until(pilot, lambda: text in shown(app, selector), f"{text!r} in {selector}")
+    return shown(app, selector)
+
+
+def shown(app: StudApp, selector: str) -> str:
+    """The plain text a widget of the current screen displays."""
+    content = app.screen.query_one(selector, Static).content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def phase(app: StudApp) -> str | None:
+    return None if app.snapshot is None else str(app.snapshot["phase"])
+
+
+async def settle(app: StudApp) -> None:
+    """Wait until every key already pressed has had its request answered by the server."""
+    done = asyncio.Event()
+
+    async def barrier() -> None:
+        await app.link.request("ping")  # the server answers in order
+        done.set()
+
+    app.submit(barrier)
+    await asyncio.wait_for(done.wait(), 10)
+
+
+async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory) -> None:
+    server = await make_server(shuffle=shuffles([PLAYER, DEALER]), timers=LONG)
+    player = StudApp(url(server), "ann")
+    watcher = StudApp(url(server), "wendy", table="alpha", watch=True)
+    async with player.run_test(size=SIZE) as p, watcher.run_test(size=SIZE) as w:
+        # the lobby lists both tables with their limits and seats
+        await until(p, lambda: player.screen.query_one(DataTable).row_count == 2, "the lobby")
+        assert isinstance(player.screen, LobbyScreen)
+        lobby = player.screen.query_one(DataTable)
+        first, second = lobby.get_row_at(0), lobby.get_row_at(1)
+        assert first[0] == "alpha" and first[2] == "$1.00–$100.00"
+        assert first[3] == "0 taken / 5 free" and first[1] == "Casino Stud Poker"
+        assert second[0] == "beta" and second[2] == "$1.00–$50.00"
+        # Enter opens the table under the cursor (the first row)
+        await p.press("enter")
+        await until(p, lambda: isinstance(player.screen, PlayScreen), "the table screen")
+        await until(p, lambda: player.snapshot is not None, "the table snapshot")
+        await until(w, lambda: isinstance(watcher.screen, WatchScreen), "the watch screen")
+        assert not isinstance(watcher.screen, PlayScreen)
+        await p.press("s")
+        await until(p, lambda: player.own_seats() == [0], "the seat")
+        # $10 + $5 + $1 + $1, then one chip back: a $16 ante
+        await p.press("3", "2", "1", "1", "backspace")
+        assert player.bets == {0: [1_000, 500, 100]}
+        await sees(p, player, "#player", "bet $16.00")
+        await p.press("p")
+        await sees(p, player, "#player", "progressive ON")
+        await p.press("d")
+        await until(p, lambda: phase(player) == "deciding", "the deal")
+        seats = await sees(p, player, "#seats", "K♥  K♠  K♦  7♣  7♦")
+        assert "Full House" in seats and "$16.00 P" in seats
+        await sees(p, player, "#dealer", "Dealer  ▒▒  ▒▒  ▒▒  ▒▒  2♦")
+        await sees(p, player, "#info", "Fold or raise")
+        await sees(p, player, "#info", "JACKPOT main $1,000.50")  # the seed + half the stake
+        # the spectator sees the same hand and the same hidden dealer
+        await until(w, lambda: phase(watcher) == "deciding", "the spectator's deal")
+        await sees(w, watcher, "#seats", "K♥  K♠  K♦  7♣  7♦")
+        assert shown(watcher, "#dealer") == shown(player, "#dealer")
+        await p.press("r")
+        await until(p, lambda: phase(player) == "showdown", "the showdown")
+        # ante 1:1 ($16) + raise $32 at 8:1 ($256) - the $1 stake + the $100 full-house prize
+        net = "+$371.00"
+        await until(p, lambda: player.balance.get("held") == 0, "the settlement")
+        assert player.balance["balance"] == START + 37_100
+        seats = await sees(p, player, "#seats", f"Win {net}")
+        assert "Full House" in seats and "progressive $100.00" in seats
+        await sees(p, player, "#player", "balance $1,371.00")
+        await sees(p, player, "#player", f"Last round: seat 1 Full House: Win {net}")
+        dealer = await sees(p, player, "#dealer", "A♦  K♣  9♥  4♠  2♦")
+        assert "Ace-King (qualifies)" in dealer
+        await until(w, lambda: phase(watcher) == "showdown", "the spectator's showdown")
+        assert watcher.snapshot is not None and player.snapshot is not None
+        assert watcher.snapshot["dealer"]["cards"] == DEALER
+        assert watcher.snapshot["seats"][0]["cards"] == PLAYER
+        await sees(w, watcher, "#seats", f"Win {net}")
+        assert shown(watcher, "#dealer") == dealer
+        # the spectator has no controls: its s takes no seat
+        await w.press("s", "3", "d")
+        await settle(watcher)
+        assert watcher.own_seats() == [] and watcher.bets == {}
+        # l leaves: back to the lobby, and the seat is free for the spectator's eyes
+        await p.press("l")
+        await until(p, lambda: isinstance(player.screen, LobbyScreen), "the lobby again")
+        await until(
+            w,
+            lambda: watcher.snapshot is not None and watcher.snapshot["seats"][0] is None,
+            "a free seat",
+        )
+
+
+async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) -> None:
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "bob", table="beta")  # straight to the table
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: app.snapshot is not None, "the snapshot")
+        await p.press("1")
+        await sees(p, app, "#message", "Sit down first")
+        await p.press("s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1], "two seats")
+        await settle(app)
+        assert app.selected == 1  # the seat just taken
+        await p.press("tab")
+        assert app.selected == 0
+        await sees(p, app, "#seats", "▶ 1")
+        await p.press("tab")
+        assert app.selected == 1
+        await p.press("d")
+        await settle(app)
+        await sees(p, app, "#message", "Stack chips first")
+        # $100 is over beta's $50 limit: the refusal reads in dollars
+        await p.press("5", "d")
+        await settle(app)
+        await sees(p, app, "#message", "The ante at this table must be between $1.00 and $50.00.")
+        await p.press("backspace", "4", "4", "d")  # $50 on seat 2; seat 1 sits this one out
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert app.snapshot is not None and app.snapshot["seats"][1]["ante"] == 5_000
+        assert app.snapshot["seats"][0]["cards"] is None
+        before = app.balance["balance"]
+        await p.press("b")
+        await until(p, lambda: app.balance["balance"] == before + 10_000, "the chips bought")
+        await sees(p, app, "#message", "Bought $100.00 of chips.")
+        await p.press("s", "s")  # a third seat is the limit; the table has only 3 seats
+        await settle(app)
+        assert app.own_seats() == [0, 1, 2]
+        await sees(p, app, "#message", "the most seats")
+
+
+async def test_reconnects_with_the_token_and_keeps_the_seat(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "cleo", table="alpha", backoff=(0.05, 0.2))
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: app.snapshot is not None, "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        dora = await connect(server, "dora")  # seated, not ready: betting stays open
+        await dora.request("join", table="alpha")
+        await dora.request("sit", table="alpha")
+        await p.press("2", "d")
+        await until(p, lambda: phase(app) == "betting", "the ante")
+        player_id, first = app.player_id, app.link.client
+        (session,) = [s for s in server.sessions if s.player and s.player.player_id == player_id]
+        await session.ws.close()  # the server drops the connection mid-round
+        await until(p, lambda: app.link.connects == 2 and app.link.connected, "the reconnect")
+        assert app.link.client is not first
+        assert app.link.welcome["resumed"] is True and app.player_id == player_id
+        assert app.link.welcome["seats"] == {"alpha": [0]}
+        await until(
+            p,
+            lambda: app.snapshot is not None and app.snapshot["seats"][0]["connected"],
+            "the seat, connected again",
+        )
+        assert app.own_seats() == [0]
+        await sees(p, app, "#seats", "$5.00")
+        # the resumed session plays the same round on
+        await dora.request("ante", table="alpha", seat=1, amount=100)
+        await dora.request("deal", table="alpha")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("f")
+        await dora.request("fold", table="alpha", seat=1)
+        await until(p, lambda: phase(app) == "showdown", "the showdown")
+        await sees(p, app, "#seats", "Fold -$5.00")
+
+
+def test_cards_errors_and_seats_render_in_words() -> None:
+    assert card_markup("Th") == "[bold red]10♥[/]"
+    assert card_markup("As") == "[bold]A♠[/] "
+    assert card_markup(None) == "[blue]▒▒[/] "
+    err = {"code": "insufficient_funds", "message": "x", "needed": 1600, "available": 1200}
+    assert describe_error(err).startswith("Not enough chips: this bet needs $16.00 available")
+    assert describe_error({"code": "wrong_phase", "message": "no decision is due now"}) == (
+        "No decision is due now"
+    )
+    assert describe_error({"code": "seat_taken"}) == "The requested seat is already taken."
+    seat = {
+        "player_id": "p1",
+        "name": "ann",
+        "connected": False,
+        "ante": 500,
+        "progressive": True,
+        "ready": True,
+        "decision": "fold",
+        "auto": True,
+        "cards": ["2c", "5d", "9s", "Jd", "Qh"],
+        "hand": {"category": "HIGH_CARD", "label": "High Card"},
+        "result": {"outcome": "fold", "net": -600, "returned": 0, "progressive_prize": 0},
+    }
+    snap = {"progressive_stake": 100, "seats": [None, seat]}
+    text = seats_text(snap, "p1", 1).plain
+    assert text.splitlines()[0] == "  1  empty"
+    line = text.splitlines()[1]
+    assert line.startswith("▶ 2  ann") and "$5.00 P" in line and "High Card" in line
+    assert "Fold -$6.00" in line and "(away)" in line  # the ante and the stake are lost
