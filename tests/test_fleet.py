@@ -44,6 +44,7 @@ START = 100_000
 CONFIG = """
 [server]
 reconnect_grace = 30
+shutdown_grace = 1
 fleet_ttl = 1.5
 [timers]
 betting = 30
