@@ -10,7 +10,7 @@
 # JSON lines on stderr and answers its health check on /healthz.
 
 # ---- the browser client's npm packages, production only ---------------------
-FROM node:20.18.1-bookworm-slim AS web
+FROM node:20.19.0-bookworm-slim AS web
 WORKDIR /web
 COPY clients/web/package.json clients/web/package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund

@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The browser client's one dependency (@msgpack/msgpack), from its lock file.
+# The browser client's packages (@msgpack/msgpack, @noble/hashes), from its lock file.
 $(WEB_DEPS): clients/web/package.json clients/web/package-lock.json
 	cd clients/web && npm ci --no-audit --no-fund
 
@@ -32,6 +32,7 @@ run: $(STAMP) $(WEB_DEPS)
 	$(BIN)/stud-server serve --host $(HOST) --port $(PORT) $(if $(CONFIG),--config $(CONFIG),)
 
 test: $(STAMP) $(WEB_DEPS) browser
+	node --test clients/web/test/
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

@@ -244,7 +244,7 @@ class Room:
         s = effects.settlement
         if s is None:
             return
-        record = {**s.record, "time_ms": int(time.time() * 1000)}
+        record = s.record
         try:
             await self._pay(s, record)
         except StoreError as e:

@@ -231,6 +231,13 @@ async def test_other_tables_keep_playing_and_jackpot_is_shared(
     snap = await showdown(a)
     assert snap["seats"][0]["result"]["progressive_prize"] == meter_before_claim
     await balance_settles(a, START - 100 - 100 + 100 + 100 * 200 + 100 + meter_before_claim)
+    await a.request("history")
+    record = next(f for f in a.frames if f["t"] == "history")["rounds"][0]
+    result = record["seats"][0]["result"]
+    assert record["jackpots"] == {"0": meter_before_claim}
+    assert result["progressive_prize"] == meter_before_claim  # the meter's prize, in history too
+    assert result["net"] == snap["seats"][0]["result"]["net"]
+    assert record["balance_after"] - record["balance_before"] == result["net"]
     # beta is unaffected and plays on
     await b.request("deal", table="beta")
     await b.wait_table("beta", phase("deciding"))

@@ -388,6 +388,49 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect_wallet(bob, bob_2)
     await expect_wallet(cy, cy_2)
 
+    # ----- game recall: Bob's History lists both rounds, newest first, with his jackpot
+    await bob.get_by_test_id("history-button").click()
+    rounds = bob.get_by_test_id("history-panel").get_by_test_id("history-round")
+    await expect(rounds).to_have_count(2)
+    newest, oldest = rounds.nth(0), rounds.nth(1)
+    await expect(newest.get_by_test_id("history-variant")).to_have_text("Casino Stud Poker")
+    await expect(newest.get_by_test_id("history-balance-before")).to_have_attribute(
+        "data-cents", str(bob_1)
+    )
+    await expect(newest.get_by_test_id("history-balance-after")).to_have_attribute(
+        "data-cents", str(bob_2)
+    )
+    await expect(newest.get_by_test_id("history-net")).to_have_text(signed(bob_2 - bob_1))
+    dealer_cards = newest.get_by_test_id("history-dealer-cards").locator(".card")
+    for i, card in enumerate(ROUND_2[4]):
+        await expect(dealer_cards.nth(i)).to_have_attribute("data-card", card)
+    await expect(newest.get_by_test_id("history-dealer-hand")).to_contain_text(
+        "High Card · does not qualify"
+    )
+    mine = newest.get_by_test_id("history-seat")
+    await expect(mine).to_have_attribute("data-seat", "1")
+    await expect(mine.get_by_test_id("history-seat-hand")).to_have_text("Straight Flush")
+    await expect(mine.get_by_test_id("history-seat-decision")).to_contain_text("Raised")
+    await expect(mine.get_by_test_id("history-seat-result")).to_have_attribute(
+        "data-cents", str(bob_seat_1)
+    )
+    await expect(mine.get_by_test_id("history-seat-prize")).to_have_attribute(
+        "data-cents", str(sf_prize)
+    )
+    await expect(newest.get_by_test_id("history-jackpots")).to_have_text(
+        f"Jackpot · You (seat 2) won {dollars(sf_prize)} from the meter"
+    )
+    await expect(newest.get_by_test_id("history-other")).to_have_count(3)  # Ann twice, Cy
+    # stacked decks are not dealt by the fair shuffler: nothing to verify
+    await expect(newest.get_by_test_id("history-verify")).to_have_count(0)
+    await expect(newest).to_contain_text("Not a provably fair deal")
+    await expect(
+        oldest.get_by_test_id("history-seat").get_by_test_id("history-seat-result")
+    ).to_have_attribute("data-outcome", "fold")
+    await expect(oldest.get_by_test_id("history-net")).to_have_text(signed(bob_1 - START))
+    await bob.keyboard.press("Escape")
+    await expect(bob.get_by_test_id("history-panel")).to_be_hidden()
+
     # ----- buying chips; a refused purchase is shown in words and can be dismissed
     await cy.get_by_test_id("buy-amount").fill("20000")
     await cy.get_by_test_id("buy-chips").click()

@@ -319,3 +319,28 @@ def transfers_digest(transfers: Sequence[Transfer]) -> str:
     """What a settled round remembers of its entries, to tell a replay from a conflict."""
     text = json.dumps([transfer_row(t) for t in transfers], separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def with_jackpots(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history entry whose seat results include the percent prizes the meter paid.
+
+    The record is written before the claims are resolved, so each seat's
+    `progressive_prize`, `returned` and `net` gain what `jackpots` says was paid.
+    """
+    jackpots = entry.get("jackpots") or {}
+    if not jackpots:
+        return entry
+    seats = []
+    for seat in entry.get("seats", []):
+        paid = jackpots.get(str(seat.get("seat")))
+        result = seat.get("result")
+        if paid and result is not None:
+            result = {
+                **result,
+                "progressive_prize": (result.get("progressive_prize") or 0) + paid,
+                "returned": result["returned"] + paid,
+                "net": result["net"] + paid,
+            }
+            seat = {**seat, "result": result}
+        seats.append(seat)
+    return {**entry, "seats": seats}

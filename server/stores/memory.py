@@ -47,6 +47,7 @@ from server.stores.base import (
     settle_conflict,
     transfers_digest,
     wallet_ids,
+    with_jackpots,
 )
 
 __all__ = ["HISTORY_LIMIT", "MemoryStore"]
@@ -289,10 +290,10 @@ class MemoryStore:
     # ----- history ------------------------------------------------------------
 
     async def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
-        return _newest(self._history.get(player_id), limit)
+        return [with_jackpots(e) for e in _newest(self._history.get(player_id), limit)]
 
     async def table_history(self, table_id: str, limit: int = 50) -> list[dict[str, Any]]:
-        return _newest(self._table_history.get(table_id), limit)
+        return [with_jackpots(e) for e in _newest(self._table_history.get(table_id), limit)]
 
     async def jackpot_hits(self, name: str, limit: int = 50) -> list[dict[str, Any]]:
         return _newest(self._hits.get(name), limit)

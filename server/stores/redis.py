@@ -76,6 +76,7 @@ from server.stores.base import (
     transfer_row,
     transfers_digest,
     wallet_ids,
+    with_jackpots,
 )
 
 __all__ = ["RedisStore", "parse_redis_url"]
@@ -594,7 +595,7 @@ def _entry(text: str) -> dict[str, Any]:
     data = json.loads(text)
     entry: dict[str, Any] = data.pop("record")
     entry.update(data)
-    return entry
+    return with_jackpots(entry)
 
 
 def _token_hash(token: str) -> str:

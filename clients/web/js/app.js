@@ -6,16 +6,27 @@
 // sessionStorage (per tab, kept across reloads): the session token and name,
 // the table on screen, the chip selected, and the antes being built with chips
 // before they are placed. A built ante is kept after the round, so the next
-// Deal bets the same again unless the player changes it.
+// Deal bets the same again unless the player changes it. For the provably fair
+// deal it also keeps the client seed of each table (sent again after every
+// join, so after a reconnect too) and, per round, the commitment seen before
+// the deal and the seed in force then, which a Verify compares with the proof.
 
 import { Connection } from "./connection.js";
 import { h, morph } from "./dom.js";
+import * as fairness from "./fairness.js";
+import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
 import { categoryLabel, dollars, errorText } from "./format.js";
+import { renderHistory } from "./history.js";
 import { renderLobby } from "./lobby.js";
 import { countdownText, remainingMs, renderTable } from "./table.js";
 
 const PROTOCOL_VERSION = 1;
-const KEYS = { token: "stud.token", name: "stud.name", table: "stud.table", builds: "stud.builds", chip: "stud.chip" };
+const KEYS = {
+  token: "stud.token", name: "stud.name", table: "stud.table", builds: "stud.builds", chip: "stud.chip",
+  seeds: "stud.seeds", rounds: "stud.rounds",
+};
+const ROUNDS_KEPT = 200; // rounds whose commitment the tab remembers (History shows 50)
+const HISTORY_LIMIT = 50;
 const ERROR_TTL_MS = 15000;
 const BANNER_TTL_MS = 12000;
 
@@ -37,6 +48,13 @@ const state = {
   busy: false, // a table action is in flight
   needName: false, // show the name form
   status: { state: "idle" },
+  // provably fair deals (PROTOCOL.md section 13)
+  seeds: loadJSON(KEYS.seeds, {}), // table id -> the client seed this tab set there ("" = none)
+  seedSync: {}, // table id -> {acked: seed the server confirmed on this connection, pending: requests in flight}
+  rounds: loadJSON(KEYS.rounds, {}), // round id -> {commitment, before_deal, changed?, seeds?} seen before showdown
+  lastDeal: {}, // table id -> the showdown snapshot of its last round
+  verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
+  history: { open: false, rounds: null, loading: false, error: null },
 };
 
 function loadJSON(key, fallback) {
@@ -58,6 +76,12 @@ function buildOf(table, seat) {
 function setBuild(table, seat, build) {
   state.builds[`${table}:${seat}`] = build;
   saveBuilds();
+}
+
+function saveRounds() {
+  const ids = Object.keys(state.rounds);
+  for (const id of ids.slice(0, Math.max(0, ids.length - ROUNDS_KEPT))) delete state.rounds[id];
+  sessionStorage.setItem(KEYS.rounds, JSON.stringify(state.rounds));
 }
 
 function setCurrent(tableId) {
@@ -86,6 +110,9 @@ const conn = new Connection(wsUrl.href, {
   onFrame: (frame) => absorb(frame),
   onStatus: (status) => {
     state.status = status;
+    // Off the air, what the server holds for our seeds is unknown (it may have
+    // restarted) until they are sent again after the next join.
+    if (status.state !== "open") state.seedSync = {};
     render();
   },
 });
@@ -135,11 +162,12 @@ function welcome(w) {
     else delete state.tables[id];
   }
   for (const table of tables) {
-    conn.request("join", { table }).catch((err) => {
+    conn.request("join", { table }).then(() => sendSeed(table), (err) => {
       if (table === state.current) setCurrent(null);
       showError(err);
     });
   }
+  if (state.history.open) loadHistory();
   render();
 }
 
@@ -153,8 +181,17 @@ function absorb(frame) {
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
       forgetStaleBuilds(frame);
+      rememberRound(frame);
+      if (frame.phase === "showdown") {
+        state.lastDeal[frame.table] = frame;
+        const fresh = !(old?.phase === "showdown" && old.round_id === frame.round_id);
+        if (fresh && state.history.open && mySeats(frame).some((i) => frame.seats[i].result)) loadHistory();
+      }
       break;
     }
+    case "history":
+      state.history.rounds = Array.isArray(frame.rounds) ? frame.rounds : [];
+      break;
     case "lobby":
       state.lobby = frame;
       Object.assign(state.jackpots, frame.jackpots ?? {});
@@ -175,6 +212,42 @@ function absorb(frame) {
       return; // welcome/pong are handled by their request
   }
   render();
+}
+
+/**
+ * Remember, per round, the commitment published before the deal (a Verify
+ * compares the revealed seed with it, not only with the proof's own copy) and
+ * the client seed this tab had in force for its seats when the cards came.
+ */
+function rememberRound(snap) {
+  const f = snap.fairness;
+  const rid = snap.round_id;
+  if (!rid || typeof f?.commitment !== "string") return;
+  const revealed = typeof f.server_seed === "string";
+  let r = state.rounds[rid];
+  let changed = false;
+  if (!r) {
+    if (revealed) return; // first seen at showdown: nothing was promised to this tab
+    r = { commitment: f.commitment, before_deal: snap.phase === "betting" };
+    state.rounds[rid] = r;
+    changed = true;
+  } else if (!revealed && f.commitment !== r.commitment && !r.changed) {
+    r.changed = f.commitment;
+    changed = true;
+  }
+  if (r.seeds === undefined && snap.dealer?.cards) {
+    // The first snapshot with the cards out. A seed the server confirmed before
+    // it was set before the deal (the server answers in order and publishes a
+    // deal before it handles the next request); with a change still in flight
+    // the seed in force is unknown, and is not checked.
+    const sync = state.seedSync[snap.table];
+    const mine = mySeats(snap).filter((i) => snap.seats[i].cards);
+    r.seeds = mine.length && sync && sync.pending === 0 && sync.acked !== undefined
+      ? Object.fromEntries(mine.map((i) => [i, sync.acked]))
+      : null;
+    changed = true;
+  }
+  if (changed) saveRounds();
 }
 
 /** Drop built antes of seats that are no longer ours. */
@@ -212,6 +285,7 @@ async function act(fn) {
 async function openTable(tableId, { sit = false } = {}) {
   await act(async () => {
     await conn.request("join", { table: tableId });
+    sendSeed(tableId);
     setCurrent(tableId);
     if (sit) await conn.request("sit", { table: tableId });
   });
@@ -270,6 +344,118 @@ function toggleProgressive(seat) {
   render();
 }
 
+// ----- the provably fair deal and the history ------------------------------------
+
+/** Tell the server this tab's client seed for a table (after every join, and when it is set). */
+async function sendSeed(table) {
+  const seed = state.seeds[table];
+  if (seed === undefined) return;
+  const sync = (state.seedSync[table] ??= { acked: undefined, pending: 0 });
+  sync.pending += 1;
+  render();
+  try {
+    await conn.request("seed", { table, client_seed: seed });
+    sync.acked = seed;
+  } catch (err) {
+    sync.acked = undefined; // not known any more what the server holds
+    showError(err);
+  } finally {
+    sync.pending -= 1;
+    render();
+  }
+}
+
+function setSeed(form) {
+  const table = form.dataset.table;
+  const input = form.querySelector("input");
+  const seed = input.value.trim();
+  if (!CLIENT_SEED_PATTERN.test(seed)) {
+    showError("A client seed is up to 64 letters, digits, _ . or - (no spaces).");
+    return;
+  }
+  input.value = seed;
+  state.seeds[table] = seed;
+  sessionStorage.setItem(KEYS.seeds, JSON.stringify(state.seeds));
+  sendSeed(table);
+}
+
+/** The seed's state in words, under the input. */
+function seedStatus(table, snap) {
+  const seed = state.seeds[table];
+  const sync = state.seedSync[table];
+  if (sync?.pending) return "Sending your seed…";
+  if (seed === undefined || seed === "") {
+    return "Optional: a seed of yours is mixed into the shuffle, so the server cannot choose the deck alone.";
+  }
+  if (sync?.acked !== seed) return `Your seed “${seed}” is sent again when the table reconnects.`;
+  const when = snap?.phase === "betting" ? "this round's deal and every one after" : "every deal from the next one on";
+  return `Your seed “${seed}” goes into ${when}.`;
+}
+
+/** A showdown snapshot's hands as verifyRound takes them: every seat holding cards. */
+function handsOfSnapshot(snap) {
+  return snap.seats
+    .map((s, i) => (s && Array.isArray(s.cards) ? { seat: i, name: s.name, cards: s.cards } : null))
+    .filter(Boolean);
+}
+
+/** Check a round: its proof, the commitment this tab saw before the deal, its seeds and cards. */
+function verify({ roundId, proof, seats, dealer }) {
+  const memory = state.rounds[roundId];
+  try {
+    return verifyRound({
+      roundId, proof, seats, dealer,
+      promised: memory?.commitment ?? null,
+      promisedBeforeDeal: memory?.before_deal ?? true,
+      changedTo: memory?.changed ?? null,
+      mySeeds: memory?.seeds ?? {},
+    });
+  } catch (err) {
+    return { ok: false, problems: [`The check could not run: ${err.message ?? err}`], notes: [], deck: null };
+  }
+}
+
+/** Verify the last deal shown at a table (the button at showdown). */
+function verifyDeal(table) {
+  const snap = state.lastDeal[table];
+  if (!snap) return null;
+  const verdict = verify({ roundId: snap.round_id, proof: snap.fairness, seats: handsOfSnapshot(snap), dealer: snap.dealer?.cards });
+  state.verdicts[`table:${snap.round_id}`] = verdict;
+  render();
+  return verdict;
+}
+
+/** Verify a round of the history with its record's proof and cards. */
+function verifyHistory(roundId) {
+  const record = state.history.rounds?.find((r) => r.round_id === roundId);
+  if (!record) return null;
+  const verdict = verify({ roundId: record.round_id, proof: record.fairness, seats: record.seats ?? [], dealer: record.dealer });
+  state.verdicts[`history:${roundId}`] = verdict;
+  render();
+  return verdict;
+}
+
+async function loadHistory() {
+  if (!conn.open) return;
+  state.history.loading = true;
+  render();
+  try {
+    await conn.request("history", { limit: HISTORY_LIMIT }); // the `history` frame comes before the `ok`
+    state.history.error = null;
+  } catch (err) {
+    state.history.error = errorText(err);
+  } finally {
+    state.history.loading = false;
+    render();
+  }
+}
+
+function toggleHistory(open = !state.history.open) {
+  state.history.open = open;
+  if (open) loadHistory();
+  render();
+}
+
 const tableRequest = (t, seat) => act(() => conn.request(t, { table: state.current, seat }));
 
 /** Clicks anywhere in the page, dispatched by the element's data-action. */
@@ -299,6 +485,11 @@ function onClick(event) {
     case "clear": setBuild(state.current, seat, { ...buildOf(state.current, seat), amount: 0 }); render(); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
     case "reconnect": conn.start(); break;
+    case "verify-deal": verifyDeal(el.dataset.table); break;
+    case "verify-history": verifyHistory(el.dataset.round); break;
+    case "history": toggleHistory(); break;
+    case "history-close": toggleHistory(false); break;
+    case "history-refresh": loadHistory(); break;
     default: break;
   }
 }
@@ -312,6 +503,10 @@ function onContextMenu(event) {
 }
 
 function onKeyDown(event) {
+  if (event.key === "Escape" && state.history.open) {
+    toggleHistory(false);
+    return;
+  }
   // Keyboard use of the betting circle: Enter/Space adds, Backspace/Delete removes.
   const el = event.target.closest?.('[data-action="add-chip"]');
   if (!el) return;
@@ -376,6 +571,10 @@ function draw() {
   $("lobby").hidden = view !== "lobby";
   $("table").hidden = view !== "table";
   if (view === "lobby") morph($("lobby"), renderLobby(state));
+  morph($("history"), renderHistory({
+    history: { ...state.history, open: state.history.open && Boolean(state.me) },
+    me: state.me, lobby: state.lobby, verdicts: state.verdicts,
+  }));
   if (view === "table") {
     if (snap) {
       const row = lobbyRow(snap.table);
@@ -391,6 +590,12 @@ function draw() {
         now: performance.now(),
         jackpot: snap.jackpot ? state.jackpots[snap.jackpot.name] : undefined,
         online: conn.open,
+        fair: {
+          seed: state.seeds[snap.table] ?? "",
+          seedStatus: seedStatus(snap.table, snap),
+          lastDeal: state.lastDeal[snap.table],
+          verdict: state.lastDeal[snap.table] ? state.verdicts[`table:${state.lastDeal[snap.table].round_id}`] : undefined,
+        },
       }));
     } else {
       morph($("table"), h("section", { id: "table", class: "table-view", "data-testid": "table-view" },
@@ -403,6 +608,10 @@ function drawHeader() {
   const b = state.balance;
   $("wallet").hidden = !b;
   $("buy").hidden = !state.me;
+  const toggle = $("history-toggle");
+  toggle.hidden = !state.me;
+  toggle.setAttribute("aria-expanded", state.history.open ? "true" : "false");
+  toggle.classList.toggle("active", state.history.open);
   if (b) {
     for (const key of ["balance", "available", "held", "bonus"]) {
       const el = $(`w-${key}`);
@@ -459,6 +668,12 @@ $("buy").addEventListener("submit", (event) => {
   conn.request("buy_chips", { amount: cents }).catch(showError);
 });
 
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest?.('[data-form="seed"]');
+  if (!form) return;
+  event.preventDefault();
+  setSeed(form);
+});
 document.addEventListener("click", onClick);
 document.addEventListener("contextmenu", onContextMenu);
 document.addEventListener("keydown", onKeyDown);
@@ -466,7 +681,7 @@ window.addEventListener("online", () => conn.retryNow());
 setInterval(tick, 200);
 
 // A handle for debugging from the console (and for the browser tests).
-window.stud = { state, conn };
+window.stud = { state, conn, fairness, verifyDeal, verifyHistory, loadHistory };
 
 render();
 conn.start();

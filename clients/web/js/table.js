@@ -5,6 +5,7 @@
 import { cardRow } from "./cards.js";
 import { CHIPS, chipFace, chipStack } from "./chips.js";
 import { h } from "./dom.js";
+import { shortHex, verdictEl, verifyButton } from "./fairview.js";
 import { OUTCOMES, dollars, progressivePaid, qualifies, signedDollars } from "./format.js";
 import { progressivePaytable, raisePaytable } from "./paytable.js";
 
@@ -36,7 +37,8 @@ function seatPosition(i, n) {
 
 /**
  * The table section.
- * @param {object} ctx {snap, row, me, build(seat), chip, busy, maxSeats, receivedAt, now, online}
+ * @param {object} ctx {snap, row, me, build(seat), chip, busy, maxSeats, receivedAt, now, online,
+ *   fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox)
  */
 export function renderTable(ctx) {
   const { snap } = ctx;
@@ -302,6 +304,7 @@ function spectatorBar(v) {
 function sidePanel(v) {
   const variant = v.row?.variant;
   return h("aside", { class: "side" },
+    fairBox(v),
     variant
       ? [
         raisePaytable(variant, { testid: "paytable" }),
@@ -314,4 +317,61 @@ function sidePanel(v) {
     h("p", { class: "fine" }, "The dealer needs Ace-King or better. Not qualified: the ante pays 1:1 and "
       + "the raise is returned. Qualified: a better hand wins the ante 1:1 and the raise at the paytable; "
       + "a worse hand loses both; an exact tie pushes."));
+}
+
+/**
+ * The provably fair deal: the commitment of the round running (published
+ * before the deal), the player's client seed, and the last deal's proof with
+ * its Verify button and verdict. The children keep their positions whatever
+ * the phase, so a redraw never replaces the seed input being typed in.
+ * `v.fair`: {seed: the tab's seed for this table, seedStatus: words,
+ * lastDeal: the showdown snapshot of the table's last round, verdict}.
+ */
+function fairBox(v) {
+  const { snap } = v;
+  const fair = v.fair ?? {};
+  const f = snap.fairness;
+  const live = snap.phase !== "waiting" && snap.round_id;
+  const commitment = live && f?.commitment ? f.commitment : null;
+  const last = fair.lastDeal;
+  const proof = last?.fairness;
+  const revealed = typeof proof?.server_seed === "string";
+  const current = last && last.round_id === snap.round_id;
+  return h("section", { class: "fair-box", "data-testid": "fairness" },
+    h("h2", { class: "box-caption" }, "Provably fair deal"),
+    h("dl", { class: "fair-facts" },
+      h("dt", {}, "Commitment"),
+      h("dd", { class: "hex", "data-testid": "fair-commitment", "data-commitment": commitment ?? "",
+        title: commitment ? `SHA-256 of this round's server seed: ${commitment}` : null },
+      commitment ? shortHex(commitment) : live ? "none: not a provably fair deal" : "published when betting opens"),
+      h("dt", {}, "Round"),
+      h("dd", { class: "hex", "data-testid": "fair-nonce", title: live ? snap.round_id : null },
+        live ? shortRound(snap.round_id) : "—")),
+    h("form", { class: "seed-form", "data-form": "seed", "data-table": snap.table, "data-testid": "seed-form",
+      novalidate: true, autocomplete: "off" },
+    h("label", { for: "seed-input" }, "Your seed"),
+    h("input", { id: "seed-input", name: "client_seed", value: fair.seed ?? "", maxlength: 64,
+      placeholder: "e.g. lucky-7", spellcheck: "false", "data-testid": "seed-input",
+      title: "Letters, digits, _ . or -, up to 64: mixed into the shuffle of the next deals" }),
+    h("button", { class: "btn small", type: "submit", "data-testid": "seed-set" }, "Set")),
+    h("p", { class: "fine seed-status", "data-testid": "seed-status" }, fair.seedStatus ?? ""),
+    h("div", { class: "last-deal", "data-testid": "last-deal", hidden: !last, "data-round": last?.round_id ?? "" },
+      h("div", { class: "last-deal-head" },
+        h("span", {}, current ? "This deal" : "Last deal"),
+        revealed
+          ? verifyButton({ "data-action": "verify-deal", "data-table": snap.table, "data-testid": "verify" })
+          : h("span", { class: "muted" }, last ? "no proof" : "")),
+      revealed
+        ? h("p", { class: "fine" },
+          current ? null : [`Round ${shortRound(last.round_id)}`, h("br")],
+          "Server seed ", h("span", { class: "hex", title: proof.server_seed }, shortHex(proof.server_seed)),
+          h("br"), `Client seeds “${proof.client_seeds}”`)
+        : h("p", { class: "fine" }, last ? "This deal was not made by the provably fair shuffler." : ""),
+      verdictEl(fair.verdict, "fair-verdict")));
+}
+
+/** "alpha-466c3655c1e87273" -> "alpha-466c…7273" (the whole id goes in a title). */
+function shortRound(id) {
+  const text = String(id ?? "");
+  return text.length > 20 ? `${text.slice(0, 10)}…${text.slice(-4)}` : text;
 }
