@@ -3,7 +3,7 @@
 Every bot is one WebSocket connection and one asyncio task (plus the client's
 reader task): no threads, no per-bot timers, no frame history, so one process
 runs hundreds. A bot sits, antes (sometimes with the progressive), says deal,
-and when its cards are out decides with `should_raise`. It acts on the latest
+and when its cards are out decides with its `Strategy`. It acts on the latest
 snapshot (level-triggered, so snapshots merged in transit lose nothing) while a
 frame listener sees every snapshot in order to count each settled hand exactly
 once and to time each action: from sending it to receiving the first snapshot
@@ -25,12 +25,13 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.connection import ServerError, StudClient
-from clients.strategy import should_raise
+from clients.optimal import should_raise
 
 Snapshot = dict[str, Any]
 SeatView = dict[str, Any]
-#: (the seat's five cards, the dealer's up card) -> raise? The exact optimal table
-#: from the odds tool can replace the near-optimal rule through this.
+#: (the seat's five cards, the dealer's up card) -> raise? By default the exact
+#: optimal table (`clients.optimal`); `clients.strategy.should_raise` is the
+#: published near-optimal rule.
 Strategy = Callable[[Sequence[str], str], bool]
 
 ACTIONS = ("ante", "deal", "raise", "fold")

@@ -10,6 +10,8 @@ import asyncio
 import getpass
 import sys
 
+from clients.optimal import STRATEGIES
+
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 
 
@@ -35,6 +37,7 @@ async def bots_command(
     seed: int | None = None,
     seats_per_bot: int = 1,
     step_timeout: float = 60.0,
+    strategy: str = "optimal",
 ) -> int:
     """Run the bots and print their results; exit status 1 if any bot saw an error."""
     from clients.bots import run_bots
@@ -52,6 +55,7 @@ async def bots_command(
         seed=seed,
         seats_per_bot=seats_per_bot,
         step_timeout=step_timeout,
+        strategy=STRATEGIES[strategy],
     )
     print(report.to_json() if json_out else report.to_text())
     failed = any(b.errors for b in report.bots) or any(s.errors for s in report.spectators)
@@ -89,9 +93,29 @@ def main(argv: list[str] | None = None) -> int:
     bots.add_argument(
         "--step-timeout", type=float, default=60.0, help="give up a bot stuck this long (s)"
     )
+    bots.add_argument(
+        "--strategy",
+        choices=sorted(STRATEGIES),
+        default="optimal",
+        help="raise-or-fold rule: the exact optimal table or the published near-optimal one",
+    )
     bots.add_argument("--json", action="store_true", help="print the results as JSON")
 
+    from clients import verify  # `verify` and `history`: checking provably fair deals
+
+    verify.add_parsers(sub, DEFAULT_URL)
+
+    from clients import load  # `load`: the load generator and the fan-out measure
+
+    load.add_arguments(
+        sub.add_parser("load", help="load a server with bots and spectators; print JSON")
+    )
+
     args = parser.parse_args(argv)
+    if args.command in ("verify", "history"):
+        return verify.run_command(args, parser)
+    if args.command == "load":
+        return load.load_command(args)
     if args.command == "bots":
         if args.per_table < 0 or args.spectators < 0 or not 0 <= args.progressive <= 1:
             parser.error("counts must be >= 0 and --progressive in 0..1")
@@ -111,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seed,
                     seats_per_bot=args.seats_per_bot,
                     step_timeout=args.step_timeout,
+                    strategy=args.strategy,
                 )
             )
         except KeyboardInterrupt:

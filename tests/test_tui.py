@@ -14,7 +14,10 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
-from clients.tui.render import card_markup, describe_error, seats_text
+from clients.tui.app import HistoryScreen, SeedScreen
+from clients.tui.render import card_markup, describe_error, fairness_text, seats_text
+from clients.verify import short
+from protocol.fairness import commitment, dealt_hands, fair_order
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 
@@ -243,3 +246,82 @@ def test_cards_errors_and_seats_render_in_words() -> None:
     line = text.splitlines()[1]
     assert line.startswith("▶ 2  ann") and "$5.00 P" in line and "High Card" in line
     assert "Fold -$6.00" in line and "(away)" in line  # the ante and the stake are lost
+
+
+async def test_client_seed_commitment_verdict_and_history(make_server: ServerFactory) -> None:
+    server = await make_server(timers=LONG)  # no stacked deck: the provably fair shuffler
+    app = StudApp(url(server), "fay", table="alpha")
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: app.snapshot is not None, "the snapshot")
+        await sees(p, app, "#fair", "your client seed none (c to change)")
+        # c asks for the seed; a bad one is refused on the spot, Enter sends a good one
+        await p.press("c")
+        await until(p, lambda: isinstance(app.screen, SeedScreen), "the seed input")
+        await p.press("comma", "enter")
+        await until(p, lambda: "The seed must be" in shown(app, "#seed-error"), "the refusal")
+        await p.press("backspace", *"fay-7", "enter")
+        await until(p, lambda: app.client_seeds.get("alpha") == "fay-7", "the seed set")
+        assert isinstance(app.screen, PlayScreen)
+        await sees(p, app, "#fair", "your client seed 'fay-7' (c to change)")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("2", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert app.snapshot is not None
+        rid, commit = app.snapshot["round_id"], app.snapshot["fairness"]["commitment"]
+        await sees(p, app, "#fair", f"Provably fair deal · commitment {short(commit)}")
+        await p.press("r")
+        await until(p, lambda: phase(app) == "showdown", "the showdown")
+        fair = await sees(p, app, "#fair", "fair ✓")
+        assert f"fair ✓ · commitment {short(commit)} · client seeds 'fay-7'" in fair
+        assert app.verdicts[rid].notes == ()  # checked against the commitment seen in betting
+        # h: the history screen, the round with its check and the seed in its proof
+        await p.press("h")
+        await until(p, lambda: isinstance(app.screen, HistoryScreen), "the history screen")
+        text = await sees(p, app, "#history", rid)
+        assert app.history is not None and app.history[0]["fairness"]["client_seeds"] == "fay-7"
+        head = next(line for line in text.splitlines() if rid in line)
+        assert "alpha · Casino Stud Poker" in head and head.endswith("fair ✓")
+        cards = " ".join(card_markup(c) for c in app.history[0]["seats"][0]["cards"])
+        assert Text.from_markup(cards).plain in text
+        assert "client seeds 'fay-7'" in text and "balance $1,000.00 → $" in text
+        await p.press("escape")
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
+
+
+def test_a_proof_that_breaks_the_commitment_seen_before_the_deal_is_not_fair() -> None:
+    """A proof consistent with itself still fails when its seed is not the committed one."""
+    rid, committed, other = "alpha-1", bytes(range(32)), bytes(32)
+    app = StudApp("ws://127.0.0.1:1/ws", "ann")
+    seat = {"player_id": "p1", "name": "ann", "cards": None}
+    base = {"table": "alpha", "round_id": rid, "seats": [seat], "dealer": {"cards": None}}
+    app._note_fairness(
+        {
+            **base,
+            "phase": "betting",
+            "fairness": {"commitment": commitment(committed), "nonce": rid},
+        }
+    )
+    hand, dealer = dealt_hands(fair_order(other, "", rid), 2)
+    proof = {
+        "commitment": commitment(other),
+        "server_seed": other.hex(),
+        "client_seeds": "",
+        "nonce": rid,
+    }
+    showdown = {
+        **base,
+        "phase": "showdown",
+        "seats": [{**seat, "cards": hand}],
+        "dealer": {"cards": dealer},
+        "fairness": proof,
+    }
+    app._note_fairness(showdown)
+    assert app.verdicts[rid].problems == (
+        "the proof's commitment 66687aad…5f2925 is not the one saved before the deal "
+        "(630dcd29…d710dd)",
+        "sha256(server_seed) is 66687aad…5f2925, not the commitment saved before the deal "
+        "(630dcd29…d710dd)",
+    )
+    assert fairness_text(showdown, app.verdicts[rid], None).plain.startswith("NOT FAIR: ")

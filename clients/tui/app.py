@@ -6,40 +6,51 @@ stacked on each of the player's seats, the progressive toggle, the selected
 seat, the last message). Frames update the model and schedule one redraw; keys
 change the model or queue a server request. Requests run one at a time in key
 order, so "sit, 3, 2, d" never antes before the seat exists.
+
+Fairness: the app remembers each round's commitment from before the deal and
+the client seeds it may have had in effect, and checks every revealed proof
+(at showdown, and in the history screen) against them with `clients.verify`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, cast
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, ClassVar, Final, cast
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Static
 
 from clients.bots import money
 from clients.connection import ServerError
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import (
     CHIPS,
+    HISTORY_KEYS,
     LOBBY_COLUMNS,
     PLAY_KEYS,
     WATCH_KEYS,
     dealer_text,
     describe_error,
+    fairness_text,
+    history_text,
     info_text,
     last_round_text,
     lobby_rows,
     player_text,
     seats_text,
 )
+from clients.verify import Round, Unreadable, Verdict, check, round_from_record, round_from_snapshot
+from protocol.messages import CLIENT_SEED
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
+HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
+REMEMBERED_ROUNDS: Final = 500  # per-round fairness memory kept, oldest dropped first
 
 Job = Callable[[], Awaitable[None]]
 
@@ -64,6 +75,10 @@ class StudScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.ready = False
 
+    def on_screen_resume(self) -> None:
+        """Back on top (from the history or the seed input): catch up on what came meanwhile."""
+        self.redraw()
+
     def redraw(self) -> None:
         if self.ready:
             self.refresh_view()
@@ -74,6 +89,7 @@ class StudScreen(Screen[None]):
 
 class LobbyScreen(StudScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("h", "app.history", "History"),
         Binding("q", "app.quit_app", "Quit"),
     ]
 
@@ -85,7 +101,7 @@ class LobbyScreen(StudScreen):
         with Vertical():
             yield Static(id="head")
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-            yield Static("↑/↓ choose a table · Enter to open it · q quit", id="keys")
+            yield Static("↑/↓ choose a table · Enter to open it · h history · q quit", id="keys")
             yield Static(id="message")
         yield Footer()
 
@@ -119,6 +135,7 @@ class WatchScreen(StudScreen):
 
     KEYS_LINE = WATCH_KEYS
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("h", "app.history", "History"),
         Binding("l", "leave", "Lobby"),
         Binding("q", "app.quit_app", "Quit"),
     ]
@@ -126,6 +143,7 @@ class WatchScreen(StudScreen):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(id="info")
+            yield Static(id="fair")
             yield Static(id="dealer")
             yield Static(id="seats")
             yield Static(id="player")
@@ -140,6 +158,7 @@ class WatchScreen(StudScreen):
             self.query_one("#info", Static).update(f"joining {app.table_id}… ({app.status})")
             return
         self.refresh_clock()
+        self.query_one("#fair", Static).update(app.fairness_line())
         self.query_one("#dealer", Static).update(dealer_text(snap))
         self.query_one("#seats", Static).update(seats_text(snap, app.player_id, app.selected))
         self.query_one("#player", Static).update(app.player_panel())
@@ -172,6 +191,8 @@ class PlayScreen(WatchScreen):
         Binding("r", "decide('raise')", "Raise"),
         Binding("tab", "next_seat", "Next seat", priority=True),
         Binding("b", "buy", "Buy $100"),
+        Binding("c", "client_seed", "Client seed"),
+        Binding("h", "app.history", "History"),
         Binding("l", "leave", "Leave"),
         Binding("q", "app.quit_app", "Quit"),
     ]
@@ -200,6 +221,106 @@ class PlayScreen(WatchScreen):
     def action_buy(self) -> None:
         self.stud.buy_chips()
 
+    def action_client_seed(self) -> None:
+        table = self.stud.table_id
+        if table is None:
+            return
+        current = self.stud.seed_choice.get(table, "")
+        self.app.push_screen(SeedScreen(table, current), self._seed_chosen)
+
+    def _seed_chosen(self, seed: str | None) -> None:
+        if seed is not None:
+            self.stud.set_client_seed(seed)
+
+
+class SeedScreen(ModalScreen[str | None]):
+    """Asks for the client seed: Enter sends it (empty removes it), Escape keeps the old one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    SeedScreen { align: center middle; }
+    SeedScreen > Vertical { width: 72; height: auto; padding: 1 2; border: thick $primary;
+        background: $surface; }
+    """
+
+    def __init__(self, table: str, current: str) -> None:
+        super().__init__()
+        self.table = table
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(
+                f"Your client seed for {self.table}: it is mixed into the shuffle of every "
+                "deal from the next one on, so the server cannot pick the deck alone.\n"
+                "Letters, digits, _ . - (64 at most); empty removes it. Esc cancels."
+            )
+            yield Input(value=self.current, placeholder="e.g. lucky-7", max_length=64, id="seed")
+            yield Static(id="seed-error")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        seed = event.value.strip()
+        problem = CLIENT_SEED.problem(seed)
+        if problem is not None:
+            self.query_one("#seed-error", Static).update(Text(f"The seed {problem}.", style="red"))
+            return
+        self.dismiss(seed)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HistoryScreen(StudScreen):
+    """The player's last rounds, each with the check of its revealed proof."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("h", "back", "Back"),
+        Binding("r", "reload", "Refresh"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="head")
+            with VerticalScroll(id="rounds"):
+                yield Static(id="history")
+            yield Static(HISTORY_KEYS, id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#rounds", VerticalScroll).focus()
+        self.stud.load_history()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        self.query_one("#head", Static).update(
+            Text(f"Your last rounds · {app.player_name} · {app.status}")
+        )
+        if app.history is None:
+            body = Text("loading…", style="dim")
+        else:
+            body = history_text(
+                app.history,
+                app.player_id,
+                app.history_verdicts,
+                app.table_titles(),
+                app.variant_titles(),
+            )
+        self.query_one("#history", Static).update(body)
+        self.query_one("#message", Static).update(app.message_text())
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_reload(self) -> None:
+        self.stud.load_history()
+
 
 class StudApp(App[None]):
     """`watch=True` shows tables without controls; otherwise the player's keys are live."""
@@ -212,6 +333,7 @@ class StudApp(App[None]):
     #player { padding: 0 1; border-top: solid $primary; }
     #keys { padding: 0 1; color: $text-muted; }
     #message { padding: 0 1; }
+    #fair, #history { padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_app", "Quit")]
 
@@ -253,6 +375,15 @@ class StudApp(App[None]):
         self._jobs: asyncio.Queue[Job] = asyncio.Queue()
         self._redraw_scheduled = False
         self._welcomed_once = False
+        # fairness: what this terminal saw itself, so the proof is checked against it
+        self.commitments: dict[str, tuple[str, bool]] = {}  # round -> (commitment, before deal)
+        self.verdicts: dict[str, Verdict] = {}  # round -> check of its showdown proof
+        self.seed_choice: dict[str, str] = {}  # table -> the client seed the player chose
+        self.client_seeds: dict[str, str] = {}  # table -> the seed this session confirmed
+        self.pending_seeds: dict[str, str] = {}  # table -> a seed sent, not yet confirmed
+        self.round_seeds: dict[str, frozenset[str]] = {}  # round -> seeds that may have counted
+        self.history: list[dict[str, Any]] | None = None  # the last `history` received
+        self.history_verdicts: dict[str, Verdict] = {}
 
     # ----- the model ------------------------------------------------------------------
 
@@ -318,6 +449,31 @@ class StudApp(App[None]):
             self.last_round,
         )
 
+    def table_titles(self) -> dict[str, str]:
+        return {
+            str(t.get("id")): str(t.get("title") or t.get("id"))
+            for t in (self.lobby or {}).get("tables", [])
+        }
+
+    def variant_titles(self) -> dict[str, str]:
+        out = {}
+        for t in (self.lobby or {}).get("tables", []):
+            v = t.get("variant") or {}
+            if v.get("name"):
+                out[str(v["name"])] = str(v.get("title") or v["name"])
+        return out
+
+    def fairness_line(self) -> Text:
+        snap = self.snapshot
+        if snap is None:
+            return Text("")
+        rid = snap.get("round_id")
+        verdict = self.verdicts.get(str(rid)) if rid is not None else None
+        my_seed = None
+        if not self.watch_only and self.table_id is not None:
+            my_seed = self.seed_choice.get(self.table_id, "")
+        return fairness_text(snap, verdict, my_seed)
+
     def say(self, message: str, *, error: bool = False) -> None:
         self.message, self.message_is_error = message, error
         self.redraw_soon()
@@ -335,6 +491,7 @@ class StudApp(App[None]):
             jp = frame.get("jackpot")
             if isinstance(jp, dict) and jp.get("name") is not None:
                 self.jackpots[str(jp["name"])] = int(jp["amount"])
+            self._note_fairness(frame)
             if table == self.table_id:
                 ends = frame.get("ends_in_ms")
                 now = asyncio.get_running_loop().time()
@@ -347,6 +504,11 @@ class StudApp(App[None]):
             self.jackpots.update(frame.get("jackpots", {}))
         elif t == "balance":
             self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}
+        elif t == "history":
+            self.history = [r for r in frame.get("rounds") or [] if isinstance(r, dict)]
+            self.history_verdicts = {
+                str(r.get("round_id")): self._check_record(r) for r in self.history
+            }
         elif t == "jackpot":
             self.jackpots[str(frame["name"])] = int(frame["amount"])
         elif t == "jackpot_won":
@@ -358,6 +520,64 @@ class StudApp(App[None]):
         elif t == "error" and frame.get("id") is None:  # replies' errors are raised instead
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
+
+    def _note_fairness(self, snap: dict[str, Any]) -> None:
+        """Remember the commitment before the deal and the seeds we may have dealt with;
+        check the proof once, at the round's first showdown snapshot."""
+        rid, phase, table = snap.get("round_id"), snap.get("phase"), str(snap["table"])
+        fair = snap.get("fairness")
+        if rid is None:
+            return
+        rid = str(rid)
+        if (
+            phase in ("betting", "deciding")
+            and isinstance(fair, dict)
+            and fair.get("commitment")
+            and rid not in self.commitments
+        ):
+            # seen in betting, before the cards are out, it binds the deck; seen in
+            # deciding (joined late) it still binds the seed revealed at showdown
+            _remember(self.commitments, rid, (str(fair["commitment"]), phase == "betting"))
+        if phase in ("deciding", "showdown") and rid not in self.round_seeds:
+            seeds = {self.client_seeds[table]} if table in self.client_seeds else set()
+            if table in self.pending_seeds:  # sent, maybe too late: either may have counted
+                seeds |= {self.pending_seeds[table], self.client_seeds.get(table, "")}
+            if seeds:
+                _remember(self.round_seeds, rid, frozenset(seeds))
+        if phase == "showdown" and rid not in self.verdicts:
+            try:
+                rnd = round_from_snapshot(snap)
+            except Unreadable as e:
+                _remember(self.verdicts, rid, Verdict(rid, (str(e),)))
+                return
+            owners = {
+                i: str(s.get("player_id"))
+                for i, s in enumerate(snap.get("seats") or [])
+                if isinstance(s, dict)
+            }
+            _remember(self.verdicts, rid, self._check(rnd, owners))
+
+    def _check_record(self, record: dict[str, Any]) -> Verdict:
+        rid = str(record.get("round_id"))
+        try:
+            rnd = round_from_record(record)
+        except Unreadable as e:
+            return Verdict(rid, (str(e),))
+        owners = {
+            int(s["seat"]): str(s.get("player_id"))
+            for s in record.get("seats") or []
+            if isinstance(s, dict) and type(s.get("seat")) is int
+        }
+        return self._check(rnd, owners)
+
+    def _check(self, rnd: Round, owners: dict[int, str]) -> Verdict:
+        """Against the commitment this terminal saw (if it saw one) and, for our own seats
+        (`owners`: seat -> player id), the client seeds we may have had in effect."""
+        promised, before = self.commitments.get(rnd.round_id, (None, True))
+        allowed = self.round_seeds.get(rnd.round_id)
+        me = self.player_id
+        mine = {h.seat: allowed for h in rnd.hands if allowed and owners.get(h.seat) == me}
+        return check(rnd, promised=promised, before_deal=before, my_seeds=mine)
 
     def _fix_selection(self) -> None:
         mine = self.own_seats()
@@ -373,12 +593,15 @@ class StudApp(App[None]):
         if session_lost:
             self.bets.clear()
             self.say("The server no longer knew this session: you are a new player.", error=True)
+        # a restarted server, or another replica, may not hold our seeds: send them again
+        self.client_seeds.clear()
         first = not self._welcomed_once
         self._welcomed_once = True
         try:
             await self.link.request("lobby", watch=True)
             if self.table_id is not None:
                 await self.link.request("join", table=self.table_id)  # spectators re-join
+                await self._send_seed(self.table_id)
             elif first and self.start_table is not None:
                 self.open_table(self.start_table)
         except ServerError as e:
@@ -455,6 +678,7 @@ class StudApp(App[None]):
                 raise
             self.message = ""
             self.push_screen(WatchScreen() if self.watch_only else PlayScreen())
+            await self._send_seed(table_id)
 
         self.submit(job)
 
@@ -569,9 +793,51 @@ class StudApp(App[None]):
 
         self.submit(job)
 
+    def action_history(self) -> None:
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen())
+
+    def load_history(self) -> None:
+        async def job() -> None:
+            await self.link.request("history", limit=HISTORY_ROUNDS)  # `history` comes first
+
+        self.submit(job)
+
+    def set_client_seed(self, seed: str) -> None:
+        async def job() -> None:
+            table = self.table_id
+            if table is None:
+                return
+            self.seed_choice[table] = seed
+            await self._send_seed(table)
+            shown = f"“{seed}”" if seed else "none"
+            self.say(f"Client seed {shown}: it counts from the next deal.")
+
+        self.submit(job)
+
+    async def _send_seed(self, table: str) -> None:
+        """Give the server the seed chosen for `table`, if any. Until it confirms, a deal
+        may have used the old seed or the new one, and the check accepts either."""
+        seed = self.seed_choice.get(table)
+        if seed is None:
+            return
+        self.pending_seeds[table] = seed
+        try:
+            await self.link.request("seed", table=table, client_seed=seed)
+            self.client_seeds[table] = seed
+        finally:
+            self.pending_seeds.pop(table, None)
+
     def buy_chips(self) -> None:
         async def job() -> None:
             await self.link.request("buy_chips", amount=BUY_AMOUNT)
             self.say(f"Bought {money(BUY_AMOUNT)} of chips.")
 
         self.submit(job)
+
+
+def _remember(memory: MutableMapping[str, Any], key: str, value: Any) -> None:
+    """Store, forgetting the oldest entries past `REMEMBERED_ROUNDS` (dicts keep order)."""
+    memory[key] = value
+    while len(memory) > REMEMBERED_ROUNDS:
+        del memory[next(iter(memory))]

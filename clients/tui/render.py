@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from clients.bots import hand_net, money, prize_paid
+from clients.verify import Verdict, own_hands, round_net, settled_at, short
 from protocol.errors import ERROR_MEANINGS, ErrorCode
 
 SUIT_SYMBOLS: Final = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
@@ -246,8 +247,101 @@ def player_text(
     return Text.from_markup(line)
 
 
+def verdict_markup(verdict: Verdict | None) -> str:
+    """A check of the revealed proof: green "fair ✓" (with caveats) or red "NOT FAIR"."""
+    if verdict is None:
+        return "[dim]not checked[/]"
+    if verdict.fair:
+        caveat = f" [dim]({escape('; '.join(verdict.notes))})[/]" if verdict.notes else ""
+        return "[b green]fair ✓[/]" + caveat
+    return "[b red]NOT FAIR[/]: " + escape("; ".join(verdict.problems))
+
+
+def fairness_text(snap: Frame, verdict: Verdict | None, my_seed: str | None) -> Text:
+    """The provably fair line: the short commitment while the round runs, the verdict at
+    showdown, and (when playing) the client seed this player has set."""
+    fair = snap.get("fairness")
+    phase = snap.get("phase")
+    parts = []
+    if isinstance(fair, dict) and fair.get("commitment"):
+        commit = f"commitment {short(str(fair['commitment']))}"
+        if phase == "showdown":
+            seeds = escape(repr(str(fair.get("client_seeds", ""))))
+            parts.append(f"{verdict_markup(verdict)} · {commit} · client seeds {seeds}")
+        else:
+            parts.append(f"Provably fair deal · {commit}")
+    elif phase != "waiting":
+        parts.append("[dim]no fairness proof for this round[/]")
+    if my_seed is not None:
+        seed = escape(repr(my_seed)) if my_seed else "none"
+        parts.append(f"your client seed {seed} (c to change)")
+    return Text.from_markup(" · ".join(parts))
+
+
+def history_text(
+    rounds: Sequence[Frame],
+    me: str | None,
+    verdicts: Mapping[str, Verdict],
+    titles: Mapping[str, str] | None = None,
+    variants: Mapping[str, str] | None = None,
+) -> Text:
+    """The player's last rounds, newest first: when, where, own hands and results, the
+    dealer, jackpot prizes, the wallet before and after, and the check of each proof.
+    `titles` and `variants` (from the lobby) turn table and variant ids into names."""
+    if not rounds:
+        return Text("No rounds yet: play one and come back.", style="dim")
+    blocks = []
+    for r in rounds:
+        rid = str(r.get("round_id", "?"))
+        table = str(r.get("table", "?"))
+        variant = str(r.get("variant", ""))
+        head = (
+            f"[b]{settled_at(r)}[/]  {escape((titles or {}).get(table, table))} · "
+            f"{escape((variants or {}).get(variant, variant))} · round {escape(rid)}   "
+            f"{verdict_markup(verdicts.get(rid))}"
+        )
+        lines = [head]
+        for s in own_hands(r, me):
+            decision = {"raise": "raised", "fold": "folded"}.get(str(s.get("decision")), "-")
+            if s.get("auto"):
+                decision += " (timer)"
+            ante = money(int(s.get("ante") or 0))
+            prog = "[magenta]P[/]" if s.get("progressive") else " "
+            lines.append(
+                f"  seat {int(s.get('seat', 0)) + 1}  {ante:>9} {prog}  "
+                f"{cards_markup(s.get('cards'))}  "
+                f"{escape(hand_label(s.get('hand'))):<16} {decision:<8} "
+                f"{seat_status(s) if s.get('result') else ''}"
+            )
+        dealer_hand = r.get("dealer_hand") or {}
+        qualifies = str(dealer_hand.get("category", "HIGH_CARD")) != "HIGH_CARD"
+        lines.append(
+            f"  dealer  {cards_markup(r.get('dealer'))}  {escape(hand_label(dealer_hand))}"
+            + ((" (qualifies)" if qualifies else " (does not qualify)") if dealer_hand else "")
+        )
+        for seat, amount in sorted((r.get("jackpots") or {}).items()):
+            lines.append(f"  [b magenta]jackpot: seat {int(seat) + 1} won {money(int(amount))}[/]")
+        net = round_net(r)
+        if net is not None:
+            colour = "green" if net > 0 else "red" if net < 0 else "white"
+            lines.append(
+                f"  net [b {colour}]{money(net, sign=True)}[/] · balance "
+                f"{money(int(r['balance_before']))} → {money(int(r['balance_after']))}"
+            )
+        fair = r.get("fairness")
+        if isinstance(fair, dict):
+            lines.append(
+                f"  [dim]proof: commitment {escape(short(str(fair.get('commitment', ''))))} · "
+                f"client seeds {escape(repr(str(fair.get('client_seeds', ''))))} · "
+                f"server seed {escape(short(str(fair.get('server_seed', ''))))}[/]"
+            )
+        blocks.append("\n".join(lines))
+    return Text.from_markup("\n\n".join(blocks))
+
+
 PLAY_KEYS: Final = (
     "s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove chip · p progressive · d deal · "
-    "f fold · r raise · tab next seat · b buy $100 · l leave · q quit"
+    "f fold · r raise · tab next seat · b buy $100 · c client seed · h history · l leave · q quit"
 )
-WATCH_KEYS: Final = "watching · l back to the lobby · q quit"
+WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"
+HISTORY_KEYS: Final = "↑/↓ scroll · r refresh · h or esc back · q quit"

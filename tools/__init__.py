@@ -1,0 +1,1 @@
+"""Developer tools: generators run from the repository root (`python -m tools.NAME`)."""
