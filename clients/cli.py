@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL ({DEFAULT_URL})")
     play.add_argument("--name", default=_default_name(), help="your name at the table")
     play.add_argument("--table", help="open this table straight away instead of the lobby")
+    play.add_argument("--token", help="resume the player of an earlier session (printed on exit)")
 
     watch = sub.add_parser("watch", help="watch a table as a spectator")
     watch.add_argument("--url", default=DEFAULT_URL)
@@ -143,8 +144,17 @@ def main(argv: list[str] | None = None) -> int:
 
     from clients.tui import StudApp
 
-    app = StudApp(args.url, args.name, table=args.table, watch=args.command == "watch")
+    token = getattr(args, "token", None)
+    app = StudApp(args.url, args.name, table=args.table, watch=args.command == "watch", token=token)
     app.run()
+    if app.link.token and args.command == "play":
+        # The token is the player's key to their wallet, seats and history: shown
+        # once, on the player's own terminal, when the table is closed.
+        print(
+            f"Your session token: {app.link.token}\n"
+            f"  resume:  stud-client play --url {args.url} --token {app.link.token}\n"
+            f"  verify:  stud-client verify --url {args.url} --token {app.link.token} --last 10"
+        )
     return 0
 
 

@@ -325,3 +325,17 @@ def test_a_proof_that_breaks_the_commitment_seen_before_the_deal_is_not_fair() -
         "(630dcd29…d710dd)",
     )
     assert fairness_text(showdown, app.verdicts[rid], None).plain.startswith("NOT FAIR: ")
+
+
+async def test_a_token_from_an_earlier_session_resumes_the_same_player(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    server = await make_server()
+    earlier = await connect(server, "gus")
+    await earlier.request("sit", table="alpha")
+    await earlier.close()
+    app = StudApp(url(server), "ignored", token=earlier.token)
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: app.link.welcome.get("resumed") is True, "a resumed welcome")
+        assert app.link.welcome["player_id"] == earlier.player_id
+        assert app.link.welcome["seats"] == {"alpha": [0]}

@@ -344,6 +344,7 @@ class StudApp(App[None]):
         *,
         table: str | None = None,
         watch: bool = False,
+        token: str | None = None,
         backoff: tuple[float, float] = (0.25, 8.0),
     ) -> None:
         super().__init__()
@@ -372,6 +373,7 @@ class StudApp(App[None]):
             on_status=self._on_status,
             backoff=backoff,
         )
+        self.link.token = token  # resume that player (their wallet and seats), if given
         self._jobs: asyncio.Queue[Job] = asyncio.Queue()
         self._redraw_scheduled = False
         self._welcomed_once = False
