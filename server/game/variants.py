@@ -322,13 +322,7 @@ _CASINO_STUD = Variant(
     # The seed names the qualifying hands (Royal Flush, Straight Flush, Four of
     # a Kind, Full House, Flush) but leaves the amounts "to be agreed": we use
     # the stud-poker seed's amounts for the same five hands.
-    progressive={
-        _C.FLUSH: Prize.fixed(5_000),
-        _C.FULL_HOUSE: Prize.fixed(10_000),
-        _C.FOUR_OF_A_KIND: Prize.fixed(50_000),
-        _C.STRAIGHT_FLUSH: Prize.percent(1_000),
-        _C.ROYAL_FLUSH: Prize.percent(10_000),
-    },
+    progressive=dict(_STUD_POKER.progressive),
     # "A Progressive Jackpot wager is lost if the player folds his hands".
     folded_collects_progressive=False,
     # The seed gives no stake; the other two seeds' $1 is used.
