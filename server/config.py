@@ -58,7 +58,7 @@ class Config:
     timers: Timers = field(default_factory=Timers)
     reconnect_grace: float = 60.0  # seconds a gone player keeps their seats
     shutdown_grace: float = 30.0  # seconds running rounds get to finish on SIGTERM
-    jackpot_push_interval: float = 0.5  # throttle of meter updates to clients
+    jackpot_push_interval: float = 1.0  # throttle of meter updates to clients
     max_seats_per_player: int = 3
     variants: Mapping[str, Variant] = field(default_factory=lambda: dict(VARIANTS))
     jackpots: Mapping[str, JackpotConfig] = field(

@@ -1,10 +1,11 @@
-"""Plain HTTP on the WebSocket port: health, metrics, and the browser client's files."""
+"""Plain HTTP on the WebSocket port: health, metrics, the books (loopback only), the web client."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import mimetypes
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from server.stores.base import StoreError
 
 if TYPE_CHECKING:
     from server.app import StudServer
@@ -37,7 +40,9 @@ class HttpRoutes:
         configured = app.config.static_dir
         self.root = Path(configured).resolve() if configured else WEB_ROOT
 
-    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+    def process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | Awaitable[Response] | None:
         path = request.path.split("?", 1)[0]
         if path == "/ws":
             if self.app.stopping:
@@ -47,6 +52,10 @@ class HttpRoutes:
             return self.health()
         if path == "/metrics":
             return self.metrics()
+        if path == "/ledger":
+            if not _loopback(connection.remote_address):
+                return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+            return self.ledger()
         return self.static(path)
 
     def health(self) -> Response:
@@ -62,6 +71,24 @@ class HttpRoutes:
         }
         code = HTTPStatus.SERVICE_UNAVAILABLE if app.stopping else HTTPStatus.OK
         return response(code, json.dumps(body).encode(), "application/json")
+
+    async def ledger(self) -> Response:
+        """The books in aggregate, for reconciliation (load runs, operators on the host):
+        house, world (minus all buy-ins) and each meter, the players' total, and the sum
+        of every account, which double entry keeps at zero. Loopback only; no player's
+        own balance is listed."""
+        try:
+            totals = await self.app.store.totals()
+        except StoreError as e:
+            body = json.dumps({"error": e.code, "message": e.message}).encode()
+            return response(HTTPStatus.SERVICE_UNAVAILABLE, body, "application/json")
+        players = {k: v for k, v in totals.items() if k.startswith("player:")}
+        data = {
+            "accounts": {k: v for k, v in sorted(totals.items()) if k not in players},
+            "players": {"accounts": len(players), "total": sum(players.values())},
+            "sum": sum(totals.values()),
+        }
+        return response(HTTPStatus.OK, json.dumps(data).encode(), "application/json")
 
     def metrics(self) -> Response:
         app = self.app
@@ -97,6 +124,16 @@ class HttpRoutes:
         if kind.startswith("text/") or kind == "application/javascript":
             kind += "; charset=utf-8"
         return response(HTTPStatus.OK, target.read_bytes(), kind)
+
+
+def _loopback(address: object) -> bool:
+    try:
+        host = address[0] if isinstance(address, tuple) else ""
+        ip = ipaddress.ip_address(str(host).split("%")[0])
+        mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+        return (mapped or ip).is_loopback
+    except (ValueError, IndexError):
+        return False
 
 
 def _constant(value: float) -> Callable[[], float]:

@@ -51,6 +51,7 @@ class Metrics:
     closes: Counter[int] = field(default_factory=Counter)
     broadcast_lag: Histogram = field(default_factory=Histogram)
     action_latency: Histogram = field(default_factory=Histogram)
+    loop_lag: Histogram = field(default_factory=Histogram)
 
     def render(self, gauges: dict[str, tuple[str, Callable[[], float]]]) -> str:
         out: list[str] = []
@@ -116,5 +117,11 @@ class Metrics:
             "histogram",
             "Time from a table request's arrival to its broadcast.",
             self.action_latency.render("stud_action_seconds"),
+        )
+        metric(
+            "stud_event_loop_lag_seconds",
+            "histogram",
+            "How late a timer sampled every 50 ms ran: how long other work held the loop.",
+            self.loop_lag.render("stud_event_loop_lag_seconds"),
         )
         return "\n".join(out) + "\n"

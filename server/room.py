@@ -12,10 +12,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.protocol import OPEN
 
 from protocol.codec import encode
 from server.fair import FairShuffler
@@ -36,6 +37,45 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
+#: Snapshot sends a busy table may put off in a row for the commands queued behind.
+MAX_DEFERRED = 8
+
+
+def binary_frame(data: bytes) -> bytes:
+    """`data` as one unmasked, unfragmented binary WebSocket frame (RFC 6455 5.2):
+    what a server writes for a message when no extension is negotiated."""
+    n = len(data)
+    if n < 126:
+        return bytes((0x82, n)) + data
+    if n < 65536:
+        return bytes((0x82, 126)) + n.to_bytes(2, "big") + data
+    return bytes((0x82, 127)) + n.to_bytes(8, "big") + data
+
+
+def send_all(connections: Iterable[ServerConnection], data: bytes) -> int:
+    """Send one message to many connections; return how many it went to.
+
+    `websockets.broadcast` builds, serializes and queues a frame object per
+    connection; a server's frames are never masked, so without extensions (the
+    server runs with compression=None) the bytes are the same for every
+    connection: frame once, then one `transport.write` each. Connections that are
+    closing are skipped, as `broadcast` does; one with an extension (a server
+    configured otherwise) goes through `broadcast`.
+    """
+    frame = b""
+    sent = 0
+    for ws in connections:
+        protocol = ws.protocol
+        if protocol.state is not OPEN:
+            continue
+        if protocol.extensions:
+            broadcast((ws,), data)
+        else:
+            if not frame:
+                frame = binary_frame(data)
+            ws.transport.write(frame)
+        sent += 1
+    return sent
 
 
 class Room:
@@ -56,6 +96,10 @@ class Room:
         self.recovered = False
         self._timer: asyncio.TimerHandle | None = None
         self._sent_seq = -1
+        self._flush: asyncio.Handle | None = None  # a snapshot send scheduled this turn
+        self._started: list[float] = []  # arrival times of the requests it answers
+        self._queued = 0  # commands waiting for the lock
+        self._deferred = 0
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -101,30 +145,57 @@ class Room:
         self.app.rooms_to_refresh.add(self)
 
     def publish(self, started: float | None = None) -> None:
-        """Send the snapshot to every viewer if the table changed since the last one."""
+        """Send the snapshot to every viewer if the table changed since the last one.
+
+        The send is deferred to the end of the event loop's turn (`call_soon`), and
+        skipped while more commands for this table are queued on its lock (they publish
+        when they finish, at most `MAX_DEFERRED` times in a row): changes made together
+        (several players' frames read at once, a command and what it sets off) go out
+        as one snapshot, encoded once, with the latest `seq` (PROTOCOL.md allows gaps).
+        """
+        if started is not None:
+            self._started.append(started)
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_soon(self._send_snapshot)
+
+    def _send_snapshot(self) -> None:
+        self._flush = None
+        if self._queued and self._deferred < MAX_DEFERRED:
+            self._deferred += 1  # the queued command's publish sends this change too
+            return
+        self._deferred = 0
+        started, self._started = self._started, []
         if self.table.seq == self._sent_seq:
             return
         t0 = time.perf_counter()
         self._sent_seq = self.table.seq
         data = self.snapshot()
-        broadcast(self.viewers, data)
         m = self.app.metrics
         m.broadcasts += 1
-        m.frames_out += len(self.viewers)
-        m.broadcast_lag.observe(time.perf_counter() - t0)
-        if started is not None:
-            m.action_latency.observe(time.perf_counter() - started)
+        m.frames_out += send_all(self.viewers, data)
+        t1 = time.perf_counter()
+        m.broadcast_lag.observe(t1 - t0)
+        for t in started:
+            m.action_latency.observe(t1 - t)
         self.app.lobby_changed()
 
     # ----- commands ------------------------------------------------------------
 
     async def run(self, action: Callable[[], Awaitable[T]], started: float | None = None) -> T:
-        async with self.lock:
-            try:
-                return await action()
-            finally:
-                self._reschedule()
-                self.publish(started)
+        self._queued += 1
+        try:
+            await self.lock.acquire()
+        except BaseException:
+            self.publish()  # a send put off for this command must not wait for another
+            raise
+        finally:
+            self._queued -= 1
+        try:
+            return await action()
+        finally:
+            self._reschedule()
+            self.publish(started)
+            self.lock.release()
 
     async def sit(self, player_id: str, name: str, seat: int | None) -> int:
         async def act() -> int:
@@ -153,7 +224,7 @@ class Room:
             self.table.place_ante(self.now(), player_id, seat, amount, progressive)
             self.app.push_wallet(player_id, wallet)
             if progressive:
-                await self.app.refresh_meter(self.config.jackpot)
+                await self.app.meter_moved(self.config.jackpot, effects.transfers)
             return wallet
 
         return await self.run(act, started)
@@ -165,7 +236,7 @@ class Room:
             rid = self.table.round_id
             self.table.withdraw(player_id, seat)
             await self._close_if_emptied(rid)
-            await self.app.refresh_meter(self.config.jackpot)
+            await self.app.meter_moved(self.config.jackpot, refund.transfers)
 
         await self.run(act)
 
@@ -190,9 +261,12 @@ class Room:
         async def act() -> None:
             rid = self.table.round_id
             now = self.now()
-            await self._carry_out(self.table.remove_player(now, player_id, by_request=by_request))
+            effects = self.table.remove_player(now, player_id, by_request=by_request)
+            await self._carry_out(effects)
             await self._close_if_emptied(rid)
-            await self.app.refresh_meter(self.config.jackpot)
+            # a settlement reports the meter as the store has it, refunds included
+            moved = () if effects.settlement is not None else effects.transfers
+            await self.app.meter_moved(self.config.jackpot, moved)
 
         await self.run(act)
 
