@@ -65,7 +65,6 @@ class Session:
     bucket: TokenBucket
     player: Player | None = None
     tables: set[str] = field(default_factory=set)
-    watching_lobby: bool = False
 
 
 @dataclass(eq=False)

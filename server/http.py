@@ -68,6 +68,10 @@ class HttpRoutes:
             "players": sum(1 for p in app.presence.values() if p.sessions),
             "jackpots": app.meters,
             "store": type(app.store).__name__,
+            # Reported, not failed on: a replica whose Redis is away still serves
+            # (requests that need the store get store_unavailable) and comes back
+            # with it, so restarting the replica would not help.
+            "store_connected": getattr(app.store, "connected", True),
         }
         code = HTTPStatus.SERVICE_UNAVAILABLE if app.stopping else HTTPStatus.OK
         return response(code, json.dumps(body).encode(), "application/json")

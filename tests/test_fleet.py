@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -292,6 +293,12 @@ async def test_the_server_keeps_serving_through_a_redis_restart(
         with pytest.raises(ServerError) as e:
             await c.request("buy_chips", amount=100)
         assert e.value.code == "store_unavailable"
+        health = await asyncio.to_thread(
+            lambda: json.loads(
+                urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5).read()
+            )
+        )
+        assert health["status"] == "ok" and health["store_connected"] is False
         private_redis.start()  # empty: nothing was persisted, scripts must be loaded again
         fresh = None
         for _ in range(100):

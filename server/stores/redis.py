@@ -158,6 +158,12 @@ class RedisStore:
         self._closed = False
         self.reconnects = 0
 
+    @property
+    def connected(self) -> bool:
+        """Whether the store has a live connection right now (for /healthz)."""
+        conn = self._conn
+        return conn is not None and bool(conn.protocol.is_connected)
+
     @classmethod
     async def connect(
         cls,
