@@ -338,11 +338,8 @@ class Bot:
     async def run(self, gate: asyncio.Semaphore | None = None) -> BotResult:
         """Play until done; `gate` bounds how many connections are opened at once."""
         r = self.result
-        try:
-            async with gate or contextlib.nullcontext():
-                client = await StudClient.open(self.url, history=False)
-        except (OSError, WebSocketException) as e:
-            r.errors[f"connect:{type(e).__name__}"] += 1
+        client = await _connect(self.url, gate, r.errors)
+        if client is None:
             return r
         client.listeners.append(self.on_frame)
         try:
@@ -494,11 +491,8 @@ class Spectator:
         self, stop: asyncio.Event, gate: asyncio.Semaphore | None = None
     ) -> SpectatorResult:
         r = self.result
-        try:
-            async with gate or contextlib.nullcontext():
-                client = await StudClient.open(self.url, history=False)
-        except (OSError, WebSocketException) as e:
-            r.errors[f"connect:{type(e).__name__}"] += 1
+        client = await _connect(self.url, gate, r.errors)
+        if client is None:
             return r
         client.listeners.append(self.on_frame)
         try:
@@ -582,3 +576,15 @@ async def run_bots(
         stop.set()
         watch_results = await asyncio.gather(*watch_tasks)
     return BotsReport(list(bot_results), list(watch_results), loop.time() - started)
+
+
+async def _connect(
+    url: str, gate: asyncio.Semaphore | None, errors: Counter[str]
+) -> StudClient | None:
+    """Open a connection (at most `gate`'s worth at once); a failure is counted, not raised."""
+    try:
+        async with gate or contextlib.nullcontext():
+            return await StudClient.open(url, history=False)
+    except (OSError, WebSocketException) as e:
+        errors[f"connect:{type(e).__name__}"] += 1
+        return None
