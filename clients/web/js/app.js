@@ -17,7 +17,7 @@ import * as fairness from "./fairness.js";
 import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
 import { categoryLabel, dollars, errorText } from "./format.js";
 import { renderHistory } from "./history.js";
-import { renderLobby } from "./lobby.js";
+import { renderLobby, tablePageUrl } from "./lobby.js";
 import { countdownText, remainingMs, renderTable } from "./table.js";
 
 const PROTOCOL_VERSION = 1;
@@ -31,6 +31,36 @@ const ERROR_TTL_MS = 15000;
 const BANNER_TTL_MS = 12000;
 
 const $ = (id) => document.getElementById(id);
+
+// ----- arriving from another server of the fleet ------------------------------
+
+/**
+ * A lobby's "Open" on a table of another server process comes here as
+ * `/?table=ID#token=TOKEN`: the token (sessionStorage is per origin, and a
+ * fragment never reaches the server) resumes the same player, whose wallet
+ * the servers share; the table is joined right after `welcome`. Both are taken
+ * once and removed from the address bar.
+ */
+function takeArrival() {
+  const url = new URL(location.href);
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const token = fragment.get("token");
+  const table = url.searchParams.get("table");
+  if (token) sessionStorage.setItem(KEYS.token, token);
+  if (table) sessionStorage.setItem(KEYS.table, table);
+  if (token || table) {
+    url.hash = "";
+    url.searchParams.delete("table");
+    history.replaceState(history.state, "", url.pathname + url.search);
+  }
+}
+takeArrival();
+
+/** Go to another server's page (a lobby row's or an error's `url`), taking the player along. */
+function goRemote(href) {
+  const token = sessionStorage.getItem(KEYS.token);
+  location.assign(token ? `${href}#token=${encodeURIComponent(token)}` : href);
+}
 
 // ----- state ------------------------------------------------------------------
 
@@ -164,7 +194,7 @@ function welcome(w) {
   for (const table of tables) {
     conn.request("join", { table }).then(() => sendSeed(table), (err) => {
       if (table === state.current) setCurrent(null);
-      showError(err);
+      showError(Object.assign(err, { table }));
     });
   }
   if (state.history.open) loadHistory();
@@ -284,7 +314,11 @@ async function act(fn) {
 
 async function openTable(tableId, { sit = false } = {}) {
   await act(async () => {
-    await conn.request("join", { table: tableId });
+    try {
+      await conn.request("join", { table: tableId });
+    } catch (err) {
+      throw Object.assign(err, { table: tableId }); // an unknown_table error may say where it is
+    }
     sendSeed(tableId);
     setCurrent(tableId);
     if (sit) await conn.request("sit", { table: tableId });
@@ -483,6 +517,7 @@ function onClick(event) {
     case "add-chip": changeBuild(seat, +1); break;
     case "toggle-progressive": toggleProgressive(seat); break;
     case "clear": setBuild(state.current, seat, { ...buildOf(state.current, seat), amount: 0 }); render(); break;
+    case "open-remote": goRemote(el.dataset.href); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
     case "reconnect": conn.start(); break;
     case "verify-deal": verifyDeal(el.dataset.table); break;
@@ -523,12 +558,16 @@ function onKeyDown(event) {
 
 /** An error in words, in a visible, dismissable toast. */
 function showError(err) {
-  const text = typeof err === "string" ? err : errorText(err);
+  // A table hosted by another server of the fleet: offer to go there.
+  const remote = err?.frame?.code === "unknown_table" ? tablePageUrl(err.frame.url, err.table) : null;
+  const text = remote ? "This table is on another server:" : typeof err === "string" ? err : errorText(err);
   const list = $("errors");
   const last = list.lastElementChild;
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
   const toast = h("div", { class: "toast", role: "alert", "data-testid": "error", "data-code": err?.frame?.code ?? err?.code ?? "client" },
     h("span", { class: "msg", "data-testid": "error-message" }, text),
+    remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
+      "data-testid": "error-open" }, "Open"),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
   while (list.children.length > 4) list.firstElementChild.remove();

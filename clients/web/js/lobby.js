@@ -1,11 +1,34 @@
 // The lobby: every table with its variant, limits, free seats, spectators,
-// jackpot and paytables, and buttons to play or watch.
+// jackpot and paytables, and buttons to play or watch. A table hosted by
+// another server process of the fleet (its row's `url` is not this server)
+// gets an "Open" button that goes to that process's page instead.
 
 import { h } from "./dom.js";
 import { dollars } from "./format.js";
 import { progressivePaytable, raisePaytable } from "./paytable.js";
 
 const PHASES = { waiting: "Waiting", betting: "Betting", deciding: "Deciding", showdown: "Showdown" };
+
+/**
+ * The page of the server process at `wsUrl` (a lobby row's `url`, e.g.
+ * "ws://127.0.0.1:8766/ws") showing `tableId`, e.g.
+ * "http://127.0.0.1:8766/?table=east"; null when `wsUrl` is empty, not a ws
+ * address, or this very server (same host:port as `here`).
+ */
+export function tablePageUrl(wsUrl, tableId, here = location) {
+  if (!wsUrl) return null;
+  let u;
+  try {
+    u = new URL(wsUrl);
+  } catch {
+    return null;
+  }
+  const protocol = { "ws:": "http:", "wss:": "https:" }[u.protocol];
+  if (!protocol || u.host === here.host) return null;
+  const page = new URL(`${protocol}//${u.host}${u.pathname.replace(/\/ws\/?$/, "/")}`);
+  if (tableId) page.searchParams.set("table", tableId);
+  return page.href;
+}
 
 /** The lobby section for `state` (see app.js for the state's shape). */
 export function renderLobby(state) {
@@ -32,6 +55,7 @@ function tableCard(row, state) {
   const mine = state.tables[row.id]?.seats?.some((s) => s && s.player_id === state.me?.player_id);
   const variant = row.variant ?? {};
   const jackpot = state.jackpots[row.jackpot];
+  const remote = tablePageUrl(row.url, row.id);
   return h("article", { class: "table-card", "data-testid": `lobby-table-${row.id}`, "data-table": row.id },
     h("header", {},
       h("h2", {}, row.title),
@@ -53,12 +77,14 @@ function tableCard(row, state) {
         h("p", { class: "fine" }, variant.folded_collects_progressive
           ? "A folded hand still collects the progressive."
           : "A folded hand does not collect the progressive."))),
-    h("footer", {},
-      mine
+    h("footer", {}, remote
+      ? h("button", { class: "btn primary", "data-action": "open-remote", "data-href": remote,
+        "data-testid": `remote-${row.id}`, title: "This table is on another server" }, "Open")
+      : [mine
         ? h("button", { class: "btn primary", "data-action": "open-table", "data-table": row.id,
           "data-testid": `open-${row.id}` }, "Back to my seat")
         : h("button", { class: "btn primary", "data-action": "play", "data-table": row.id,
           "data-testid": `play-${row.id}`, disabled: free <= 0 }, free > 0 ? "Play" : "Table full"),
       h("button", { class: "btn", "data-action": "watch", "data-table": row.id,
-        "data-testid": `watch-${row.id}` }, "Watch")));
+        "data-testid": `watch-${row.id}` }, "Watch")]));
 }
