@@ -262,8 +262,10 @@ class Room:
             rid = self.table.round_id
             now = self.now()
             effects = self.table.remove_player(now, player_id, by_request=by_request)
-            await self._carry_out(effects)
-            await self._close_if_emptied(rid)
+            # Refunds that did not reach the store leave the round open in the journal,
+            # so recovery gives them back; closing it here would lose them.
+            if await self._carry_out(effects):
+                await self._close_if_emptied(rid)
             # a settlement reports the meter as the store has it, refunds included
             moved = () if effects.settlement is not None else effects.transfers
             await self.app.meter_moved(self.config.jackpot, moved)
@@ -284,16 +286,19 @@ class Room:
 
     # ----- effects -------------------------------------------------------------
 
-    async def _carry_out(self, effects: Effects) -> None:
+    async def _carry_out(self, effects: Effects) -> bool:
         """Apply what the engine already did: transfers and holds, then the settlement.
 
         Used where the engine moves first (timers, departures); a store failure
         here is logged, and the round's settlement or the crash recovery puts
         the books right (settling releases any hold the round still has).
+        Returns False when the transfers could not be applied.
         """
+        applied = True
         try:
             await self._apply(effects)
         except StoreError as e:
+            applied = False
             log.error(
                 "could not apply %d transfers: %s",
                 len(effects.transfers),
@@ -301,6 +306,7 @@ class Room:
                 extra={"round_id": self.table.round_id, "table": self.id},
             )
         await self._settle(effects)
+        return applied
 
     async def _apply(self, effects: Effects) -> None:
         if effects.transfers or effects.holds:
