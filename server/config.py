@@ -30,7 +30,7 @@ class JackpotConfig:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    max_frame_bytes: int = 16 * 1024
+    max_frame_bytes: int = 8192  # PROTOCOL.md section 11: client frames are small maps
     rate_per_second: float = 20.0
     rate_burst: int = 40
     max_tables_per_connection: int = 8

@@ -12,7 +12,6 @@ from clients.connection import StudClient
 from server.app import StudServer
 from server.config import Config, build_config
 from server.game.cards import Card
-from server.game.table import Timers
 
 TEST_TABLES = [
     {"id": "alpha", "variant": "casino-stud", "seats": 5, "min_ante": 100, "max_ante": 10_000},
@@ -75,4 +74,4 @@ async def connect() -> AsyncIterator[ClientFactory]:
         await client.close()
 
 
-__all__ = ["TEST_TABLES", "Timers", "make_config"]
+__all__ = ["TEST_TABLES", "make_config"]

@@ -211,7 +211,6 @@ class Table:
         self.leaving: set[str] = set()  # players whose seats go at the end of the round
         self.last: dict[str, Any] | None = None
         self.seq = 0
-        self.rounds_played = 0
         self._upcoming_round_id: str | None = None
 
     # ----- queries -------------------------------------------------------------
@@ -229,10 +228,6 @@ class Table:
         """True while the player has money on the table that is not settled yet."""
         live = self.phase in (Phase.BETTING, Phase.DECIDING)
         return live and any(s.ante > 0 for s in self.seats_of(player_id))
-
-    def stake_needed(self, amount: int, progressive: bool) -> tuple[int, int]:
-        """(cents debited now, cents held for the raise) for an ante."""
-        return amount + (self.config.stake if progressive else 0), RAISE_MULTIPLE * amount
 
     # ----- seats ---------------------------------------------------------------
 
@@ -667,7 +662,6 @@ class Table:
         self.deadline = now + self.config.timers.results
         if self._shuffler is not None:
             self.proof = self._shuffler.reveal()
-        self.rounds_played += 1
         self._bump()
         return Effects(settlement=Settlement(rid, tuple(transfers), tuple(claims), self._record()))
 
