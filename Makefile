@@ -39,6 +39,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	BIN=$(BIN) bash deploy/lint.sh
 
 bench: $(STAMP)

@@ -5,19 +5,18 @@ from __future__ import annotations
 import ipaddress
 import json
 import mimetypes
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from server.stores.base import StoreError
-
-if TYPE_CHECKING:
-    from server.app import StudServer
+from server.metrics import Metrics
+from server.stores.base import Store, StoreError
 
 WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 
@@ -34,11 +33,33 @@ def response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
     return Response(status.value, status.phrase, headers, body)
 
 
+@dataclass(frozen=True, slots=True)
+class Census:
+    """How much this process serves right now."""
+
+    tables: int
+    connections: int
+    players: int
+
+
+class Served(Protocol):
+    """What the routes read of the server they run in (implemented by `StudServer`)."""
+
+    @property
+    def stopping(self) -> bool: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def metrics(self) -> Metrics: ...
+    @property
+    def meters(self) -> Mapping[str, int]: ...
+    def census(self) -> Census: ...
+
+
 class HttpRoutes:
-    def __init__(self, app: StudServer) -> None:
+    def __init__(self, app: Served, static_dir: str = "") -> None:
         self.app = app
-        configured = app.config.static_dir
-        self.root = Path(configured).resolve() if configured else WEB_ROOT
+        self.root = Path(static_dir).resolve() if static_dir else WEB_ROOT
 
     def process_request(
         self, connection: ServerConnection, request: Request
@@ -60,13 +81,14 @@ class HttpRoutes:
 
     def health(self) -> Response:
         app = self.app
+        census = app.census()
         status = "stopping" if app.stopping else "ok"
         body = {
             "status": status,
-            "tables": len(app.rooms),
-            "connections": len(app.sessions),
-            "players": sum(1 for p in app.presence.values() if p.sessions),
-            "jackpots": app.meters,
+            "tables": census.tables,
+            "connections": census.connections,
+            "players": census.players,
+            "jackpots": dict(app.meters),
             "store": type(app.store).__name__,
             # Reported, not failed on: a replica whose Redis is away still serves
             # (requests that need the store get store_unavailable) and comes back
@@ -96,12 +118,16 @@ class HttpRoutes:
 
     def metrics(self) -> Response:
         app = self.app
+        census = app.census()
         gauges = {
-            "stud_connections": ("Open WebSocket connections.", lambda: float(len(app.sessions))),
-            "stud_tables": ("Tables hosted by this process.", lambda: float(len(app.rooms))),
+            "stud_connections": (
+                "Open WebSocket connections.",
+                _constant(float(census.connections)),
+            ),
+            "stud_tables": ("Tables hosted by this process.", _constant(float(census.tables))),
             "stud_players_connected": (
                 "Players with at least one open connection.",
-                lambda: float(sum(1 for p in app.presence.values() if p.sessions)),
+                _constant(float(census.players)),
             ),
         }
         for name, amount in app.meters.items():

@@ -12,15 +12,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Protocol, TypeVar
 
-from websockets.asyncio.server import ServerConnection, broadcast
-from websockets.protocol import OPEN
+from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
 from server.fair import FairShuffler
 from server.game.cards import Card
+from server.game.ledger import Transfer
 from server.game.table import (
     Decision,
     Effects,
@@ -30,10 +30,9 @@ from server.game.table import (
     Table,
     TableConfig,
 )
+from server.metrics import Metrics
+from server.outbox import send_all
 from server.stores.base import Store, StoreError, Wallet
-
-if TYPE_CHECKING:
-    from server.app import StudServer
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
@@ -41,48 +40,34 @@ T = TypeVar("T")
 MAX_DEFERRED = 8
 
 
-def binary_frame(data: bytes) -> bytes:
-    """`data` as one unmasked, unfragmented binary WebSocket frame (RFC 6455 5.2):
-    what a server writes for a message when no extension is negotiated."""
-    n = len(data)
-    if n < 126:
-        return bytes((0x82, n)) + data
-    if n < 65536:
-        return bytes((0x82, 126)) + n.to_bytes(2, "big") + data
-    return bytes((0x82, 127)) + n.to_bytes(8, "big") + data
+class RoomHost(Protocol):
+    """What a room needs from the process hosting it (implemented by `StudServer`)."""
 
+    @property
+    def store(self) -> Store: ...
+    @property
+    def metrics(self) -> Metrics: ...
+    @property
+    def public_url(self) -> str: ...
+    def jackpot_seed(self, name: str) -> int: ...
+    def meter(self, name: str) -> int: ...
+    def is_connected(self, player_id: str) -> bool: ...
+    def push_wallet(self, player_id: str, wallet: Wallet) -> None: ...
+    def lobby_changed(self) -> None: ...
+    def refresh_later(self, room: Room) -> None:
+        """Re-send the room's snapshot at the next throttled push (spectator count)."""
 
-def send_all(connections: Iterable[ServerConnection], data: bytes) -> int:
-    """Send one message to many connections; return how many it went to.
-
-    `websockets.broadcast` builds, serializes and queues a frame object per
-    connection; a server's frames are never masked, so without extensions (the
-    server runs with compression=None) the bytes are the same for every
-    connection: frame once, then one `transport.write` each. Connections that are
-    closing are skipped, as `broadcast` does; one with an extension (a server
-    configured otherwise) goes through `broadcast`.
-    """
-    frame = b""
-    sent = 0
-    for ws in connections:
-        protocol = ws.protocol
-        if protocol.state is not OPEN:
-            continue
-        if protocol.extensions:
-            broadcast((ws,), data)
-        else:
-            if not frame:
-                frame = binary_frame(data)
-            ws.transport.write(frame)
-        sent += 1
-    return sent
+    async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
+    def set_meter(self, name: str, amount: int) -> None: ...
+    def announce_jackpot(self, message: dict[str, Any]) -> None: ...
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
 
 
 class Room:
     def __init__(
-        self, app: StudServer, config: TableConfig, shuffle: Callable[[], list[Card]] | None
+        self, host: RoomHost, config: TableConfig, shuffle: Callable[[], list[Card]] | None
     ) -> None:
-        self.app = app
+        self.host = host
         self.config = config
         # Tests stack decks through `shuffle`; a live table always deals provably fair.
         if shuffle is not None:
@@ -105,7 +90,7 @@ class Room:
 
     @property
     def store(self) -> Store:
-        return self.app.store
+        return self.host.store
 
     @property
     def id(self) -> str:
@@ -122,7 +107,7 @@ class Room:
         view["spectators"] = self.spectator_count()
         view["title"] = self.config.title or self.id
         jp = self.config.jackpot
-        view["jackpot"] = {"name": jp, "amount": self.app.meters.get(jp, 0)}
+        view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
         return encode(view)
 
     def spectator_count(self) -> int:
@@ -141,8 +126,8 @@ class Room:
     def watchers_changed(self) -> None:
         """The spectator count changed: the next throttled push re-sends the snapshot,
         so a crowd arriving costs one broadcast per interval, not one per arrival."""
-        self.app.lobby_changed()
-        self.app.rooms_to_refresh.add(self)
+        self.host.lobby_changed()
+        self.host.refresh_later(self)
 
     def publish(self, started: float | None = None) -> None:
         """Send the snapshot to every viewer if the table changed since the last one.
@@ -170,14 +155,14 @@ class Room:
         t0 = time.perf_counter()
         self._sent_seq = self.table.seq
         data = self.snapshot()
-        m = self.app.metrics
+        m = self.host.metrics
         m.broadcasts += 1
         m.frames_out += send_all(self.viewers, data)
         t1 = time.perf_counter()
         m.broadcast_lag.observe(t1 - t0)
         for t in started:
             m.action_latency.observe(t1 - t)
-        self.app.lobby_changed()
+        self.host.lobby_changed()
 
     # ----- commands ------------------------------------------------------------
 
@@ -202,7 +187,7 @@ class Room:
             if self.closing:
                 raise Refusal("shutting_down", "this server is shutting down: no new seats")
             index = self.table.sit(player_id, name, seat)
-            self.table.set_connected(player_id, self.app.is_connected(player_id))
+            self.table.set_connected(player_id, self.host.is_connected(player_id))
             return index
 
         return await self.run(act)
@@ -222,9 +207,9 @@ class Room:
             effects = self.table.ante_effects(player_id, seat, amount, progressive)
             wallet = await self.store.bet(self.id, effects.transfers, effects.holds)
             self.table.place_ante(self.now(), player_id, seat, amount, progressive)
-            self.app.push_wallet(player_id, wallet)
+            self.host.push_wallet(player_id, wallet)
             if progressive:
-                await self.app.meter_moved(self.config.jackpot, effects.transfers)
+                await self.host.meter_moved(self.config.jackpot, effects.transfers)
             return wallet
 
         return await self.run(act, started)
@@ -236,7 +221,7 @@ class Room:
             rid = self.table.round_id
             self.table.withdraw(player_id, seat)
             await self._close_if_emptied(rid)
-            await self.app.meter_moved(self.config.jackpot, refund.transfers)
+            await self.host.meter_moved(self.config.jackpot, refund.transfers)
 
         await self.run(act)
 
@@ -268,7 +253,7 @@ class Room:
                 await self._close_if_emptied(rid)
             # a settlement reports the meter as the store has it, refunds included
             moved = () if effects.settlement is not None else effects.transfers
-            await self.app.meter_moved(self.config.jackpot, moved)
+            await self.host.meter_moved(self.config.jackpot, moved)
 
         await self.run(act)
 
@@ -312,7 +297,7 @@ class Room:
         if effects.transfers or effects.holds:
             wallets = await self.store.apply(effects.transfers, effects.holds)
             for pid, wallet in wallets.items():
-                self.app.push_wallet(pid, wallet)
+                self.host.push_wallet(pid, wallet)
 
     async def _close_if_emptied(self, round_id: str | None) -> None:
         """A round whose every ante was taken back holds no money: close it in the journal."""
@@ -329,7 +314,7 @@ class Room:
             await self._pay(s, record)
         except StoreError as e:
             log.error("settlement failed (%s); retrying", e.message, extra={"round_id": s.round_id})
-            self.app.spawn(self._settle_later(s, record))
+            self.host.spawn(self._settle_later(s, record))
 
     async def _settle_later(self, s: Settlement, record: dict[str, Any]) -> None:
         delay = 0.2
@@ -347,12 +332,12 @@ class Room:
 
     async def _pay(self, s: Settlement, record: dict[str, Any]) -> None:
         jp = self.config.jackpot
-        seed = self.app.config.jackpots[jp].seed
+        seed = self.host.jackpot_seed(jp)
         settled = await self.store.settle(s.round_id, s.transfers, s.claims, jp, seed, record)
         for paid in settled.paid:
             self.table.record_jackpot(paid.seat, paid.amount)
             seat = self.table.seats[paid.seat]
-            self.app.announce_jackpot(
+            self.host.announce_jackpot(
                 {
                     "t": "jackpot_won",
                     "table": self.id,
@@ -365,11 +350,11 @@ class Room:
                 }
             )
         for pid, wallet in settled.wallets.items():
-            self.app.push_wallet(pid, wallet)
+            self.host.push_wallet(pid, wallet)
         for name, amount in settled.meters.items():
-            self.app.set_meter(name, amount)
-        self.app.metrics.rounds += 1
-        self.app.metrics.hands += len(s.record["seats"])
+            self.host.set_meter(name, amount)
+        self.host.metrics.rounds += 1
+        self.host.metrics.hands += len(s.record["seats"])
         log.info(
             "round settled",
             extra={"round_id": s.round_id, "table": self.id, "hands": len(s.record["seats"])},
@@ -392,7 +377,7 @@ class Room:
 
     def _fire(self) -> None:
         self._timer = None
-        self.app.spawn(self._on_timer())
+        self.host.spawn(self._on_timer())
 
     async def _on_timer(self) -> None:
         async def act() -> None:
@@ -420,7 +405,7 @@ class Room:
                 assert rid is not None
                 await self.store.void(rid, effects.transfers, effects.holds)
                 for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
-                    self.app.push_wallet(pid, await self.store.wallet(pid))
+                    self.host.push_wallet(pid, await self.store.wallet(pid))
                 log.warning("round voided at shutdown", extra={"round_id": rid, "table": self.id})
 
         await self.run(act)
@@ -441,5 +426,5 @@ class Room:
             "spectators": self.spectator_count(),
             "phase": str(t.phase),
             "jackpot": self.config.jackpot,
-            "url": self.app.config.public_url,
+            "url": self.host.public_url,
         }

@@ -1,0 +1,290 @@
+"""What each client message does: identity, the lobby, the wallet, routing to tables.
+
+A message reaches here validated (server/gateway.py). Table commands go to
+the table's `Room`, which applies them under its lock; everything else is
+answered here. Errors are raised (`ProtocolError`, the engine's `Refusal`, a
+`StoreError`) and the gateway turns them into `error` frames.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
+
+from protocol.codec import PROTOCOL_VERSION, negotiate_version
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.messages import (
+    Ante,
+    Balance,
+    BuyChips,
+    ClientMessage,
+    Deal,
+    Fold,
+    Hello,
+    History,
+    Join,
+    Leave,
+    Lobby,
+    Ping,
+    Raise,
+    Seed,
+    Sit,
+    Stand,
+    Withdraw,
+)
+from server.config import Config
+from server.game.table import Decision
+from server.jackpots import JackpotNews
+from server.lobby import Lobby as LobbyView
+from server.metrics import Metrics
+from server.outbox import send_all
+from server.room import Room
+from server.sessions import Session, Sessions
+from server.stores.base import Player, Store
+
+log = logging.getLogger("stud.server")
+
+REPLACED = "replaced by a new connection"
+
+
+class Requests:
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        sessions: Sessions,
+        rooms: Mapping[str, Room],
+        lobby: LobbyView,
+        jackpots: JackpotNews,
+        metrics: Metrics,
+        spawn: Callable[[Coroutine[Any, Any, Any]], None],
+        stopping: Callable[[], bool],
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.sessions = sessions
+        self.rooms = rooms
+        self.lobby = lobby
+        self.jackpots = jackpots
+        self.metrics = metrics
+        self.spawn = spawn
+        self.stopping = stopping
+
+    async def handle(self, session: Session, msg: ClientMessage, started: float) -> None:
+        sessions = self.sessions
+        match msg:
+            case Hello():
+                await self.hello(session, msg)
+            case Ping():
+                sessions.send(
+                    session.ws,
+                    {"t": "pong", "id": msg.id, "server_time_ms": int(time.time() * 1000)},
+                )
+            case Lobby():
+                self.lobby.watch(session.ws, msg.watch)
+                sessions.send(session.ws, self.lobby.frame())
+                sessions.reply(session, msg)
+            case Balance():
+                wallet = await self.store.wallet(self._pid(session))
+                sessions.send(session.ws, {"t": "balance", **wallet.to_public()})
+                sessions.reply(session, msg)
+            case BuyChips():
+                w = self.config.wallet
+                if self.stopping():
+                    raise ProtocolError(ErrorCode.SHUTTING_DOWN, "this server is shutting down")
+                pid = self._pid(session)
+                if msg.amount > w.max_buy_chips:
+                    balance = (await self.store.wallet(pid)).balance
+                    raise ProtocolError(
+                        ErrorCode.BUY_IN_LIMIT,
+                        f"at most {w.max_buy_chips} cents per purchase",
+                        details={"allowed": max(0, min(w.max_buy_chips, w.max_balance - balance))},
+                    )
+                wallet = await self.store.buy_chips(pid, msg.amount, w.max_balance)
+                sessions.reply(session, msg)
+                sessions.push_wallet(pid, wallet)
+            case Join():
+                room = self._room(msg.table)
+                self._watch(session, room)
+                sessions.reply(session, msg)
+            case Leave():
+                room = self._room(msg.table)
+                self._at(session, msg.table)
+                session.tables.discard(msg.table)
+                room.remove_viewer(session.ws)
+                await room.remove_player(self._pid(session))
+                sessions.reply(session, msg)
+            case Sit():
+                room = self._room(msg.table)
+                player = self._player(session)
+                if msg.table not in session.tables:
+                    self._watch(session, room)
+                seat = await room.sit(player.player_id, player.name, msg.seat)
+                sessions.reply(session, msg, seat=seat)
+            case Stand():
+                self._at(session, msg.table)
+                await self._room(msg.table).stand(self._pid(session), msg.seat)
+                sessions.reply(session, msg)
+            case Ante():
+                self._at(session, msg.table)
+                await self._room(msg.table).ante(
+                    self._pid(session), msg.seat, msg.amount, msg.progressive, started
+                )
+                sessions.reply(session, msg)
+            case Withdraw():
+                self._at(session, msg.table)
+                await self._room(msg.table).withdraw(self._pid(session), msg.seat)
+                sessions.reply(session, msg)
+            case Deal():
+                self._at(session, msg.table)
+                await self._room(msg.table).deal(self._pid(session), started)
+                sessions.reply(session, msg)
+            case Seed():
+                self._at(session, msg.table)
+                await self._room(msg.table).set_client_seed(self._pid(session), msg.client_seed)
+                sessions.reply(session, msg)
+            case History():
+                rounds = await self.store.history(self._pid(session), msg.limit)
+                sessions.send(session.ws, {"t": "history", "rounds": rounds})
+                sessions.reply(session, msg)
+            case Fold() | Raise():
+                self._at(session, msg.table)
+                decision = Decision.FOLD if isinstance(msg, Fold) else Decision.RAISE
+                await self._room(msg.table).decide(self._pid(session), msg.seat, decision, started)
+                sessions.reply(session, msg)
+
+    # ----- identity ------------------------------------------------------------
+
+    async def hello(self, session: Session, msg: Hello) -> None:
+        if session.player is not None:
+            raise ProtocolError(ErrorCode.ALREADY_WELCOMED, "this connection already said hello")
+        version = negotiate_version(msg.v)
+        if version is None:
+            raise ProtocolError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol version {PROTOCOL_VERSION}",
+                details={"supported": [PROTOCOL_VERSION]},
+            )
+        resumed = False
+        if msg.token is not None:
+            player = await self.store.player_by_token(msg.token)
+            if player is None:
+                raise ProtocolError(
+                    ErrorCode.INVALID_TOKEN, "unknown session token: say hello with a name"
+                )
+            resumed = True
+        elif msg.name is not None:
+            w = self.config.wallet
+            player = await self.store.create_player(msg.name, w.starting_credits, w.starting_bonus)
+        else:
+            raise ProtocolError(
+                ErrorCode.MISSING_FIELD, "hello needs a name or a token", field="name"
+            )
+        was_gone, older = self.sessions.attach(session, player)
+        for other in older:  # one connection per player: the newest wins
+            self.spawn(self.sessions.close(other.ws, CloseCode.NORMAL, REPLACED))
+        wallet = await self.store.wallet(player.player_id)
+        limits = self.config.limits
+        seats = {
+            room.id: [s.index for s in room.table.seats_of(player.player_id)]
+            for room in self.rooms.values()
+            if room.table.seats_of(player.player_id)
+        }
+        self.sessions.send(
+            session.ws,
+            {
+                "t": "welcome",
+                "id": msg.id,
+                "v": version,
+                "player_id": player.player_id,
+                "token": player.token,
+                "name": player.name,
+                "resumed": resumed,
+                "balance": wallet.to_public(),
+                "seats": seats,
+                "jackpots": dict(self.jackpots.meters),
+                "limits": {
+                    "max_frame_bytes": limits.max_frame_bytes,
+                    "rate_per_second": limits.rate_per_second,
+                    "max_seats_per_player": self.config.max_seats_per_player,
+                },
+            },
+        )
+        for table_id in seats:
+            room = self.rooms[table_id]
+            self._watch(session, room)
+            if was_gone:
+                await room.set_connected(player.player_id, True)
+
+    async def disconnected(self, session: Session) -> None:
+        """The connection closed: it watches nothing now; a player's last one starts the grace."""
+        self.lobby.watch(session.ws, False)
+        for table_id in session.tables:
+            self.rooms[table_id].remove_viewer(session.ws)
+        if not self.sessions.closed(session):
+            return
+        assert session.player is not None
+        pid = session.player.player_id
+        for room in self.rooms.values():
+            if room.table.seats_of(pid):
+                await room.set_connected(pid, False)
+        if self.stopping():
+            return
+        self.sessions.start_grace(
+            pid, self.config.reconnect_grace, lambda: self.spawn(self._grace_over(pid))
+        )
+
+    async def _grace_over(self, player_id: str) -> None:
+        """The player stayed away past the grace: their seats go (after any live round)."""
+        if not self.sessions.grace_over(player_id):
+            return
+        for room in self.rooms.values():
+            if room.table.seats_of(player_id):
+                await room.remove_player(player_id, by_request=False)
+
+    # ----- helpers -------------------------------------------------------------
+
+    def _player(self, session: Session) -> Player:
+        if session.player is None:
+            raise ProtocolError(ErrorCode.NOT_WELCOMED, "say hello first")
+        return session.player
+
+    def _pid(self, session: Session) -> str:
+        return self._player(session).player_id
+
+    def _room(self, table_id: str) -> Room:
+        room = self.rooms.get(table_id)
+        if room is None or not room.active:
+            remote = self.lobby.remote_row(table_id)
+            where = f": it is hosted at {remote['url']}" if remote and remote.get("url") else ""
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TABLE,
+                f"no table {table_id!r} on this server{where}",
+                field="table",
+                details={"url": remote["url"]} if where and remote else None,
+            )
+        return room
+
+    def _at(self, session: Session, table_id: str) -> None:
+        if table_id not in session.tables:
+            raise ProtocolError(
+                ErrorCode.NOT_AT_TABLE, f"join table {table_id!r} first", field="table"
+            )
+
+    def _watch(self, session: Session, room: Room) -> None:
+        """Add the connection to the table's viewers and send it the snapshot."""
+        if (
+            room.id not in session.tables
+            and len(session.tables) >= self.config.limits.max_tables_per_connection
+        ):
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD,
+                f"at most {self.config.limits.max_tables_per_connection} tables per connection",
+                field="table",
+            )
+        session.tables.add(room.id)
+        self.metrics.frames_out += send_all(
+            (session.ws,), room.add_viewer(session.ws, self._pid(session))
+        )

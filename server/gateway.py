@@ -1,0 +1,135 @@
+"""A connection's frames in: decoding, schemas, rate limits, errors and close codes.
+
+Every inbound frame is decoded with bounds and validated against its schema
+before anything acts on it; whatever it holds, the answer is a reply, an
+`error` frame with a stable code, or a close with the right close code. One
+connection's frames are handled in order, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import Limits as DecodeLimits
+from protocol.codec import decode
+from protocol.errors import CloseCode, ErrorCode, ProtocolError, RequestId
+from protocol.messages import ClientMessage, Hello, Ping, validate
+from server.config import Limits
+from server.game.table import Refusal
+from server.metrics import Metrics
+from server.ratelimit import TokenBucket, Verdict
+from server.sessions import Session, Sessions
+from server.stores.base import StoreError
+
+log = logging.getLogger("stud.server")
+
+#: Acts on one validated message: (session, message, arrival time from perf_counter).
+Handle = Callable[[Session, ClientMessage, float], Awaitable[None]]
+
+
+class Gateway:
+    def __init__(
+        self,
+        limits: Limits,
+        sessions: Sessions,
+        metrics: Metrics,
+        handle: Handle,
+        closed: Callable[[Session], Awaitable[None]],
+        spawn: Callable[[Coroutine[Any, Any, Any]], None],
+    ) -> None:
+        self.limits = limits
+        self.sessions = sessions
+        self.metrics = metrics
+        self.handle = handle
+        self.closed = closed  # after the connection is gone: seats, viewers, grace
+        self.spawn = spawn
+        self._decode_limits = DecodeLimits(max_frame_bytes=limits.max_frame_bytes)
+
+    async def handler(self, ws: ServerConnection) -> None:
+        limits = self.limits
+        session = Session(ws, TokenBucket(limits.rate_per_second, limits.rate_burst))
+        self.sessions.opened(session)
+        loop = asyncio.get_running_loop()
+        no_hello = loop.call_later(limits.hello_timeout, lambda: self._hello_overdue(session))
+        try:
+            async for message in ws:
+                self.metrics.frames_in += 1
+                if isinstance(message, str):
+                    await self.sessions.close(
+                        ws, CloseCode.UNSUPPORTED_DATA, "binary msgpack frames only"
+                    )
+                    return
+                verdict = session.bucket.admit(time.monotonic())
+                if verdict is Verdict.CLOSE:
+                    await self.sessions.close(ws, CloseCode.POLICY_VIOLATION, "too many messages")
+                    return
+                if verdict is Verdict.WARN:
+                    self.sessions.send_error(
+                        session,
+                        ProtocolError(
+                            ErrorCode.RATE_LIMITED,
+                            f"slow down: at most {limits.rate_per_second:g} messages per second; "
+                            "keeping on closes the connection",
+                        ),
+                    )
+                if verdict is not Verdict.PASS:
+                    continue
+                await self.on_frame(session, message)
+        except ConnectionClosed:
+            pass
+        finally:
+            no_hello.cancel()
+            await self.closed(session)
+
+    def _hello_overdue(self, session: Session) -> None:
+        if session.player is None:
+            self.spawn(
+                self.sessions.close(session.ws, CloseCode.POLICY_VIOLATION, "no hello in time")
+            )
+
+    async def on_frame(self, session: Session, data: bytes) -> None:
+        started = time.perf_counter()
+        request_id: RequestId | None = None
+        try:
+            frame = decode(data, self._decode_limits)
+            msg = validate(frame)
+            request_id = msg.id
+            if session.player is None and not isinstance(msg, Hello | Ping):
+                raise ProtocolError(ErrorCode.NOT_WELCOMED, "say hello first")
+            await self.handle(session, msg, started)
+        except ProtocolError as e:
+            self.sessions.send_error(session, e, request_id)
+            if e.code is ErrorCode.UNSUPPORTED_VERSION:
+                await self.sessions.close(
+                    session.ws, CloseCode.PROTOCOL_ERROR, "unsupported version"
+                )
+        except Refusal as e:
+            self.sessions.send_error(session, refusal_error(e), request_id)
+        except StoreError as e:
+            self.sessions.send_error(session, store_error(e), request_id)
+        except ConnectionClosed:
+            raise
+        except Exception:
+            log.exception("request failed")
+            self.sessions.send_error(
+                session,
+                ProtocolError(ErrorCode.INTERNAL_ERROR, "the server failed to handle this request"),
+                request_id,
+            )
+
+
+def refusal_error(e: Refusal) -> ProtocolError:
+    details = {k: v for k, v in e.details.items() if k != "field"}
+    field_ = e.details.get("field")
+    return ProtocolError(ErrorCode(e.code), e.message, field=field_, details=details)
+
+
+def store_error(e: StoreError) -> ProtocolError:
+    return ProtocolError(ErrorCode(e.code), e.message, details=e.details)

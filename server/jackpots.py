@@ -1,0 +1,159 @@
+"""The progressive meters as this process shows them, and news of them.
+
+The amount every client sees is cached here and pushed at a throttled pace
+(`jackpot_push_interval`), never once per bet. In a fleet the meters are shared:
+other processes move them too, so changes and jackpot hits also go out on the
+fleet's pub/sub channel and come in from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.codec import encode
+from server.fleet import Fleet
+from server.game.ledger import Transfer, meter_account
+from server.metrics import Metrics
+from server.outbox import send_all
+from server.stores.base import Store, StoreError
+
+log = logging.getLogger("stud.jackpots")
+
+#: Connections written to per slice of a push to everyone (jackpot meters).
+PUSH_SLICE = 500
+
+
+class JackpotNews:
+    def __init__(
+        self,
+        seeds: Mapping[str, int],
+        store: Store,
+        fleet: Fleet | None,
+        metrics: Metrics,
+        audience: Callable[[], list[ServerConnection]],
+        spawn: Callable[[Coroutine[Any, Any, Any]], None],
+        *,
+        shared: bool,
+    ) -> None:
+        self.seeds = seeds
+        self.store = store
+        self.fleet = fleet
+        self.metrics = metrics
+        self.audience = audience  # every welcomed connection
+        self.spawn = spawn
+        self.meters: dict[str, int] = {}
+        self._dirty = False
+        self._to_read: set[str] = set()
+        # a meter other processes may move too (Redis): read it at the throttled pace
+        self._shared = shared
+        if fleet is not None:
+            fleet.on_meter = self.news
+            fleet.on_win = self.win_news
+
+    async def ensure(self, *, announce: bool = True) -> None:
+        """Create every configured meter at its seed if it does not exist (a Redis
+        restarted empty gets them back) and show what the store holds."""
+        for name, seed in self.seeds.items():
+            self.set(name, await self.store.ensure_meter(name, seed), announce=announce)
+
+    def amount(self, name: str) -> int:
+        return self.meters.get(name, 0)
+
+    def set(self, name: str, amount: int, *, announce: bool = True) -> None:
+        if self.meters.get(name) != amount:
+            self.meters[name] = amount
+            self._dirty = True
+            if announce and self.fleet is not None:
+                self.spawn(self._announce_meter(name, amount))
+
+    async def _announce_meter(self, name: str, amount: int) -> None:
+        assert self.fleet is not None
+        try:
+            await self.fleet.announce_meter(name, amount)
+        except StoreError as e:
+            log.warning("meter news not sent: %s", e.message)
+
+    def news(self, name: str, amount: int) -> None:
+        """Another process changed a meter: show it, do not echo it."""
+        self.set(name, amount, announce=False)
+
+    async def refresh(self, name: str) -> None:
+        self.set(name, await self.store.meter(name))
+
+    async def refresh_all(self) -> None:
+        for name, amount in (await self.store.meters()).items():
+            self.set(name, amount)
+
+    async def moved(self, name: str, transfers: Sequence[Transfer]) -> None:
+        """This process's transfers fed or drew on a meter.
+
+        The embedded store's figure is exact and free: read it. A shared store's costs
+        a round trip and can change under us from other processes, so the amount shown
+        moves by our own transfers at once and the store's figure is read (and, if it
+        changed, announced to the fleet) at the next throttled push: one read per
+        interval, not one per bet.
+        """
+        if not self._shared:
+            await self.refresh(name)
+            return
+        account = meter_account(name)
+        delta = sum(t.amount for t in transfers if t.target == account) - sum(
+            t.amount for t in transfers if t.source == account
+        )
+        if delta:
+            self.set(name, self.meters.get(name, 0) + delta, announce=False)
+        self._to_read.add(name)
+
+    async def _read_pending(self) -> None:
+        names, self._to_read = self._to_read, set()
+        for name in sorted(names):
+            try:
+                self.set(name, await self.store.meter(name))
+            except StoreError as e:
+                self._to_read.add(name)  # next interval
+                log.warning("meter not read: %s", e.message)
+
+    # ----- jackpot hits --------------------------------------------------------
+
+    def announce_win(self, message: dict[str, Any]) -> None:
+        """Tell every player here, and every other process's players, of a jackpot hit."""
+        self.win_news(message)
+        if self.fleet is not None:
+            self.spawn(self._announce_win(message))
+
+    def win_news(self, message: dict[str, Any]) -> None:
+        self.metrics.frames_out += send_all(self.audience(), encode(message))
+
+    async def _announce_win(self, message: dict[str, Any]) -> None:
+        assert self.fleet is not None
+        try:
+            await self.fleet.announce_win(message)
+        except StoreError as e:
+            log.warning("jackpot news not sent: %s", e.message)
+
+    # ----- the throttled push --------------------------------------------------
+
+    async def flush(self) -> None:
+        """Read the meters our bets moved, then push every changed meter to everyone."""
+        if self._to_read:
+            await self._read_pending()
+        if not self._dirty:
+            return
+        self._dirty = False
+        conns = self.audience()
+        frames = [
+            encode({"t": "jackpot", "name": name, "amount": amount})
+            for name, amount in self.meters.items()
+        ]
+        # in slices, letting requests in between: writing to 10,000 sockets
+        # takes ~100 ms, too long to hold the event loop in one go
+        for i in range(0, len(conns), PUSH_SLICE):
+            if i:
+                await asyncio.sleep(0)
+            for frame in frames:
+                self.metrics.frames_out += send_all(conns[i : i + PUSH_SLICE], frame)

@@ -1,0 +1,61 @@
+"""The lobby: every table a client can play, this process's and (in a fleet) the others'.
+
+A change marks the lobby dirty; watchers get the new lobby at the next
+throttled push, so a crowd joining a table costs one lobby frame per interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.codec import encode
+from server.metrics import Metrics
+from server.outbox import send_all
+
+
+class Lobby:
+    def __init__(
+        self,
+        local_rows: Callable[[], list[dict[str, Any]]],
+        meters: Mapping[str, int],
+        metrics: Metrics,
+    ) -> None:
+        self.local_rows = local_rows  # this process's hosted tables, as lobby rows
+        self.meters = meters
+        self.metrics = metrics
+        self.watchers: set[ServerConnection] = set()
+        self.remote: list[dict[str, Any]] = []  # other processes' rows, fresh ones only
+        self._dirty = False
+
+    def changed(self) -> None:
+        self._dirty = True
+
+    def watch(self, ws: ServerConnection, on: bool) -> None:
+        if on:
+            self.watchers.add(ws)
+        else:
+            self.watchers.discard(ws)
+
+    def set_remote(self, rows: list[dict[str, Any]]) -> None:
+        if rows != self.remote:
+            self.remote = rows
+            self.changed()
+
+    def remote_row(self, table_id: str) -> dict[str, Any] | None:
+        return next((r for r in self.remote if r["id"] == table_id), None)
+
+    def frame(self) -> dict[str, Any]:
+        return {
+            "t": "lobby",
+            "tables": self.local_rows() + self.remote,
+            "jackpots": dict(self.meters),
+        }
+
+    def flush(self) -> None:
+        """Send the lobby to its watchers if it changed since the last push."""
+        if self._dirty and self.watchers:
+            self._dirty = False
+            self.metrics.frames_out += send_all(self.watchers, encode(self.frame()))

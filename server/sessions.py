@@ -1,0 +1,140 @@
+"""Who is connected: every connection, the player behind it, and the reconnect grace.
+
+A player may have several connections for a moment (a resume on a new one
+closes the older), and keeps their seats for `reconnect_grace` seconds after
+the last one closes. Everything that goes to "this player" (wallet pushes,
+private frames) goes through here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.codec import encode
+from protocol.errors import ProtocolError, RequestId
+from protocol.messages import ClientMessage
+from server.metrics import Metrics
+from server.outbox import send_all
+from server.ratelimit import TokenBucket
+from server.stores.base import Player, Wallet
+
+
+@dataclass(eq=False)
+class Session:
+    """One WebSocket connection and what it has joined."""
+
+    ws: ServerConnection
+    bucket: TokenBucket
+    player: Player | None = None
+    tables: set[str] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class PlayerPresence:
+    sessions: set[Session] = field(default_factory=set)
+    grace: asyncio.TimerHandle | None = None
+
+
+class Sessions:
+    """Every open connection, and each player's connections and grace timer."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+        self.all: set[Session] = set()
+        self.presence: dict[str, PlayerPresence] = {}
+
+    def __len__(self) -> int:
+        return len(self.all)
+
+    def __iter__(self) -> Iterator[Session]:
+        return iter(self.all)
+
+    # ----- connections ---------------------------------------------------------
+
+    def opened(self, session: Session) -> None:
+        self.all.add(session)
+
+    def closed(self, session: Session) -> bool:
+        """Forget a closed connection; True when it was its player's last one."""
+        self.all.discard(session)
+        if session.player is None:
+            return False
+        presence = self.presence.get(session.player.player_id)
+        if presence is None:
+            return False
+        presence.sessions.discard(session)
+        return not presence.sessions
+
+    async def close(self, ws: ServerConnection, code: int, reason: str) -> None:
+        self.metrics.closes[code] += 1
+        await ws.close(code, reason)
+
+    # ----- players -------------------------------------------------------------
+
+    def attach(self, session: Session, player: Player) -> tuple[bool, list[Session]]:
+        """The connection is now `player`'s; returns (whether the player was gone,
+        the player's older connections, which the caller closes: one per player)."""
+        session.player = player
+        presence = self.presence.setdefault(player.player_id, PlayerPresence())
+        was_gone = not presence.sessions
+        older = list(presence.sessions)
+        presence.sessions.add(session)
+        if presence.grace is not None:
+            presence.grace.cancel()
+            presence.grace = None
+        return was_gone, older
+
+    def start_grace(self, player_id: str, seconds: float, expired: Callable[[], None]) -> None:
+        presence = self.presence.get(player_id)
+        if presence is None:
+            return
+        presence.grace = asyncio.get_running_loop().call_later(seconds, expired)
+
+    def grace_over(self, player_id: str) -> bool:
+        """The grace timer ran out: True (and the player forgotten) if they are still gone."""
+        presence = self.presence.get(player_id)
+        if presence is None or presence.sessions:
+            return False
+        del self.presence[player_id]
+        return True
+
+    def is_connected(self, player_id: str) -> bool:
+        p = self.presence.get(player_id)
+        return bool(p and p.sessions)
+
+    def players_connected(self) -> int:
+        return sum(1 for p in self.presence.values() if p.sessions)
+
+    def connections_of(self, player_id: str) -> list[ServerConnection]:
+        presence = self.presence.get(player_id)
+        return [s.ws for s in presence.sessions] if presence else []
+
+    def welcomed(self) -> list[ServerConnection]:
+        return [s.ws for s in self.all if s.player is not None]
+
+    # ----- pushes --------------------------------------------------------------
+
+    def send(self, ws: ServerConnection, message: dict[str, Any]) -> None:
+        self.metrics.frames_out += send_all((ws,), encode(message))
+
+    def reply(self, session: Session, msg: ClientMessage, **data: Any) -> None:
+        """`ok` for a request that carried an id (PROTOCOL.md section 2)."""
+        if msg.id is not None:
+            self.send(session.ws, {"t": "ok", "id": msg.id, **data})
+
+    def send_error(
+        self, session: Session, error: ProtocolError, request_id: RequestId | None = None
+    ) -> None:
+        self.metrics.errors[str(error.code)] += 1
+        self.send(session.ws, error.to_frame(request_id))
+
+    def push_wallet(self, player_id: str, wallet: Wallet) -> None:
+        conns = self.connections_of(player_id)
+        if conns:
+            data = encode({"t": "balance", **wallet.to_public()})
+            self.metrics.frames_out += send_all(conns, data)
