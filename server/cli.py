@@ -162,7 +162,9 @@ async def _stores(config: Config) -> dict[str, Any]:
     from server.fleet import Fleet
     from server.stores.redis import RedisStore
 
-    store = await RedisStore.connect(config.redis_url, namespace=config.redis_namespace)
+    store = await RedisStore.connect(
+        config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
+    )
     fleet = Fleet(store, secrets.token_hex(6), config.public_url, ttl=config.fleet_ttl)
     return {"store": store, "fleet": fleet}
 

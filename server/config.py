@@ -53,6 +53,7 @@ class Config:
     redis_url: str = ""
     redis_namespace: str = "stud"  # key prefix: processes sharing it share tables and wallets
     fleet_ttl: float = 6.0  # seconds a table stays owned by a process that stopped renewing
+    store_timeout: float = 5.0  # seconds Redis may take to answer before an outcome is unknown
     limits: Limits = field(default_factory=Limits)
     wallet: WalletConfig = field(default_factory=WalletConfig)
     timers: Timers = field(default_factory=Timers)
@@ -152,6 +153,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             "redis_url",
             "redis_namespace",
             "fleet_ttl",
+            "store_timeout",
             "reconnect_grace",
             "shutdown_grace",
             "jackpot_push_interval",
@@ -191,6 +193,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     base = replace(Config(), **scalars, limits=limits, wallet=wallet, timers=timers)
     if not 1 <= base.max_seats_per_player <= MAX_SEATS:
         raise ConfigError(f"server.max_seats_per_player: must be 1..{MAX_SEATS}")
+    if not base.store_timeout > 0 or not base.fleet_ttl > 0:
+        raise ConfigError("server: store_timeout and fleet_ttl must be > 0 seconds")
     if not 0 < base.port < 65536 and base.port != 0:
         raise ConfigError("server.port: must be 0..65535")
 
