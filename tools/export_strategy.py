@@ -1,7 +1,7 @@
 """Export the exact optimal strategy of each variant as data the clients can read.
 
-`server.odds` decides every (hand class, up card) by full enumeration; clients
-may not import the server, so this writes those decisions to
+`server.analysis.odds` decides every (hand class, up card) by full enumeration;
+clients may not import the server, so this writes those decisions to
 `clients/strategy_data/` in the format `clients/optimal.py` reads (described
 there). Per hand category it checks, exactly, whether every deal raises or
 every one folds, and stores rows only for the mixed categories. Variants whose
@@ -13,8 +13,8 @@ decisions coincide share one table: the presets all do.
                                                      # -> house-rules.bin
 
 A variant exported by name is preferred by `clients.optimal.load` to the
-presets' file. Run it again whenever a paytable or `server.odds` changes;
-tests/test_optimal.py fails until the committed file is regenerated.
+presets' file. Run it again whenever a paytable or `server.analysis.odds`
+changes; tests/test_optimal.py fails until the committed file is regenerated.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ from clients.optimal import (
     VERSION,
     parse,
 )
+from server.analysis.odds import UP_CARDS, analyze, enumeration
 from server.config import ConfigError, load_config
 from server.game.categories import Category
 from server.game.variants import VARIANTS, Variant
-from server.odds import UP_CARDS, analyze, enumeration
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "clients" / DATA_DIR
 _ALL_UP = (1 << UP_CARDS) - 1
@@ -89,7 +89,7 @@ def _varint(n: int) -> bytes:
 
 
 def table_of(variant: Variant) -> Table:
-    """The exact decisions of `variant` from `server.odds`, in the file's table encoding."""
+    """The exact decisions of `variant` from the odds analysis, in the file's table encoding."""
     counts = enumeration()
     bits = analyze(variant).strategy.raise_bits
     # Row bit j: raise against column j, the j-th card the representative lacks.

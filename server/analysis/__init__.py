@@ -1,0 +1,1 @@
+"""Offline analysis (exact odds, RNG statistics): not used by the live server."""
