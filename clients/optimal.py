@@ -2,9 +2,10 @@
 
 `server.analysis.odds` finds the optimal decision of a variant by full
 enumeration, but clients may not import the server, so
-`tools/export_strategy.py` writes its decisions to `clients/strategy_data/`
-and this module answers from that file:
-`load("casino-stud").should_raise(cards, up_card)`, a few microseconds a call.
+`server/analysis/strategy_export.py` (run as `python -m tools.export_strategy`)
+writes its decisions to `clients/strategy_data/` and this module answers from
+that file: `load("casino-stud").should_raise(cards, up_card)`, a few
+microseconds a call.
 
 Most hands need no table: the generator checks, per hand category and exactly,
 whether every (hand, up card) of the category raises or every one folds (with

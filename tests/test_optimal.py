@@ -22,12 +22,12 @@ from clients.bots import run_bots
 from clients.cli import main as cli_main
 from clients.optimal import CATEGORIES, OptimalStrategy, StrategyDataError, load
 from server.analysis.odds import COMPLETIONS, HANDS, UP_CARDS, OddsReport, analyze, enumeration
+from server.analysis.strategy_export import export
 from server.game.cards import DECK
 from server.game.categories import Category
 from server.game.variants import VARIANTS
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
-from tools.export_strategy import export
 from tools.export_strategy import main as export_main
 
 PRESETS = sorted(VARIANTS)

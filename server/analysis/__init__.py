@@ -1,1 +1,1 @@
-"""Offline analysis (exact odds, RNG statistics): not used by the live server."""
+"""Offline analysis (odds, RNG statistics, the strategy export): not used by the live server."""
