@@ -23,8 +23,8 @@ from typing import Any
 
 def run_one(name: str) -> dict[str, Any]:
     """In the child: analyze one preset and measure it."""
+    from server.analysis.odds import analyze
     from server.game.variants import VARIANTS
-    from server.odds import analyze
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()

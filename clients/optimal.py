@@ -1,9 +1,11 @@
 """The exact optimal raise-or-fold decision, read from data the odds tool exported.
 
-`server.odds` finds the optimal decision of a variant by full enumeration, but
-clients may not import the server, so `tools/export_strategy.py` writes its
-decisions to `clients/strategy_data/` and this module answers from that file:
-`load("casino-stud").should_raise(cards, up_card)`, a few microseconds a call.
+`server.analysis.odds` finds the optimal decision of a variant by full
+enumeration, but clients may not import the server, so
+`server/analysis/strategy_export.py` (run as `python -m tools.export_strategy`)
+writes its decisions to `clients/strategy_data/` and this module answers from
+that file: `load("casino-stud").should_raise(cards, up_card)`, a few
+microseconds a call.
 
 Most hands need no table: the generator checks, per hand category and exactly,
 whether every (hand, up card) of the category raises or every one folds (with
@@ -162,7 +164,7 @@ class OptimalStrategy:
     rows: dict[int, int]
 
     def should_raise(self, cards: Sequence[str], up_card: str) -> bool:
-        """True when raising beats folding (a fold on an exact tie, as `server.odds`)."""
+        """True when raising beats folding (a fold on an exact tie, as `server.analysis.odds`)."""
         hand = _hand(cards)
         up = _card_index(up_card)
         if up in hand:

@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return _odds(config, args.variant, args.json)
 
     if args.command == "check-config":
-        from server.odds import OddsReport, analyze
+        from server.analysis.odds import OddsReport, analyze
 
         reports: dict[str, OddsReport] = {}
         warnings = 0
@@ -175,7 +175,7 @@ def _percent(value: Fraction) -> str:
 
 def _odds(config: Config, name: str, as_json: bool) -> int:
     """`stud-server odds`: one variant's exact figures, as text or JSON."""
-    from server.odds import analyze, format_report, report_json
+    from server.analysis.odds import analyze, format_report, report_json
 
     variant = config.variants.get(name)
     if variant is None:
@@ -191,7 +191,7 @@ def _odds(config: Config, name: str, as_json: bool) -> int:
 
 def _rng_stats(shuffles: int, source: str, workers: int, as_json: bool) -> int:
     """`stud-server rng-stats`: 0 when both chi-square tests pass at 99%, 1 otherwise."""
-    from server.rngstats import run, summary
+    from server.analysis.rngstats import run, summary
 
     if shuffles < 2 or workers < 1:
         print("stud-server: rng-stats needs --shuffles >= 2 and --workers >= 1", file=sys.stderr)

@@ -16,13 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from server.cli import main
-from server.game.cards import DECK, Card, to_cards
-from server.game.categories import Category
-from server.game.evaluator import evaluate
-from server.game.settlement import QUALIFYING_CATEGORY, settle_main
-from server.game.variants import VARIANTS, Odds, Prize, Variant
-from server.odds import (
+from server.analysis.odds import (
     COMPLETIONS,
     HANDS,
     UP_CARDS,
@@ -33,6 +27,12 @@ from server.odds import (
     format_report,
     report_json,
 )
+from server.cli import main
+from server.game.cards import DECK, Card, to_cards
+from server.game.categories import Category
+from server.game.evaluator import evaluate
+from server.game.settlement import QUALIFYING_CATEGORY, settle_main
+from server.game.variants import VARIANTS, Odds, Prize, Variant
 
 GIVEAWAY_TOML = """
 [variants.giveaway]

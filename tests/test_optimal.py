@@ -1,4 +1,4 @@
-"""The exported optimal strategy: exact against `server.odds`, current, and what bots play.
+"""The exported optimal strategy: exact against `server.analysis.odds`, current, and what bots play.
 
 The comparisons are exhaustive (every hand class against every up card, per
 preset), so the near-optimal rule's cost below is a measured figure, not a
@@ -21,13 +21,13 @@ from clients import strategy as near
 from clients.bots import run_bots
 from clients.cli import main as cli_main
 from clients.optimal import CATEGORIES, OptimalStrategy, StrategyDataError, load
+from server.analysis.odds import COMPLETIONS, HANDS, UP_CARDS, OddsReport, analyze, enumeration
+from server.analysis.strategy_export import export
 from server.game.cards import DECK
 from server.game.categories import Category
 from server.game.variants import VARIANTS
-from server.odds import COMPLETIONS, HANDS, UP_CARDS, OddsReport, analyze, enumeration
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
-from tools.export_strategy import export
 from tools.export_strategy import main as export_main
 
 PRESETS = sorted(VARIANTS)
@@ -89,7 +89,7 @@ def test_client_categories_match_the_evaluator(hands: list[list[str]]) -> None:
 def test_table_equals_server_strategy_everywhere(
     variant: str, reports: dict[str, OddsReport], hands: list[list[str]]
 ) -> None:
-    """Every class x every up card: the file's 47 decisions of a hand = server.odds'."""
+    """Every class x every up card: the file's 47 decisions of a hand = server.analysis.odds'."""
     bits = reports[variant].strategy.raise_bits
     table = load(variant)
     wrong = [i for i, hand in enumerate(hands) if table.raise_mask(hand) != int(bits[i])]
@@ -194,7 +194,7 @@ def test_near_optimal_rule_cost(reports: dict[str, OddsReport], hands: list[list
     assert np.all((gain > 0) == np.array(exact))  # each one is the rule's mistake
     weights = counts.weights[r]
     cost = Fraction(int((weights * np.abs(gain)).sum()), DEALS * COMPLETIONS)
-    # The vectorised values are server.odds' raise values, spot-checked.
+    # The vectorised values are server.analysis.odds' raise values, spot-checked.
     for k in range(0, len(r), 500):
         hand, up = hands[r[k]], DECK[counts.up[r[k], c[k]]].text
         assert report.strategy.raise_value(hand, up) + 1 == Fraction(int(gain[k]), COMPLETIONS)

@@ -19,10 +19,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-import server.rngstats as rngstats
-from server.cli import main
-from server.fair import FairShuffler
-from server.rngstats import (
+import server.analysis.rngstats as rngstats
+from server.analysis.rngstats import (
     POSITION_DF,
     SERIAL_DF,
     SeededBytes,
@@ -35,6 +33,8 @@ from server.rngstats import (
     serial_test,
     start_commitments,
 )
+from server.cli import main
+from server.fair import FairShuffler
 
 K = 52
 U8 = npt.NDArray[np.uint8]
