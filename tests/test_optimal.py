@@ -22,7 +22,8 @@ from clients.bots import run_bots
 from clients.cli import main as cli_main
 from clients.optimal import CATEGORIES, OptimalStrategy, StrategyDataError, load
 from server.analysis.odds import COMPLETIONS, HANDS, UP_CARDS, OddsReport, analyze, enumeration
-from server.analysis.strategy_export import export
+from server.analysis import strategy_export
+from server.analysis.strategy_export import build, export
 from server.game.cards import DECK
 from server.game.categories import Category
 from server.game.variants import VARIANTS
@@ -61,6 +62,26 @@ def test_committed_file_is_regenerated_exactly() -> None:
     assert export(VARIANTS.values()) == committed(), (
         "clients/strategy_data/presets.bin is stale: run `python -m tools.export_strategy`"
     )
+
+
+def test_writer_and_reader_agree_on_the_format() -> None:
+    for name in (
+        "FORMAT", "VERSION", "DATA_DIR", "PRESETS_FILE", "CATEGORIES", "RAISE", "FOLD", "TABLE",
+        "ROW_BYTES", "UP_COLUMNS",
+    ):  # fmt: skip
+        assert getattr(strategy_export, name) == getattr(optimal, name), name
+
+
+def test_every_table_written_decodes_to_itself() -> None:
+    data, tables = build(VARIANTS.values())
+    for name, table in tables.items():
+        strategy = optimal.parse(data, name)
+        policy = tuple(
+            {optimal.RAISE: True, optimal.FOLD: False}.get(table.policy[c])
+            for c in optimal.CATEGORIES
+        )
+        assert strategy.rows == table.decoded, name
+        assert strategy.policy == policy, name
 
 
 def test_presets_share_one_table_and_its_policy_is_exact(reports: dict[str, OddsReport]) -> None:
