@@ -21,8 +21,8 @@ from clients import strategy as near
 from clients.bots import run_bots
 from clients.cli import main as cli_main
 from clients.optimal import CATEGORIES, OptimalStrategy, StrategyDataError, load
-from server.analysis.odds import COMPLETIONS, HANDS, UP_CARDS, OddsReport, analyze, enumeration
 from server.analysis import strategy_export
+from server.analysis.odds import COMPLETIONS, HANDS, UP_CARDS, OddsReport, analyze, enumeration
 from server.analysis.strategy_export import build, export
 from server.game.cards import DECK
 from server.game.categories import Category
