@@ -20,7 +20,7 @@ import pytest
 
 from server.game.ledger import HOUSE, Hold, JackpotClaim, Reason, Transfer, player_account
 from server.game.settlement import percent_claim
-from server.stores.base import HITS_LIMIT
+from server.stores.base import HITS_LIMIT, Fence
 from server.stores.redis import RedisStore
 from tests.redis_fixture import (
     drop_namespace,
@@ -68,16 +68,19 @@ async def play(url: str, namespace: str, worker: int) -> dict[str, Any]:
                     Transfer(rid, 0, Reason.PROGRESSIVE, me, METER, CONTRIBUTION),
                     Transfer(rid, 0, Reason.PROGRESSIVE, me, HOUSE, 100 - CONTRIBUTION),
                 ]
-                await store.bet(table, bet, [Hold(rid, 0, p.player_id, 200)])
+                fence = Fence(table, 0)
+                await store.bet(fence, f"{rid}:ante", bet, [Hold(rid, 0, p.player_id, 200)])
                 contributed += CONTRIBUTION
                 raise_ = Transfer(rid, 0, Reason.RAISE, me, HOUSE, 200)
-                await store.apply([raise_], [Hold(rid, 0, p.player_id, -200)])
+                await store.apply(
+                    fence, f"{rid}:raise", [raise_], [Hold(rid, 0, p.player_id, -200)]
+                )
                 wins = (index + r) % 3 == 0
                 bp = BPS[(worker + index + r) % len(BPS)]
                 claim = [JackpotClaim(rid, 0, p.player_id, "ROYAL_FLUSH", bp)] if wins else []
                 payout = [Transfer(rid, 0, Reason.PAYOUT, HOUSE, me, 600)]
                 record = {"table": table, "seats": [{"seat": 0, "player_id": p.player_id}]}
-                settled = await store.settle(rid, payout, claim, JP, SEED, record)
+                settled = await store.settle(fence, rid, payout, claim, JP, SEED, record)
                 claims.extend((c.amount, c.meter_after) for c in settled.paid)
             return contributed, claims
 
@@ -154,8 +157,8 @@ async def test_two_simultaneous_full_claims(redis_url: str) -> None:  # noqa: F8
         alice = await a.create_player("alice", 500_000, 0)
         bob = await b.create_player("bob", 500_000, 0)
         feed = Transfer("feed", 0, Reason.PROGRESSIVE, player_account(alice.player_id), METER, 123)
-        await a.bet("t0", [feed], [])
-        await a.settle("feed", [], [], JP, SEED, {"table": "t0", "seats": []})
+        await a.bet(Fence("t0", 0), "feed:ante", [feed], [])
+        await a.settle(Fence("t0", 0), "feed", [], [], JP, SEED, {"table": "t0", "seats": []})
         meter = SEED + 123
         assert await b.meter(JP) == meter
 
@@ -165,8 +168,8 @@ async def test_two_simultaneous_full_claims(redis_url: str) -> None:  # noqa: F8
         rec = {"table": "t1", "seats": []}
         first, second = await asyncio.wait_for(
             asyncio.gather(
-                a.settle("ra", [], royal("ra", alice.player_id), JP, SEED, rec),
-                b.settle("rb", [], royal("rb", bob.player_id), JP, SEED, rec),
+                a.settle(Fence("t1", 0), "ra", [], royal("ra", alice.player_id), JP, SEED, rec),
+                b.settle(Fence("t1", 0), "rb", [], royal("rb", bob.player_id), JP, SEED, rec),
             ),
             30,
         )

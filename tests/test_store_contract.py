@@ -9,6 +9,8 @@ decisions, settlements, voids and recoveries and requires identical results.
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,8 +34,12 @@ from server.stores.base import (
     MAX_CENTS,
     BonusNotPlayable,
     BuyInLimit,
+    Fence,
     InsufficientFunds,
     InvalidRequest,
+    NotOwner,
+    OpAbandoned,
+    Player,
     RoundConflict,
     Store,
     StoreError,
@@ -54,6 +60,16 @@ SEED = 100_000
 JP = "main"
 METER = meter_account(JP)
 TABLE = "alpha"
+F = Fence(TABLE, 0)  # a table nobody has claimed yet is at epoch 0
+
+
+def fence(table: str) -> Fence:
+    return Fence(table, 0)
+
+
+def op() -> str:
+    """A fresh operation id, as the server chooses one per write."""
+    return uuid.uuid4().hex
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -133,13 +149,13 @@ async def test_players_and_tokens(store: Store) -> None:
 
 async def test_buy_chips_up_to_the_limit(store: Store) -> None:
     p = await store.create_player("a", 10_000, 0)
-    assert await store.buy_chips(p.player_id, 5_000, 20_000) == Wallet(15_000, 0, 0)
+    assert await store.buy_chips(p.player_id, 5_000, 20_000, op()) == Wallet(15_000, 0, 0)
     with pytest.raises(BuyInLimit) as e:
-        await store.buy_chips(p.player_id, 5_001, 20_000)
+        await store.buy_chips(p.player_id, 5_001, 20_000, op())
     assert e.value.details == {"max_balance": 20_000, "allowed": 5_000}
     for amount in (0, -5, MAX_CENTS * 4):
         with pytest.raises(BuyInLimit):
-            await store.buy_chips(p.player_id, amount, 20_000)
+            await store.buy_chips(p.player_id, amount, 20_000, op())
     assert await store.wallet(p.player_id) == Wallet(15_000, 0, 0)
     assert (await books(store))[WORLD] == -15_000
 
@@ -147,7 +163,7 @@ async def test_buy_chips_up_to_the_limit(store: Store) -> None:
 async def test_bet_debits_and_holds_the_raise(store: Store) -> None:
     await store.ensure_meter(JP, SEED)
     p = await store.create_player("a", 10_000, 0)
-    w = await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000, progressive=True))
+    w = await store.bet(F, op(), *ante("r1", 0, p.player_id, 1_000, progressive=True))
     assert w == Wallet(10_000 - 1_100, 0, 2_000)
     assert w.available == 6_900
     assert await store.meter(JP) == SEED + 50
@@ -166,7 +182,7 @@ async def test_bet_refusals_apply_nothing(
     p = await store.create_player("a", credits, bonus)
     before = await books(store)
     with pytest.raises(error) as e:
-        await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000, progressive=True))
+        await store.bet(F, op(), *ante("r1", 0, p.player_id, 1_000, progressive=True))
     # ante + progressive + the raise the ante may call for
     assert e.value.details == {"needed": 3_100, "available": credits, "bonus": bonus}
     assert e.value.code == error.code
@@ -177,12 +193,12 @@ async def test_bet_refusals_apply_nothing(
 
 async def test_holds_count_against_the_next_bet(store: Store) -> None:
     p = await store.create_player("a", 3_000, 0)
-    await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000))  # 1000 + 2000 held
+    await store.bet(F, op(), *ante("r1", 0, p.player_id, 1_000))  # 1000 + 2000 held
     with pytest.raises(InsufficientFunds) as e:
-        await store.bet(TABLE, *ante("r1", 1, p.player_id, 100))
+        await store.bet(F, op(), *ante("r1", 1, p.player_id, 100))
     assert e.value.details == {"needed": 300, "available": 0, "bonus": 0}
     # the raise is covered by the hold: it can never be refused
-    wallets = await store.apply(*raise_("r1", 0, p.player_id, 1_000))
+    wallets = await store.apply(F, op(), *raise_("r1", 0, p.player_id, 1_000))
     assert wallets == {p.player_id: Wallet(0, 0, 0)}
     await books(store)
 
@@ -195,12 +211,14 @@ async def test_bet_contract_violations(store: Store) -> None:
         Transfer("r1", 1, Reason.ANTE, player_account(b.player_id), HOUSE, 100),
     ]
     with pytest.raises(InvalidRequest):
-        await store.bet(TABLE, two, [])
+        await store.bet(F, op(), two, [])
     with pytest.raises(InvalidRequest):
-        await store.bet(TABLE, *ante("r1", 0, a.player_id, MAX_CENTS))  # hold above the bound
-    await store.bet(TABLE, *ante("r1", 0, a.player_id, 100))
+        await store.bet(F, op(), *ante("r1", 0, a.player_id, MAX_CENTS))  # hold above the bound
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 100))
     with pytest.raises(InvalidRequest):
-        await store.bet("beta", *ante("r1", 1, a.player_id, 100))  # r1 is alpha's round
+        await store.bet(
+            fence("beta"), op(), *ante("r1", 1, a.player_id, 100)
+        )  # r1 is alpha's round
     assert await store.wallet(a.player_id) == Wallet(9_900, 0, 200)
     await books(store)
 
@@ -214,12 +232,12 @@ async def test_apply_is_all_or_nothing(store: Store) -> None:
         Transfer("r1", 1, Reason.RAISE, player_account(b.player_id), HOUSE, 1_001),
     ]
     with pytest.raises(InsufficientFunds) as e:
-        await store.apply(batch, [])
+        await store.apply(F, op(), batch, [])
     assert e.value.details == {"needed": 1_001}
     assert await books(store) == before
     # a credit in the same batch covers a debit: the check is on the net
     ok = [*batch, Transfer("r1", 1, Reason.REFUND, HOUSE, player_account(b.player_id), 1)]
-    wallets = await store.apply(ok, [])
+    wallets = await store.apply(F, op(), ok, [])
     assert wallets == {a.player_id: Wallet(500, 0, 0), b.player_id: Wallet(0, 0, 0)}
     await books(store)
 
@@ -240,12 +258,12 @@ async def test_two_full_claims_in_one_round_are_paid_in_seat_order(store: Store)
     await store.ensure_meter(JP, SEED)
     a = await store.create_player("a", 10_000, 0)
     b = await store.create_player("b", 10_000, 0)
-    await store.bet(TABLE, *ante("r1", 2, a.player_id, 100, progressive=True))
-    await store.bet(TABLE, *ante("r1", 5, b.player_id, 100, progressive=True))
+    await store.bet(F, op(), *ante("r1", 2, a.player_id, 100, progressive=True))
+    await store.bet(F, op(), *ante("r1", 5, b.player_id, 100, progressive=True))
     meter = SEED + 100
     assert await store.meter(JP) == meter
-    await store.apply(*raise_("r1", 2, a.player_id, 100))
-    await store.apply(*raise_("r1", 5, b.player_id, 100))
+    await store.apply(F, op(), *raise_("r1", 2, a.player_id, 100))
+    await store.apply(F, op(), *raise_("r1", 5, b.player_id, 100))
     claims = [  # given out of order: the store resolves them by seat
         JackpotClaim("r1", 5, b.player_id, "ROYAL_FLUSH", 10_000),
         JackpotClaim("r1", 2, a.player_id, "ROYAL_FLUSH", 10_000),
@@ -255,7 +273,7 @@ async def test_two_full_claims_in_one_round_are_paid_in_seat_order(store: Store)
         Transfer("r1", 5, Reason.PAYOUT, HOUSE, player_account(b.player_id), 300),
     ]
     rec = record("r1", (2, a.player_id), (5, b.player_id))
-    settled = await store.settle("r1", payouts, claims, JP, SEED, rec)
+    settled = await store.settle(F, "r1", payouts, claims, JP, SEED, rec)
     assert [(p.seat, p.player_id, p.amount, p.meter_after) for p in settled.paid] == [
         (2, a.player_id, meter, SEED),
         (5, b.player_id, SEED, SEED),
@@ -281,9 +299,9 @@ async def test_percent_claims_round_down_and_leave_the_rest(store: Store) -> Non
     p = await store.create_player("a", 1_000_000, 0)
     me = player_account(p.player_id)
     bet = [Transfer("r1", 0, Reason.PROGRESSIVE, me, METER, 123_457)]
-    await store.bet(TABLE, bet, [])
+    await store.bet(F, op(), bet, [])
     claim = JackpotClaim("r1", 0, p.player_id, "STRAIGHT_FLUSH", 1_000)  # 10%
-    settled = await store.settle("r1", [], [claim], JP, 0, record("r1", (0, p.player_id)))
+    settled = await store.settle(F, "r1", [], [claim], JP, 0, record("r1", (0, p.player_id)))
     assert settled.paid[0].amount == 12_345  # floor(123457 / 10)
     assert await store.meter(JP) == 123_457 - 12_345
     await books(store)
@@ -295,11 +313,11 @@ async def test_large_amounts_stay_exact(store: Store) -> None:
     await store.ensure_meter(JP, 0)
     p = await store.create_player("whale", big, 0)
     me = player_account(p.player_id)
-    await store.bet(TABLE, [Transfer("r1", 0, Reason.PROGRESSIVE, me, METER, big - 3)], [])
+    await store.bet(F, op(), [Transfer("r1", 0, Reason.PROGRESSIVE, me, METER, big - 3)], [])
     assert await store.meter(JP) == big - 3
     assert await store.wallet(p.player_id) == Wallet(3, 0, 0)
     claim = JackpotClaim("r1", 0, p.player_id, "FOUR_OF_A_KIND", 3_333)
-    settled = await store.settle("r1", [], [claim], JP, 0, record("r1", (0, p.player_id)))
+    settled = await store.settle(F, "r1", [], [claim], JP, 0, record("r1", (0, p.player_id)))
     assert settled.paid[0].amount == percent_claim(big - 3, 3_333)
     assert await store.meter(JP) == big - 3 - percent_claim(big - 3, 3_333)
     assert (await store.history(p.player_id))[0]["balance_before"] == big
@@ -310,26 +328,26 @@ async def test_settle_is_idempotent_by_round_id(store: Store) -> None:
     await store.ensure_meter(JP, SEED)
     p = await store.create_player("a", 10_000, 0)
     me = player_account(p.player_id)
-    await store.bet(TABLE, *ante("r1", 0, p.player_id, 100, progressive=True))
-    await store.apply(*raise_("r1", 0, p.player_id, 100))
+    await store.bet(F, op(), *ante("r1", 0, p.player_id, 100, progressive=True))
+    await store.apply(F, op(), *raise_("r1", 0, p.player_id, 100))
     payout = [Transfer("r1", 0, Reason.PAYOUT, HOUSE, me, 700)]
     claim = [JackpotClaim("r1", 0, p.player_id, "FLUSH", 500)]
     rec = record("r1", (0, p.player_id))
-    first = await store.settle("r1", payout, claim, JP, SEED, rec)
+    first = await store.settle(F, "r1", payout, claim, JP, SEED, rec)
     after = await books(store)
-    again = await store.settle("r1", payout, claim, JP, SEED, rec)
+    again = await store.settle(F, "r1", payout, claim, JP, SEED, rec)
     assert again.replayed
     assert (again.paid, again.wallets, again.meters) == (first.paid, first.wallets, first.meters)
     assert await books(store) == after  # paid once
     other = [Transfer("r1", 0, Reason.PAYOUT, HOUSE, me, 701)]
     with pytest.raises(RoundConflict):
-        await store.settle("r1", other, claim, JP, SEED, rec)
+        await store.settle(F, "r1", other, claim, JP, SEED, rec)
     with pytest.raises(RoundConflict):
-        await store.void("r1", [], [])
+        await store.void(F, "r1", [], [])
     with pytest.raises(RoundConflict):
-        await store.bet(TABLE, *ante("r1", 1, p.player_id, 100))
+        await store.bet(F, op(), *ante("r1", 1, p.player_id, 100))
     with pytest.raises(RoundConflict):
-        await store.apply(*raise_("r1", 0, p.player_id, 100))
+        await store.apply(F, op(), *raise_("r1", 0, p.player_id, 100))
     assert await books(store) == after
     assert len(await store.history(p.player_id)) == 1
 
@@ -339,16 +357,16 @@ async def test_settle_refuses_a_payment_a_wallet_cannot_make(store: Store) -> No
     before = await books(store)
     bad = [Transfer("r1", 0, Reason.ANTE, player_account(p.player_id), HOUSE, 101)]
     with pytest.raises(InsufficientFunds):
-        await store.settle("r1", bad, [], JP, SEED, record("r1", (0, p.player_id)))
+        await store.settle(F, "r1", bad, [], JP, SEED, record("r1", (0, p.player_id)))
     assert await books(store) == before
     assert await store.history(p.player_id) == []
 
 
 async def test_closing_a_round_releases_what_it_still_holds(store: Store) -> None:
     p = await store.create_player("a", 10_000, 0)
-    await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000))
+    await store.bet(F, op(), *ante("r1", 0, p.player_id, 1_000))
     assert (await store.wallet(p.player_id)).held == 2_000
-    await store.settle("r1", [], [], JP, 0, record("r1", (0, p.player_id)))
+    await store.settle(F, "r1", [], [], JP, 0, record("r1", (0, p.player_id)))
     assert await store.wallet(p.player_id) == Wallet(9_000, 0, 0)
 
 
@@ -370,16 +388,16 @@ async def test_void_refunds_once(store: Store) -> None:
     await store.ensure_meter(JP, SEED)
     p = await store.create_player("a", 10_000, 0)
     start = await books(store)
-    await store.bet(TABLE, *ante("r1", 0, p.player_id, 1_000, progressive=True))
-    await store.void("r1", refunds("r1", 0, p.player_id, 1_000, raised=False), [])
+    await store.bet(F, op(), *ante("r1", 0, p.player_id, 1_000, progressive=True))
+    await store.void(F, "r1", refunds("r1", 0, p.player_id, 1_000, raised=False), [])
     assert await store.wallet(p.player_id) == Wallet(10_000, 0, 0)  # hold released too
     assert await books(store) == start
-    await store.void("r1", refunds("r1", 0, p.player_id, 1_000, raised=False), [])
+    await store.void(F, "r1", refunds("r1", 0, p.player_id, 1_000, raised=False), [])
     assert await books(store) == start
     assert await store.open_rounds(TABLE) == []
     with pytest.raises(RoundConflict):
-        await store.settle("r1", [], [], JP, SEED, record("r1", (0, p.player_id)))
-    assert await store.recover(TABLE) == []
+        await store.settle(F, "r1", [], [], JP, SEED, record("r1", (0, p.player_id)))
+    assert await store.recover(F) == []
 
 
 async def test_a_refund_the_meter_cannot_cover_is_paid_by_the_house(store: Store) -> None:
@@ -387,11 +405,13 @@ async def test_a_refund_the_meter_cannot_cover_is_paid_by_the_house(store: Store
     await store.ensure_meter(JP, 0)
     a = await store.create_player("a", 10_000, 0)
     b = await store.create_player("b", 10_000, 0)
-    await store.bet(TABLE, *ante("r1", 0, a.player_id, 100, progressive=True))
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 100, progressive=True))
     full = JackpotClaim("r2", 0, b.player_id, "ROYAL_FLUSH", 10_000)
-    await store.settle("r2", [], [full], JP, 0, record("r2", (0, b.player_id), table="beta"))
+    await store.settle(
+        fence("beta"), "r2", [], [full], JP, 0, record("r2", (0, b.player_id), table="beta")
+    )
     assert await store.meter(JP) == 0
-    assert await store.recover(TABLE) == ["r1"]
+    assert await store.recover(F) == ["r1"]
     assert await store.wallet(a.player_id) == Wallet(10_000, 0, 0)
     assert await store.meter(JP) == 0
     await books(store)
@@ -403,23 +423,23 @@ async def test_recover_voids_open_rounds_exactly_once(store: Store) -> None:
     b = await store.create_player("b", 50_000, 700)
     start = await books(store)
     # r1: a raised, b still deciding; b then took a second seat and withdrew it
-    await store.bet(TABLE, *ante("r1", 0, a.player_id, 1_000, progressive=True))
-    await store.bet(TABLE, *ante("r1", 1, b.player_id, 500, progressive=True))
-    await store.bet(TABLE, *ante("r1", 2, b.player_id, 200))
-    await store.apply(refunds("r1", 2, b.player_id, 200, raised=False)[:1], [
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 1_000, progressive=True))
+    await store.bet(F, op(), *ante("r1", 1, b.player_id, 500, progressive=True))
+    await store.bet(F, op(), *ante("r1", 2, b.player_id, 200))
+    await store.apply(F, op(), refunds("r1", 2, b.player_id, 200, raised=False)[:1], [
         Hold("r1", 2, b.player_id, -400)
     ])  # fmt: skip
-    await store.apply(*raise_("r1", 0, a.player_id, 1_000))
+    await store.apply(F, op(), *raise_("r1", 0, a.player_id, 1_000))
     # r2 at the same table was settled before the crash: recovery leaves it alone
-    await store.bet(TABLE, *ante("r2", 0, a.player_id, 100))
-    await store.apply(*raise_("r2", 0, a.player_id, 100))
-    await store.settle("r2", [], [], JP, SEED, record("r2", (0, a.player_id)))
+    await store.bet(F, op(), *ante("r2", 0, a.player_id, 100))
+    await store.apply(F, op(), *raise_("r2", 0, a.player_id, 100))
+    await store.settle(F, "r2", [], [], JP, SEED, record("r2", (0, a.player_id)))
     settled = await books(store)
     # r3 is another table's open round: not this table's to void
-    await store.bet("beta", *ante("r3", 0, b.player_id, 100))
+    await store.bet(fence("beta"), op(), *ante("r3", 0, b.player_id, 100))
     assert await store.open_rounds(TABLE) == ["r1"]
 
-    assert await store.recover(TABLE) == ["r1"]
+    assert await store.recover(F) == ["r1"]
     totals = await books(store)
     assert totals[player_account(a.player_id)] == settled[player_account(a.player_id)] + 3_100
     assert await store.wallet(a.player_id) == Wallet(50_000 - 300, 0, 0)  # r2's loss only
@@ -428,13 +448,13 @@ async def test_recover_voids_open_rounds_exactly_once(store: Store) -> None:
     assert await store.open_rounds(TABLE) == []
     assert await store.open_rounds("beta") == ["r3"]
 
-    assert await store.recover(TABLE) == []  # exactly once
+    assert await store.recover(F) == []  # exactly once
     assert await books(store) == totals
     with pytest.raises(RoundConflict):
-        await store.settle("r1", [], [], JP, SEED, record("r1", (0, a.player_id)))
-    await store.void("r1", refunds("r1", 0, a.player_id, 1_000, raised=True), [])  # no-op
+        await store.settle(F, "r1", [], [], JP, SEED, record("r1", (0, a.player_id)))
+    await store.void(F, "r1", refunds("r1", 0, a.player_id, 1_000, raised=True), [])  # no-op
     assert await books(store) == totals
-    assert await store.recover("beta") == ["r3"]
+    assert await store.recover(fence("beta")) == ["r3"]
     assert await store.wallet(b.player_id) == Wallet(50_000, 700, 0)
     totals = await books(store)
     assert totals[HOUSE] == start[HOUSE] + 300  # r2, settled, is all that happened
@@ -450,13 +470,13 @@ async def test_history_newest_first_with_balances(store: Store) -> None:
     rounds = HISTORY_LIMIT + 20
     for i in range(rounds):
         rid = f"r{i:03}"
-        await store.bet(TABLE, *ante(rid, 0, a.player_id, 100, progressive=True))
+        await store.bet(F, op(), *ante(rid, 0, a.player_id, 100, progressive=True))
         payout = [Transfer(rid, 0, Reason.PAYOUT, HOUSE, player_account(a.player_id), 200)]
         claims = [JackpotClaim(rid, 0, a.player_id, "FLUSH", 100)] if i % 10 == 0 else []
         rec = record(rid, (0, a.player_id))
-        await store.settle(rid, payout, claims, JP, SEED, rec)
-    await store.bet(TABLE, *ante("last", 3, b.player_id, 100))
-    await store.settle("last", [], [], JP, SEED, record("last", (3, b.player_id)))
+        await store.settle(F, rid, payout, claims, JP, SEED, rec)
+    await store.bet(F, op(), *ante("last", 3, b.player_id, 100))
+    await store.settle(F, "last", [], [], JP, SEED, record("last", (3, b.player_id)))
 
     history = await store.history(a.player_id, limit=1_000)
     assert len(history) == HISTORY_LIMIT >= 50
@@ -484,6 +504,137 @@ async def test_history_newest_first_with_balances(store: Store) -> None:
     assert await store.history(a.player_id, 0) == []
     assert len(await store.jackpot_hits(JP, 1_000)) == 12
     await books(store)
+
+
+# ----- operation ids: a repeated write applies nothing twice --------------------------
+
+
+async def test_a_repeated_operation_id_returns_the_first_result(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("a", 10_000, 0)
+    bought = await store.buy_chips(p.player_id, 500, 20_000, "buy-1")
+    assert bought == Wallet(10_500, 0, 0)
+    assert await store.buy_chips(p.player_id, 500, 20_000, "buy-1") == bought  # applied once
+    first = await store.bet(F, "r1:0:ante:1", *ante("r1", 0, p.player_id, 1_000))
+    assert await store.bet(F, "r1:0:ante:1", *ante("r1", 0, p.player_id, 1_000)) == first
+    raised = await store.apply(F, "r1:0:raise:2", *raise_("r1", 0, p.player_id, 1_000))
+    assert await store.apply(F, "r1:0:raise:2", *raise_("r1", 0, p.player_id, 1_000)) == raised
+    assert await store.wallet(p.player_id) == Wallet(10_500 - 3_000, 0, 0)
+    # the same id in another round, or for another player's buy-in, is another operation
+    second = await store.bet(F, "r1:0:ante:1", *ante("r2", 0, p.player_id, 100))
+    assert second.balance == 10_500 - 3_100
+    q = await store.create_player("b", 0, 0)
+    assert (await store.buy_chips(q.player_id, 700, 20_000, "buy-1")).balance == 700
+    await books(store)
+
+
+async def test_an_abandoned_operation_never_applies(store: Store) -> None:
+    p = await store.create_player("a", 10_000, 0)
+    # not applied yet: marked dead, and the late original is refused without effect
+    assert await store.abandon("buy-9", player_id=p.player_id) is False
+    with pytest.raises(OpAbandoned):
+        await store.buy_chips(p.player_id, 500, 20_000, "buy-9")
+    assert await store.abandon("buy-9", player_id=p.player_id) is False
+    assert await store.abandon("r1:0:ante:1", round_id="r1") is False
+    with pytest.raises(OpAbandoned) as e:
+        await store.bet(F, "r1:0:ante:1", *ante("r1", 0, p.player_id, 1_000))
+    assert e.value.code == "store_unavailable"
+    assert await store.wallet(p.player_id) == Wallet(10_000, 0, 0)
+    assert await store.open_rounds(TABLE) == []  # a dead id opens no round
+    # applied before: the answer is True and nothing changes
+    await store.bet(F, "r1:0:ante:2", *ante("r1", 0, p.player_id, 1_000))
+    assert await store.abandon("r1:0:ante:2", round_id="r1") is True
+    await store.buy_chips(p.player_id, 500, 20_000, "buy-10")
+    assert await store.abandon("buy-10", player_id=p.player_id) is True
+    assert await store.wallet(p.player_id) == Wallet(9_500, 0, 2_000)
+    with pytest.raises(InvalidRequest):
+        await store.abandon("x")
+    await books(store)
+
+
+async def test_creating_a_player_twice_grants_once(store: Store) -> None:
+    chosen = Player("p-fixed", "a", "token-fixed")
+    assert await store.create_player("a", 10_000, 500, chosen) == chosen
+    assert await store.create_player("a", 10_000, 500, chosen) == chosen
+    assert await store.wallet("p-fixed") == Wallet(10_000, 500, 0)
+    assert (await books(store))[WORLD] == -10_000
+
+
+# ----- fencing: table leases with an epoch ---------------------------------------------
+
+
+async def test_claims_grow_the_epoch_and_renewals_keep_it(store: Store) -> None:
+    first = await store.claim(TABLE, "east", 0, 30)
+    assert (first.fresh, first.granted) == (True, True)
+    assert first.epoch >= time.time() * 1000 - 60_000  # from the clock: they keep growing
+    e1 = first.epoch
+    renewed = await store.claim(TABLE, "east", e1, 30)
+    assert (renewed.epoch, renewed.fresh) == (e1, False)
+    refused = await store.claim(TABLE, "west", 0, 30)
+    assert (refused.granted, refused.owner, refused.epoch) == (False, "east", e1)
+    await store.release(TABLE, "west", e1)  # not west's: nothing happens
+    assert not (await store.claim(TABLE, "west", 0, 30)).granted
+    await store.release(TABLE, "east", e1)
+    taken = await store.claim(TABLE, "west", 0, 30)
+    assert (taken.fresh, taken.granted) == (True, True) and taken.epoch > e1
+    e2 = taken.epoch
+    # a lease run out and taken by nobody: its last holder keeps its epoch
+    await store.release(TABLE, "west", e2)
+    again = await store.claim(TABLE, "west", e2, 30)
+    assert (again.epoch, again.fresh) == (e2, False)
+    # a claim repeated after an unknown outcome finds the lease its first try took
+    await store.release(TABLE, "west", e2)
+    retry = await store.claim(TABLE, "east", 0, 30)
+    assert (await store.claim(TABLE, "east", 0, 30)) == retry
+    assert retry.fresh and retry.epoch > e2
+    # the old holder cannot come back with its old epoch while east holds the table
+    assert not (await store.claim(TABLE, "west", e2, 30)).granted
+
+
+async def test_a_lease_expires(store: Store) -> None:
+    first = await store.claim(TABLE, "east", 0, 0.2)
+    assert not (await store.claim(TABLE, "west", 0, 30)).granted
+    await asyncio.sleep(0.35)
+    taken = await store.claim(TABLE, "west", 0, 30)
+    assert taken.granted and taken.epoch > first.epoch
+
+
+async def test_writes_of_a_stale_epoch_are_refused(store: Store) -> None:
+    await store.ensure_meter(JP, SEED)
+    p = await store.create_player("a", 10_000, 0)
+    old = Fence(TABLE, (await store.claim(TABLE, "east", 0, 30)).epoch)
+    await store.bet(old, op(), *ante("r1", 0, p.player_id, 1_000))
+    await store.release(TABLE, "east", old.epoch)
+    new = Fence(TABLE, (await store.claim(TABLE, "west", 0, 30)).epoch)
+    assert new.epoch > old.epoch
+    before = await books(store)
+    with pytest.raises(NotOwner) as e:
+        await store.bet(old, op(), *ante("r1", 1, p.player_id, 100))
+    assert e.value.code == "table_moved" and e.value.details["epoch"] == new.epoch
+    for write in (
+        lambda: store.apply(old, op(), *raise_("r1", 0, p.player_id, 1_000)),
+        lambda: store.settle(old, "r1", [], [], JP, SEED, record("r1", (0, p.player_id))),
+        lambda: store.void(old, "r1", [], []),
+        lambda: store.recover(old),
+    ):
+        with pytest.raises(NotOwner):
+            await write()
+    assert await books(store) == before
+    assert await store.open_rounds(TABLE) == ["r1"]
+    assert await store.recover(new) == ["r1"]  # the new host voids what the old one left
+    assert await store.wallet(p.player_id) == Wallet(10_000, 0, 0)
+    await books(store)
+
+
+async def test_a_write_replayed_after_the_table_moved_still_answers_truly(store: Store) -> None:
+    """An operation applied under the old epoch, repeated after a takeover, is reported
+    applied (its first result), not refused: the player was charged."""
+    p = await store.create_player("a", 10_000, 0)
+    old = Fence(TABLE, (await store.claim(TABLE, "east", 0, 30)).epoch)
+    first = await store.bet(old, "r1:0:ante:1", *ante("r1", 0, p.player_id, 1_000))
+    await store.release(TABLE, "east", old.epoch)
+    await store.claim(TABLE, "west", 0, 30)
+    assert await store.bet(old, "r1:0:ante:1", *ante("r1", 0, p.player_id, 1_000)) == first
 
 
 # ----- the same random games on both stores ------------------------------------------
@@ -592,7 +743,7 @@ class Game:
             return "table full"
         seat = len(r["seats"])
         pid = self.ids[player]
-        w = await self.store.bet(table, *ante(r["id"], seat, pid, amount, progressive))
+        w = await self.store.bet(fence(table), op(), *ante(r["id"], seat, pid, amount, progressive))
         r["seats"].append({"pid": pid, "ante": amount, "prog": progressive, "raised": None})
         return w
 
@@ -606,10 +757,14 @@ class Game:
                 continue
             s["raised"] = raised
             if raised:
-                out.append(await self.store.apply(*raise_(r["id"], seat, s["pid"], s["ante"])))
+                out.append(
+                    await self.store.apply(
+                        fence(table), op(), *raise_(r["id"], seat, s["pid"], s["ante"])
+                    )
+                )
             else:
                 hold = Hold(r["id"], seat, s["pid"], -2 * s["ante"])
-                out.append(await self.store.apply([], [hold]))
+                out.append(await self.store.apply(fence(table), op(), [], [hold]))
         return out
 
     async def settle(self, table: str, factors: list[int], bps: list[int]) -> Any:
@@ -629,7 +784,7 @@ class Game:
                 claims.append(JackpotClaim(rid, seat, s["pid"], "FLUSH", bp))
         rec = record(rid, *((i, s["pid"]) for i, s in enumerate(r["seats"])), table=table)
         self.last = (rid, transfers, claims, rec)
-        return await self.store.settle(rid, transfers, claims, JP, 1_000, rec)
+        return await self.store.settle(fence(rec["table"]), rid, transfers, claims, JP, 1_000, rec)
 
     async def resettle(self, same: bool) -> Any:
         if self.last is None:
@@ -637,7 +792,7 @@ class Game:
         rid, transfers, claims, rec = self.last
         if not same:
             transfers = [*transfers, Transfer(rid, 0, Reason.PAYOUT, HOUSE, "house:x", 1)]
-        return await self.store.settle(rid, transfers, claims, JP, 1_000, rec)
+        return await self.store.settle(fence(rec["table"]), rid, transfers, claims, JP, 1_000, rec)
 
     async def void(self, table: str) -> Any:
         r = self.rounds.pop(table, None)
@@ -654,19 +809,19 @@ class Game:
             if s["prog"]:
                 transfers.append(Transfer(r["id"], seat, Reason.REFUND, METER, me, 50))
                 transfers.append(Transfer(r["id"], seat, Reason.REFUND, HOUSE, me, 50))
-        await self.store.void(r["id"], transfers, holds)
-        await self.store.void(r["id"], transfers, holds)  # idempotent
+        await self.store.void(fence(table), r["id"], transfers, holds)
+        await self.store.void(fence(table), r["id"], transfers, holds)  # idempotent
         return await self.store.totals()
 
     async def recover(self, table: str) -> Any:
-        voided = await self.store.recover(table)
+        voided = await self.store.recover(fence(table))
         r = self.rounds.get(table)
         if r is not None and r["id"] in voided:
             del self.rounds[table]
         return voided
 
     async def buy(self, player: int, amount: int) -> Any:
-        return await self.store.buy_chips(self.ids[player], amount, 100_000)
+        return await self.store.buy_chips(self.ids[player], amount, 100_000, op())
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

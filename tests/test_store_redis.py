@@ -12,7 +12,7 @@ from typing import TypeVar
 import pytest
 
 from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
-from server.stores.base import StoreError, Wallet
+from server.stores.base import Fence, StoreError, Wallet
 from server.stores.redis import RedisStore, parse_redis_url
 from tests.redis_fixture import (
     RedisServer,
@@ -28,6 +28,7 @@ pytestmark = pytest.mark.usefixtures("time_limit")
 T = TypeVar("T")
 JP = "main"
 SEED = 10_000
+ALPHA = Fence("alpha", 0)
 
 
 async def eventually(call: Callable[[], Awaitable[T]], within: float = 20.0) -> T:
@@ -53,8 +54,8 @@ async def play_a_round(store: RedisStore, rid: str) -> str:
     p = await store.create_player("p", 10_000, 0)
     me = player_account(p.player_id)
     bet = [Transfer(rid, 0, Reason.ANTE, me, HOUSE, 100)]
-    await store.bet("alpha", bet, [Hold(rid, 0, p.player_id, 200)])
-    await store.settle(rid, [], [], JP, SEED, {"table": "alpha", "seats": []})
+    await store.bet(ALPHA, f"{rid}:ante", bet, [Hold(rid, 0, p.player_id, 200)])
+    await store.settle(ALPHA, rid, [], [], JP, SEED, {"table": "alpha", "seats": []})
     return p.player_id
 
 
@@ -93,7 +94,7 @@ async def test_redis_restart_fails_fast_then_reconnects(private_redis: RedisServ
             lambda: store.wallet(pid),
             lambda: store.meter(JP),
             lambda: store.create_player("q", 1, 0),
-            lambda: store.settle("r2", [], [], JP, SEED, {"seats": []}),
+            lambda: store.settle(ALPHA, "r2", [], [], JP, SEED, {"seats": []}),
         ):
             with pytest.raises(StoreError) as e:
                 await asyncio.wait_for(call(), 10)  # an error, not a hang
@@ -146,7 +147,7 @@ async def test_namespaces_do_not_see_each_other(private_redis: RedisServer) -> N
         player = await a.create_player("p", 5_000, 0)
         pid = await play_a_round(a, "r1")
         me = player_account(player.player_id)
-        await a.bet("alpha", [Transfer("r2", 0, Reason.ANTE, me, HOUSE, 100)], [])
+        await a.bet(ALPHA, "r2:ante", [Transfer("r2", 0, Reason.ANTE, me, HOUSE, 100)], [])
 
         assert await b.player_by_token(player.token) is None
         assert await b.wallet(pid) == Wallet(0, 0, 0)
@@ -154,7 +155,7 @@ async def test_namespaces_do_not_see_each_other(private_redis: RedisServer) -> N
         assert await b.meters() == {}
         assert await b.history(pid) == []
         assert await b.open_rounds("alpha") == []
-        assert await b.recover("alpha") == []
+        assert await b.recover(ALPHA) == []
         assert await a.open_rounds("alpha") == ["r2"]
         # the same round id settles separately in each namespace
         await play_a_round(b, "r1")

@@ -3,12 +3,25 @@
 Two implementations pass the same contract tests: `MemoryStore` (one process,
 the embedded default) and the Redis store (a fleet of processes). Every method
 that moves money is atomic: it applies all of its transfers or none.
+
+Writes are safe to repeat. Each one that moves money carries an operation id
+chosen by the caller (`op`), or is idempotent by its round id (settle, void,
+recover); repeating it returns the first result and applies nothing twice. So
+a write whose outcome is unknown (`OutcomeUnknown`: written, no answer) is
+retried with the same id until the answer is definite, and `abandon` makes the
+outcome definite without applying: an id it marks dead is a no-op forever.
+
+Every write that touches a table's round or money carries the table's `Fence`:
+the epoch of the lease its host holds (`claim`). The store refuses atomically
+(`NotOwner`) a write whose epoch is not the table's current one, so a process
+that lost a table can never write for it again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -33,6 +46,26 @@ class StoreError(Exception):
         super().__init__(message)
         self.message = message
         self.details = details
+
+
+class StoreUnavailable(StoreError):
+    """The store could not be reached and nothing was written: certainly not applied."""
+
+
+class OutcomeUnknown(StoreError):
+    """The write was sent but no answer came (timeout, connection lost after writing):
+    it may or may not have been applied. Retry it with the same operation id (or
+    `abandon` the id) until the outcome is definite; never report it as a failure."""
+
+
+class OpAbandoned(StoreUnavailable):
+    """The operation id was marked dead by `abandon`: it was not, and never will be, applied."""
+
+
+class NotOwner(StoreError):
+    """The write's epoch is not the table's current one: another process hosts it now."""
+
+    code = "table_moved"
 
 
 class InsufficientFunds(StoreError):
@@ -90,6 +123,28 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class Fence:
+    """A table and the epoch of its host's lease; writes of other epochs are refused."""
+
+    table_id: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The answer to `claim`: the lease's epoch if it is ours (`fresh` when the epoch is
+    new, so the table's open rounds belong to an older host), else who holds it."""
+
+    epoch: int
+    fresh: bool = False
+    owner: str | None = None  # the other holder when refused
+
+    @property
+    def granted(self) -> bool:
+        return self.owner is None
+
+
+@dataclass(frozen=True, slots=True)
 class ClaimPaid:
     seat: int
     player_id: str
@@ -110,33 +165,67 @@ class Settled:
 
 class Store(Protocol):
     async def close(self) -> None: ...
+    async def ping(self) -> None:
+        """Raise StoreError unless the store answers now (used to resume a table)."""
+        ...
 
     # identity
-    async def create_player(self, name: str, credits: int, bonus: int) -> Player: ...
+    async def create_player(
+        self, name: str, credits: int, bonus: int, player: Player | None = None
+    ) -> Player:
+        """A new player with free-play credits; idempotent by `player` (its id and
+        token chosen by the caller), so a retry after an unknown outcome is safe."""
+        ...
+
     async def player_by_token(self, token: str) -> Player | None: ...
+
+    # table leases
+    async def claim(self, table_id: str, holder: str, epoch: int, ttl: float | None) -> Claim:
+        """Hold (or keep holding) the table's lease for `ttl` seconds (None: no expiry).
+
+        `epoch` is the one the caller holds (0 if none). Renewing keeps the epoch; a
+        lease taken when it was free gets the next epoch, unless the caller was its
+        last holder and nobody claimed it since (then the epoch stays). Refused,
+        with the holder, while another holder's lease runs.
+        """
+        ...
+
+    async def release(self, table_id: str, holder: str, epoch: int) -> None:
+        """Give the lease up if it is still the caller's."""
+        ...
 
     # wallets
     async def wallet(self, player_id: str) -> Wallet: ...
-    async def buy_chips(self, player_id: str, amount: int, max_balance: int) -> Wallet: ...
+    async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
+        """A top-up, refused (BuyInLimit) past `max_balance`; idempotent by `op`."""
+        ...
+
     async def bet(
-        self, table_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> Wallet:
         """Debit a bet and place its hold, or raise InsufficientFunds / BonusNotPlayable.
 
         The first bet of a round records the round open in the journal, under the
         table; every transfer is journalled with it. A closed round's bet is refused
-        (RoundConflict).
+        (RoundConflict). Idempotent by `op` within the round.
         """
         ...
 
     async def apply(
-        self, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> dict[str, Wallet]:
-        """Apply transfers and hold changes that need no funds check (raise, fold, refund).
-
-        All or nothing: InsufficientFunds if a wallet would go below 0. Transfers of an
-        open round are journalled; a closed round's are refused (RoundConflict).
+        """Apply one round's transfers and hold changes that need no funds check (raise,
+        fold, refund). All or nothing: InsufficientFunds if a wallet would go below 0.
+        Transfers of an open round are journalled; a closed round's are refused
+        (RoundConflict). Idempotent by `op` within the round.
         """
+        ...
+
+    async def abandon(self, op: str, *, round_id: str = "", player_id: str = "") -> bool:
+        """Make an operation's outcome definite: True if it was applied (nothing changes),
+        False if it was not, in which case the id is marked dead and a late arrival of
+        the original is a no-op (OpAbandoned). Round ops by `round_id`, buy-ins by
+        `player_id`."""
         ...
 
     # the jackpot meter
@@ -147,6 +236,7 @@ class Store(Protocol):
     # rounds
     async def settle(
         self,
+        fence: Fence,
         round_id: str,
         transfers: Sequence[Transfer],
         claims: Sequence[JackpotClaim],
@@ -165,7 +255,7 @@ class Store(Protocol):
         ...
 
     async def void(
-        self, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> None:
         """Refund an unsettled round and close it in the journal; idempotent by round id.
 
@@ -173,8 +263,9 @@ class Store(Protocol):
         """
         ...
 
-    async def recover(self, table_id: str) -> list[str]:
-        """Void every open round of a table from the journal alone (after a crash).
+    async def recover(self, fence: Fence) -> list[str]:
+        """Void every open round of a table from the journal alone (after a crash, or
+        when a new epoch takes the table over).
 
         Each transfer recorded for the round is reversed and each hold released,
         exactly once; settled and voided rounds are never touched. Returns the
@@ -281,6 +372,32 @@ def closed_error(round_id: str, state: str) -> RoundConflict:
     if state == "settled":
         return RoundConflict(f"round {round_id} was settled; it cannot be changed or voided")
     return RoundConflict(f"round {round_id} was voided")
+
+
+def not_owner(table_id: str, current: int) -> NotOwner:
+    """The fence refused a write: the table's lease has another epoch now."""
+    return NotOwner(
+        f"table {table_id} has a new host (epoch {current}): this process no longer hosts it",
+        table=table_id,
+        epoch=current,
+    )
+
+
+def abandoned(op: str) -> OpAbandoned:
+    return OpAbandoned(f"operation {op} was abandoned: it was not applied", op=op)
+
+
+def one_round(transfers: Sequence[Transfer], holds: Sequence[Hold]) -> str:
+    """The one round a batch of table effects belongs to, or InvalidRequest."""
+    rounds = {t.round_id for t in transfers} | {h.round_id for h in holds}
+    if len(rounds) != 1 or "" in rounds:
+        raise InvalidRequest("a table's batch belongs to exactly one round")
+    return rounds.pop()
+
+
+def new_player(name: str) -> Player:
+    """A player id and session token, chosen before the store is asked (retries reuse them)."""
+    return Player(secrets.token_hex(8), name, secrets.token_urlsafe(32))
 
 
 def settle_conflict(round_id: str) -> RoundConflict:

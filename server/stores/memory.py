@@ -8,7 +8,6 @@ reference the Redis store is tested against: same checks, same results.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from collections import defaultdict, deque
 from collections.abc import Sequence
@@ -29,11 +28,14 @@ from server.game.settlement import percent_claim
 from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
+    Claim,
     ClaimPaid,
+    Fence,
     InvalidRequest,
     Player,
     Settled,
     Wallet,
+    abandoned,
     bet_needed,
     bet_owner,
     buy_in_error,
@@ -42,6 +44,9 @@ from server.stores.base import (
     closed_error,
     cover_error,
     funds_error,
+    new_player,
+    not_owner,
+    one_round,
     record_json,
     record_players,
     settle_conflict,
@@ -51,6 +56,9 @@ from server.stores.base import (
 )
 
 __all__ = ["HISTORY_LIMIT", "MemoryStore"]
+
+#: What an abandoned operation id is remembered as.
+_DEAD = object()
 
 
 @dataclass
@@ -83,16 +91,27 @@ class MemoryStore:
             lambda: deque(maxlen=HISTORY_LIMIT)
         )
         self._hits: dict[str, deque[dict[str, Any]]] = defaultdict(lambda: deque(maxlen=HITS_LIMIT))
+        self.epochs: dict[str, int] = {}  # table -> the epoch of its latest claim
+        self.leases: dict[str, tuple[str, int, float | None]] = {}  # holder, epoch, expiry
+        self.round_ops: dict[str, dict[str, object]] = defaultdict(dict)  # round -> op -> result
+        self.buy_ops: dict[str, dict[str, object]] = defaultdict(dict)  # player -> op -> result
 
     async def close(self) -> None:
         return None
 
+    async def ping(self) -> None:
+        return None
+
     # ----- identity -----------------------------------------------------------
 
-    async def create_player(self, name: str, credits: int, bonus: int) -> Player:
+    async def create_player(
+        self, name: str, credits: int, bonus: int, player: Player | None = None
+    ) -> Player:
         check_cents("credits", credits)
         check_cents("bonus", bonus)
-        player = Player(secrets.token_hex(8), name, secrets.token_urlsafe(32))
+        player = player or new_player(name)
+        if player.player_id in self.players:
+            return self.players[player.player_id]
         self.players[player.player_id] = player
         self.tokens[player.token] = player.player_id
         if credits > 0:
@@ -106,6 +125,55 @@ class MemoryStore:
         pid = self.tokens.get(token)
         return None if pid is None else self.players[pid]
 
+    # ----- table leases -------------------------------------------------------
+
+    async def claim(self, table_id: str, holder: str, epoch: int, ttl: float | None) -> Claim:
+        now = time.monotonic()
+        current = self.epochs.get(table_id, 0)
+        lease = self.leases.get(table_id)
+        if lease is not None and lease[2] is not None and lease[2] <= now:
+            lease = None  # expired
+        expiry = None if ttl is None else now + ttl
+        if lease is not None:
+            if lease[0] != holder:
+                return Claim(current, owner=lease[0])
+            self.leases[table_id] = (holder, lease[1], expiry)
+            return Claim(lease[1], fresh=lease[1] != epoch)
+        if epoch and epoch == current:
+            self.leases[table_id] = (holder, epoch, expiry)  # ours still: nobody took it
+            return Claim(epoch)
+        current = max(current + 1, int(time.time() * 1000))  # as Redis: epochs from the clock
+        self.epochs[table_id] = current
+        self.leases[table_id] = (holder, current, expiry)
+        return Claim(current, fresh=True)
+
+    async def release(self, table_id: str, holder: str, epoch: int) -> None:
+        lease = self.leases.get(table_id)
+        if lease is not None and lease[:2] == (holder, epoch):
+            del self.leases[table_id]
+
+    def _fence(self, fence: Fence) -> None:
+        current = self.epochs.get(fence.table_id, 0)
+        if fence.epoch != current:
+            raise not_owner(fence.table_id, current)
+
+    def _replay(self, ops: dict[str, object], op: str) -> object | None:
+        """The first result of a repeated operation id (None if it is new)."""
+        if op not in ops:
+            return None
+        if ops[op] is _DEAD:
+            raise abandoned(op)
+        return ops[op]
+
+    async def abandon(self, op: str, *, round_id: str = "", player_id: str = "") -> bool:
+        if bool(round_id) == bool(player_id):
+            raise InvalidRequest("abandon takes a round id or a player id")
+        ops = self.round_ops[round_id] if round_id else self.buy_ops[player_id]
+        if op in ops:
+            return ops[op] is not _DEAD
+        ops[op] = _DEAD
+        return False
+
     # ----- wallets ------------------------------------------------------------
 
     def _wallet(self, player_id: str) -> Wallet:
@@ -118,18 +186,31 @@ class MemoryStore:
     async def wallet(self, player_id: str) -> Wallet:
         return self._wallet(player_id)
 
-    async def buy_chips(self, player_id: str, amount: int, max_balance: int) -> Wallet:
+    async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
         check_cents("max_balance", max_balance)
+        ops = self.buy_ops[player_id]
+        first = self._replay(ops, op)
+        if first is not None:
+            assert isinstance(first, Wallet)
+            return first
         w = self._wallet(player_id)
         if amount <= 0 or w.balance + amount > max_balance:
             raise buy_in_error(max_balance, w.balance)
         self._move(Transfer("", None, Reason.BUY_IN, WORLD, player_account(player_id), amount))
-        return self._wallet(player_id)
+        ops[op] = wallet = self._wallet(player_id)
+        return wallet
 
     async def bet(
-        self, table_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> Wallet:
         player_id, round_id = bet_owner(transfers, holds)
+        ops = self.round_ops[round_id]
+        first = self._replay(ops, op)
+        if first is not None:
+            assert isinstance(first, Wallet)
+            return first
+        self._fence(fence)
+        table_id = fence.table_id
         rnd = self.rounds.get(round_id)
         if rnd is not None and rnd.state != "open":
             raise closed_error(round_id, rnd.state)
@@ -145,22 +226,33 @@ class MemoryStore:
             self._move(t, rnd)
         for h in holds:
             self._hold(h)
-        return self._wallet(player_id)
+        ops[op] = wallet = self._wallet(player_id)
+        return wallet
 
     async def apply(
-        self, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> dict[str, Wallet]:
         check_entries(transfers, holds)
-        for rid in sorted({t.round_id for t in transfers} | {h.round_id for h in holds}):
-            rnd = self.rounds.get(rid)
-            if rnd is not None and rnd.state != "open":
-                raise closed_error(rid, rnd.state)
+        rid = one_round(transfers, holds)
+        ops = self.round_ops[rid]
+        first = self._replay(ops, op)
+        if first is not None:
+            assert isinstance(first, dict)
+            return first
+        self._fence(fence)
+        rnd = self.rounds.get(rid)
+        if rnd is not None and rnd.state != "open":
+            raise closed_error(rid, rnd.state)
+        if rnd is not None and rnd.table_id != fence.table_id:
+            raise InvalidRequest(f"round {rid} belongs to table {rnd.table_id}")
         self._check_covered(transfers)
         for h in holds:
             self._hold(h)
         for t in transfers:
-            self._move(t, self.rounds.get(t.round_id))
-        return self._wallets_of(transfers, holds)
+            self._move(t, rnd)
+        wallets = self._wallets_of(transfers, holds)
+        ops[op] = dict(wallets)
+        return wallets
 
     # ----- the meter ----------------------------------------------------------
 
@@ -185,6 +277,7 @@ class MemoryStore:
 
     async def settle(
         self,
+        fence: Fence,
         round_id: str,
         transfers: Sequence[Transfer],
         claims: Sequence[JackpotClaim],
@@ -203,10 +296,13 @@ class MemoryStore:
             return replace(rnd.result, replayed=True)
         if rnd is not None and rnd.state == "voided":
             raise closed_error(round_id, "voided")
+        self._fence(fence)
+        if rnd is not None and rnd.table_id != fence.table_id:
+            raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         text = record_json(record)
         self._check_covered(transfers)
         if rnd is None:
-            rnd = self.rounds[round_id] = _Round(str(record.get("table", "")))
+            rnd = self.rounds[round_id] = _Round(fence.table_id)
         now = _now_ms()
         applied = list(transfers)
         for t in transfers:
@@ -249,7 +345,7 @@ class MemoryStore:
         return settled
 
     async def void(
-        self, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> None:
         check_entries(transfers, holds)
         rnd = self.rounds.get(round_id)
@@ -257,9 +353,12 @@ class MemoryStore:
             return
         if rnd is not None and rnd.state == "settled":
             raise closed_error(round_id, "settled")
+        self._fence(fence)
+        if rnd is not None and rnd.table_id != fence.table_id:
+            raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         self._check_covered(transfers)
         if rnd is None:
-            rnd = self.rounds[round_id] = _Round("")
+            rnd = self.rounds[round_id] = _Round(fence.table_id)
         for h in holds:
             self._hold(h)
         for t in transfers:
@@ -267,7 +366,9 @@ class MemoryStore:
         self._release_round(round_id)
         rnd.state = "voided"
 
-    async def recover(self, table_id: str) -> list[str]:
+    async def recover(self, fence: Fence) -> list[str]:
+        self._fence(fence)
+        table_id = fence.table_id
         voided: list[str] = []
         for rid in sorted(self.rounds):
             rnd = self.rounds[rid]

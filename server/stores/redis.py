@@ -19,7 +19,11 @@ script may touch any of them; tests and deployments never collide):
     round:<id>               hash  table, state (open|settled|voided), digest, result
     round:<id>:ledger        list  every transfer applied for the round (the journal)
     round:<id>:holds         hash  seat -> cents held, "<seat>:player" -> player id
+    round:<id>:ops           hash  operation id -> its first result (JSON), or "dead"
+    buyops:<player id>       hash  a player's buy-in operation ids, the same way
     table:<id>:open          set   the table's open round ids
+    owner:<table>            string "<process>@<epoch>": the table's lease, with its TTL
+    epoch:<table>            string the table's current epoch (grows with every claim)
     hist:player:<id>         list  the player's last HISTORY_LIMIT rounds, newest first
     hist:table:<id>          list  the table's last HISTORY_LIMIT rounds, newest first
     hits:<jackpot>           list  the last HITS_LIMIT percent claims, newest first
@@ -28,9 +32,13 @@ Closed rounds expire after `retention` seconds: settling is idempotent within
 that window. Amounts and balances stay below 2**53 cents (Lua numbers are
 doubles); `MAX_CENTS` is checked on the way in.
 
-Connection loss: a call fails at once with `StoreError` (code store_unavailable)
-and a background task reconnects with exponential backoff (with jitter, capped at
-`max_backoff`); calls made meanwhile wait at most `reconnect_wait` for it.
+Connection loss: a call made while there is no connection fails at once with
+`StoreUnavailable` (nothing was sent) and a background task reconnects with
+exponential backoff (with jitter, capped at `max_backoff`); calls made meanwhile
+wait at most `reconnect_wait` for it. A write that was sent but got no answer
+(`timeout`, or the connection lost after sending) raises `OutcomeUnknown`: the
+script may still run (a paused Redis reads it when it resumes), so the caller
+repeats it with the same operation id until the outcome is definite.
 asyncio-redis' own auto_reconnect is off: it retries forever inside
 `Connection.create` and its backoff grows to 60 s.
 """
@@ -43,7 +51,6 @@ import json
 import logging
 import random
 import re
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
@@ -57,12 +64,17 @@ from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
     MAX_CENTS,
+    Claim,
     ClaimPaid,
+    Fence,
     InvalidRequest,
+    OutcomeUnknown,
     Player,
     Settled,
     StoreError,
+    StoreUnavailable,
     Wallet,
+    abandoned,
     bet_owner,
     buy_in_error,
     check_cents,
@@ -70,6 +82,9 @@ from server.stores.base import (
     closed_error,
     cover_error,
     funds_error,
+    new_player,
+    not_owner,
+    one_round,
     record_json,
     record_players,
     settle_conflict,
@@ -90,6 +105,9 @@ SCRIPTS = (
     "buy_chips",
     "bet",
     "apply",
+    "abandon",
+    "claim",
+    "release",
     "ensure_meter",
     "meters",
     "settle",
@@ -288,44 +306,73 @@ class RedisStore:
                 self.reconnects += 1
                 log.warning("Redis connection restored", extra={"redis": self._where()})
 
-    def _unavailable(self, what: str) -> StoreError:
-        return StoreError(
+    def _unavailable(self, what: str) -> StoreUnavailable:
+        return StoreUnavailable(
             f"the game's data store (Redis at {self._where()}) {what}; please try again shortly"
         )
 
-    async def run(self, what: str, command: Callable[[Any], Awaitable[T]]) -> T:
+    async def ping(self) -> None:
+        await self._run("a ping", lambda conn: conn.ping())
+
+    async def run(
+        self, what: str, command: Callable[[Any], Awaitable[T]], *, write: bool = False
+    ) -> T:
         """Run `command(connection)` on the live connection; connection trouble (lost,
         unreachable, no answer within `timeout`) becomes StoreError, and a lost
-        connection is replaced in the background. For plain commands; scripts go
-        through `eval_script`, which survives a Redis restart."""
-        return await self._run(what, command)
+        connection is replaced in the background. A `write` that was sent but not
+        answered raises OutcomeUnknown. For plain commands; scripts go through
+        `eval_script`, which survives a Redis restart."""
+        return await self._run(what, command, write=write)
 
-    async def _run(self, what: str, command: Callable[[Any], Awaitable[T]]) -> T:
-        conn = await self._connection()
+    async def _run(
+        self, what: str, command: Callable[[Any], Awaitable[T]], *, write: bool = False
+    ) -> T:
+        conn = await self._connection()  # StoreUnavailable here: nothing was sent
         try:
             return await asyncio.wait_for(command(conn), self.timeout)
         except _LOST as e:
             self._lost(conn, e)
+            if write:
+                raise self._unknown(f"was lost during {what}") from e
             raise self._unavailable(f"was lost during {what}") from e
         except TimeoutError as e:
+            if write:
+                # the command may be sitting in a paused Redis's socket: drop the
+                # connection so its answer cannot be mistaken for a later command's
+                self._lost(conn, e)
+                raise self._unknown(f"did not answer {what} within {self.timeout}s") from e
             raise self._unavailable(f"did not answer {what} within {self.timeout}s") from e
         except asyncio_redis.ErrorReply as e:
             raise StoreError(f"Redis refused {what}: {e.args[0] if e.args else e}") from e
 
-    async def _script(self, name: str, request: Any, text: str | None = None) -> Any:
+    def _unknown(self, what: str) -> OutcomeUnknown:
+        return OutcomeUnknown(
+            f"the game's data store (Redis at {self._where()}) {what}; the outcome is unknown"
+        )
+
+    async def _script(
+        self, name: str, request: Any, text: str | None = None, *, write: bool = True
+    ) -> Any:
         """Run one of the store's scripts; its {"err": ...} reply becomes the StoreError."""
         args = [self.prefix, json.dumps(request, separators=(",", ":"))]
         if text is not None:
             args.append(text)
         what = f"the {name} script"
-        reply = await self._evalsha(what, self._shas[name], [], args, self._load_scripts)
+        reply = await self._evalsha(
+            what, self._shas[name], [], args, self._load_scripts, write=write
+        )
         data = json.loads(reply)
         if "err" in data:
             raise _refusal(data)
         return data
 
     async def eval_script(
-        self, source: str, keys: Sequence[str] = (), args: Sequence[str] = ()
+        self,
+        source: str,
+        keys: Sequence[str] = (),
+        args: Sequence[str] = (),
+        *,
+        write: bool = True,
     ) -> Any:
         """Run a Lua script of the caller's with the store's connection handling.
 
@@ -338,7 +385,7 @@ class RedisStore:
         async def load(conn: Any) -> None:
             await conn.script_load(source)
 
-        return await self._evalsha("a script", sha, list(keys), list(args), load)
+        return await self._evalsha("a script", sha, list(keys), list(args), load, write=write)
 
     async def _evalsha(
         self,
@@ -347,6 +394,8 @@ class RedisStore:
         keys: list[str],
         args: list[str],
         load: Callable[[Any], Awaitable[None]],
+        *,
+        write: bool,
     ) -> Any:
         """EVALSHA; on NOSCRIPT (Redis restarted, SCRIPT FLUSH) `load` and retry once."""
 
@@ -363,18 +412,20 @@ class RedisStore:
             return await reply.return_value()
 
         try:
-            return await self._run(what, evalsha)
-        except _NoScript:
+            return await self._run(what, evalsha, write=write)
+        except _NoScript:  # the script did not run: loading it and running it again is safe
             log.warning("Redis lost the store's scripts (restart or SCRIPT FLUSH): reloading")
             await self._run("SCRIPT LOAD", load)
-            return await self._run(what, evalsha)
+            return await self._run(what, evalsha, write=write)
 
     # ----- identity -----------------------------------------------------------
 
-    async def create_player(self, name: str, credits: int, bonus: int) -> Player:
+    async def create_player(
+        self, name: str, credits: int, bonus: int, player: Player | None = None
+    ) -> Player:
         check_cents("credits", credits)
         check_cents("bonus", bonus)
-        player = Player(secrets.token_hex(8), name, secrets.token_urlsafe(32))
+        player = player or new_player(name)
         request = {
             "id": player.player_id,
             "name": name,
@@ -395,21 +446,46 @@ class RedisStore:
 
         return await self._run("a token lookup", lookup)
 
+    # ----- table leases -------------------------------------------------------
+
+    async def claim(self, table_id: str, holder: str, epoch: int, ttl: float | None) -> Claim:
+        request = {
+            "table": table_id,
+            "holder": holder,
+            "epoch": epoch,
+            "ttl_ms": 0 if ttl is None else max(1, int(ttl * 1000)),
+        }
+        data = (await self._script("claim", request))["ok"]
+        if "owner" in data:
+            return Claim(int(data["epoch"]), owner=str(data["owner"]))
+        return Claim(int(data["epoch"]), fresh=bool(data["fresh"]))
+
+    async def release(self, table_id: str, holder: str, epoch: int) -> None:
+        await self._script("release", {"table": table_id, "holder": holder, "epoch": epoch})
+
+    async def abandon(self, op: str, *, round_id: str = "", player_id: str = "") -> bool:
+        if bool(round_id) == bool(player_id):
+            raise InvalidRequest("abandon takes a round id or a player id")
+        request = {"op": op, "round": round_id, "player": player_id, "ttl": self.retention}
+        return bool((await self._script("abandon", request))["ok"])
+
     # ----- wallets ------------------------------------------------------------
 
     async def wallet(self, player_id: str) -> Wallet:
         return (await self._wallets([player_id]))[player_id]
 
     async def _wallets(self, player_ids: Sequence[str]) -> dict[str, Wallet]:
-        data = await self._script("wallets", list(player_ids))
+        data = await self._script("wallets", list(player_ids), write=False)
         return _wallets(data["ok"])
 
-    async def buy_chips(self, player_id: str, amount: int, max_balance: int) -> Wallet:
+    async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
         check_cents("max_balance", max_balance)
         request = {
             "player": player_id,
             "amount": max(min(amount, MAX_CENTS + 1), -1),  # out of range is refused anyway
             "max_balance": max_balance,
+            "op": op,
+            "ttl": self.retention,
         }
         try:
             data = await self._script("buy_chips", request)
@@ -418,11 +494,14 @@ class RedisStore:
         return Wallet(*data["ok"])
 
     async def bet(
-        self, table_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> Wallet:
         player_id, round_id = bet_owner(transfers, holds)
         request = {
-            "table": table_id,
+            "table": fence.table_id,
+            "epoch": fence.epoch,
+            "op": op,
+            "ttl": self.retention,
             "round": round_id,
             "player": player_id,
             "transfers": [transfer_row(t) for t in transfers],
@@ -432,11 +511,15 @@ class RedisStore:
         return Wallet(*data["ok"])
 
     async def apply(
-        self, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> dict[str, Wallet]:
         check_entries(transfers, holds)
         request = {
-            "rounds": sorted({t.round_id for t in transfers} | {h.round_id for h in holds}),
+            "table": fence.table_id,
+            "epoch": fence.epoch,
+            "op": op,
+            "ttl": self.retention,
+            "round": one_round(transfers, holds),
             "transfers": [transfer_row(t) for t in transfers],
             "holds": [_hold_row(h) for h in holds],
             "players": wallet_ids(transfers, holds),
@@ -459,13 +542,14 @@ class RedisStore:
         return await self._run("a meter read", read)
 
     async def meters(self) -> dict[str, int]:
-        data = await self._script("meters", {})
+        data = await self._script("meters", {}, write=False)
         return {k: int(v) for k, v in data["ok"].items()}
 
     # ----- rounds -------------------------------------------------------------
 
     async def settle(
         self,
+        fence: Fence,
         round_id: str,
         transfers: Sequence[Transfer],
         claims: Sequence[JackpotClaim],
@@ -479,7 +563,8 @@ class RedisStore:
         request = {
             "round": round_id,
             "digest": transfers_digest(transfers),
-            "table": str(record.get("table", "")),
+            "table": fence.table_id,
+            "epoch": fence.epoch,
             "transfers": [transfer_row(t) for t in transfers],
             "claims": [
                 [c.round_id, c.seat, c.player_id, c.category, c.percent_bp]
@@ -504,10 +589,12 @@ class RedisStore:
         )
 
     async def void(
-        self, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self, fence: Fence, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> None:
         check_entries(transfers, holds)
         request = {
+            "table": fence.table_id,
+            "epoch": fence.epoch,
             "round": round_id,
             "transfers": [transfer_row(t) for t in transfers],
             "holds": [_hold_row(h) for h in holds],
@@ -515,13 +602,10 @@ class RedisStore:
         }
         await self._script("void", request)
 
-    async def recover(self, table_id: str) -> list[str]:
-        data = await self._script("recover", {"table": table_id, "ttl": self.retention})
+    async def recover(self, fence: Fence) -> list[str]:
+        request = {"table": fence.table_id, "epoch": fence.epoch, "ttl": self.retention}
+        data = await self._script("recover", request)
         voided: list[str] = data["ok"]
-        if voided:
-            log.warning(
-                "voided rounds left open by a crash", extra={"table": table_id, "rounds": voided}
-            )
         return voided
 
     async def open_rounds(self, table_id: str) -> list[str]:
@@ -588,6 +672,10 @@ def _refusal(data: dict[str, Any]) -> StoreError:
         return InvalidRequest(f"round {data['round']} belongs to table {data['table']}")
     if code == "buy_in_limit":
         return _BuyIn(data["balance"])
+    if code == "not_owner":
+        return not_owner(data["table"], data["epoch"])
+    if code == "abandoned":
+        return abandoned(data["op"])
     return StoreError(f"unexpected store reply: {data!r}")
 
 

@@ -155,6 +155,33 @@ local function release_round(rid)
   redis.call('DEL', key)
 end
 
+-- operation ids: a round's in round:<id>:ops, a player's buy-ins in buyops:<id>;
+-- each id -> its first result (JSON), or 'dead' once abandoned
+local function ops_key(rid) return P .. 'round:' .. rid .. ':ops' end
+local function buyops_key(pid) return P .. 'buyops:' .. pid end
+
+-- the reply to a repeated operation id (its first result), or nil for a new one
+local function replay(key, op)
+  local first = redis.call('HGET', key, op)
+  if not first then return nil end
+  if first == 'dead' then return err('abandoned', {op = op}) end
+  return '{"ok":' .. first .. ',"replayed":true}'
+end
+
+local function remember(key, op, result, ttl)
+  redis.call('HSET', key, op, result)
+  if ttl > 0 then redis.call('EXPIRE', key, ttl) end
+  return '{"ok":' .. result .. ',"replayed":false}'
+end
+
+-- the fence: a write for a table carries the epoch of its host's lease, refused
+-- unless it is the table's current one (a host that lost the table writes nothing)
+local function fence_error(tid, epoch)
+  local current = num(redis.call('GET', P .. 'epoch:' .. tid))
+  if current ~= epoch then return err('not_owner', {table = tid, epoch = current}) end
+  return nil
+end
+
 -- close a round: out of its table's open set; its keys expire after `ttl` seconds
 local function close_round(rid, state, ttl)
   local key = round_key(rid)
@@ -164,6 +191,7 @@ local function close_round(rid, state, ttl)
   if ttl > 0 then
     redis.call('EXPIRE', key, ttl)
     redis.call('EXPIRE', ledger_key(rid), ttl)
+    redis.call('EXPIRE', ops_key(rid), ttl)
   end
 end
 

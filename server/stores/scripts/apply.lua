@@ -1,13 +1,17 @@
--- REQ {rounds, transfers, holds, players}: raises, folds, refunds; no funds check
--- beyond "no wallet below zero", all or nothing; journalled under open rounds
-local open = {}
-for _, rid in ipairs(REQ.rounds) do
-  local state = state_of(rid)
-  if state and state ~= 'open' then return err('closed', {round = rid, state = state}) end
-  open[rid] = state == 'open'
-end
+-- REQ {table, epoch, op, round, transfers, holds, players, ttl}: one round's raises,
+-- folds, refunds; no funds check beyond "no wallet below zero", all or nothing;
+-- journalled while the round is open; a repeated op returns its first result
+local ops = ops_key(REQ.round)
+local again = replay(ops, REQ.op)
+if again then return again end
+local refused = fence_error(REQ.table, REQ.epoch)
+if refused then return refused end
+local state = state_of(REQ.round)
+if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
+local tid = redis.call('HGET', round_key(REQ.round), 'table')
+if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
 for _, h in ipairs(REQ.holds) do hold(h) end
-for _, t in ipairs(REQ.transfers) do move(t, open[t[1]]) end
-return ok(wallets(REQ.players))
+for _, t in ipairs(REQ.transfers) do move(t, state == 'open') end
+return remember(ops, REQ.op, enc(wallets(REQ.players)), REQ.ttl)

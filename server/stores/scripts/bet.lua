@@ -1,5 +1,11 @@
--- REQ {table, round, player, transfers, holds}: the funds check, the debit,
--- the holds and the journal entry (the round is opened by its first bet) in one step
+-- REQ {table, epoch, op, round, player, transfers, holds, ttl}: the funds check, the
+-- debit, the holds and the journal entry (the round is opened by its first bet) in
+-- one step; a repeated op returns its first result
+local ops = ops_key(REQ.round)
+local again = replay(ops, REQ.op)
+if again then return again end
+local refused = fence_error(REQ.table, REQ.epoch)
+if refused then return refused end
 local key = round_key(REQ.round)
 local state = redis.call('HGET', key, 'state')
 if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
@@ -19,4 +25,4 @@ if not state then
 end
 for _, t in ipairs(REQ.transfers) do move(t, true) end
 for _, h in ipairs(REQ.holds) do hold(h) end
-return ok(wallet(REQ.player))
+return remember(ops, REQ.op, enc(wallet(REQ.player)), REQ.ttl)

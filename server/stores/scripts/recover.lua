@@ -1,6 +1,8 @@
--- REQ {table, ttl}: void every open round of a table from its journal alone
--- (a crashed process left them): each recorded transfer reversed, newest first,
--- each hold released, the round closed; a second call finds nothing to do
+-- REQ {table, epoch, ttl}: void every open round of a table from its journal alone
+-- (a crashed process or an older epoch left them): each recorded transfer reversed,
+-- newest first, each hold released, the round closed; a second call finds nothing
+local refused = fence_error(REQ.table, REQ.epoch)
+if refused then return refused end
 local open = open_key(REQ.table)
 local ids = redis.call('SMEMBERS', open)
 table.sort(ids)

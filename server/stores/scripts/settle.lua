@@ -1,4 +1,4 @@
--- REQ {round, digest, table, transfers, claims, jackpot, seed, players, now, ttl,
+-- REQ {round, digest, table, epoch, transfers, claims, jackpot, seed, players, now, ttl,
 --      history_cap, hits_cap}; ARGV[3] the round record (JSON, stored as is).
 -- Pays a round and closes it in one step: its transfers, then the percent claims
 -- in seat order against the shared meter (each pays floor(meter * bp / 10000),
@@ -13,10 +13,14 @@ if state == 'settled' then
   return '{"ok":' .. redis.call('HGET', key, 'result') .. ',"replayed":true}'
 end
 if state == 'voided' then return err('closed', {round = rid, state = state}) end
+local refused = fence_error(REQ.table, REQ.epoch)
+if refused then return refused end
+local tid = redis.call('HGET', key, 'table')
+if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
 if not state then redis.call('HSET', key, 'table', REQ.table, 'state', 'open') end
-local tid = redis.call('HGET', key, 'table')
+tid = REQ.table
 
 -- floor(meter * bp / 10000) without a product above 2^53: split meter = q * 10000 + r
 local function percent(meter, bp)
