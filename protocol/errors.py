@@ -45,6 +45,8 @@ class ErrorCode(StrEnum):
     BUY_IN_LIMIT = "buy_in_limit"
     RATE_LIMITED = "rate_limited"
     SHUTTING_DOWN = "shutting_down"
+    TABLE_SUSPENDED = "table_suspended"
+    TABLE_MOVED = "table_moved"
     STORE_UNAVAILABLE = "store_unavailable"
     INTERNAL_ERROR = "internal_error"
 
@@ -104,7 +106,18 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         "Too many frames: this one was dropped. Keeping on closes the connection with 1008."
     ),
     ErrorCode.SHUTTING_DOWN: "The server is shutting down: no new sits, antes or chip purchases.",
-    ErrorCode.STORE_UNAVAILABLE: "The wallet or jackpot store is unreachable; nothing was applied.",
+    ErrorCode.TABLE_SUSPENDED: (
+        "The table is suspended (its snapshot says why): nothing was applied; try again "
+        "when it resumes."
+    ),
+    ErrorCode.TABLE_MOVED: (
+        "Another server process hosts this table now: nothing was applied; `table_moved` "
+        "says where it went."
+    ),
+    ErrorCode.STORE_UNAVAILABLE: (
+        "The game's data store could not be reached and nothing was applied: the request "
+        "never reached it, or it was cancelled before it could apply. Try again."
+    ),
     ErrorCode.INTERNAL_ERROR: "An unexpected server fault; nothing was applied.",
 }
 

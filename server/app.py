@@ -13,16 +13,18 @@ import asyncio
 import contextlib
 import gc
 import logging
+import secrets
 import signal
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any
 
-from websockets.asyncio.server import Server, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 
 from protocol.errors import CloseCode
 from server.config import Config
 from server.dispatch import Requests
+from server.durable import Pending
 from server.fleet import Fleet, every
 from server.game.cards import Card
 from server.game.ledger import Transfer
@@ -32,6 +34,7 @@ from server.http import Census, HttpRoutes
 from server.jackpots import JackpotNews
 from server.lobby import Lobby
 from server.metrics import Metrics
+from server.outbox import Outbox
 from server.room import Room
 from server.sessions import Sessions
 from server.stores.base import Store, Wallet
@@ -52,14 +55,20 @@ class StudServer:
         self.config = config
         self.store: Store = store if store is not None else MemoryStore()
         self.fleet = fleet
+        self.process_id = fleet.process_id if fleet is not None else secrets.token_hex(6)
         self.stopping = False
         self.metrics = Metrics()
-        self.sessions = Sessions(self.metrics)
+        self.pending = Pending()
+        self.outbox = Outbox(config.limits.max_unsent_bytes, self.metrics)
+        self.metrics.store_retries = lambda: self.pending.retries
+        self.metrics.store_abandoned = lambda: self.pending.abandoned
+        self.sessions = Sessions(self.metrics, self.outbox)
         self.jackpots = JackpotNews(
             {name: jp.seed for name, jp in config.jackpots.items()},
             self.store,
             fleet,
             self.metrics,
+            self.outbox,
             self.sessions.welcomed,
             self.spawn,
             shared=fleet is not None or not isinstance(self.store, MemoryStore),
@@ -69,9 +78,17 @@ class StudServer:
             lambda: [room.describe() for room in self.hosting.hosted()],
             self.jackpots.meters,
             self.metrics,
+            self.outbox,
         )
         self.hosting = Hosting(
-            self.rooms, self.store, fleet, self.jackpots, self.lobby, lambda: self.stopping
+            self.rooms,
+            self.store,
+            fleet,
+            self.jackpots,
+            self.lobby,
+            lambda: self.stopping,
+            self.process_id,
+            fleet.ttl if fleet is not None else None,
         )
         self.requests = Requests(
             config,
@@ -81,6 +98,7 @@ class StudServer:
             self.lobby,
             self.jackpots,
             self.metrics,
+            self.pending,
             self.spawn,
             lambda: self.stopping,
         )
@@ -114,11 +132,13 @@ class StudServer:
             max_size=self.config.limits.max_frame_bytes,
             compression=None,
             max_queue=32,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=PING_INTERVAL,
+            ping_timeout=PING_TIMEOUT,
             close_timeout=5,
+            create_connection=self.outbox.connection_class(),
         )
         self.spawn(self._pump())
+        self.spawn(self._sweep())
         self.spawn(self._watch_loop())
         if self.fleet is not None:
             self.spawn(every(self.fleet.heartbeat, self.hosting.heartbeat, "fleet heartbeat"))
@@ -178,11 +198,28 @@ class StudServer:
         return self.config.public_url
 
     @property
+    def store_patience(self) -> float:
+        return self.config.store_patience
+
+    def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int:
+        return self.outbox.send_all(connections, data)
+
+    def table_lost(self, room: Room) -> None:
+        self.requests.table_lost(room.id)
+
+    @property
     def meters(self) -> Mapping[str, int]:
         return self.jackpots.meters
 
     def census(self) -> Census:
-        return Census(len(self.rooms), len(self.sessions), self.sessions.players_connected())
+        return Census(
+            tables=len(self.rooms),
+            connections=len(self.sessions),
+            players=self.sessions.players_connected(),
+            suspended=sum(1 for r in self.rooms.values() if r.suspended is not None),
+            pending_writes=len(self.pending.writes),
+            oldest_pending=self.pending.oldest_seconds(),
+        )
 
     def jackpot_seed(self, name: str) -> int:
         return self.config.jackpots[name].seed
@@ -221,6 +258,13 @@ class StudServer:
             await asyncio.sleep(LOOP_SAMPLE)
             self.metrics.loop_lag.observe(max(0.0, loop.time() - due))
 
+    async def _sweep(self) -> None:
+        """Close connections that stopped reading (their keepalive ping is stuck behind
+        a full buffer, so the library's own timeout would never start)."""
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL)
+            self.outbox.sweep((s.ws for s in self.sessions), PING_TIMEOUT)
+
     async def _pump(self) -> None:
         """Throttled pushes: meters, spectator counts and the lobby, at most every interval."""
         interval = self.config.jackpot_push_interval
@@ -236,6 +280,12 @@ class StudServer:
                     self._rooms_to_refresh.add(room)  # a command will publish; retry later
             self.lobby.flush()
 
+
+#: WebSocket keepalive: a ping every interval, the connection closed without its pong.
+PING_INTERVAL = 20.0
+PING_TIMEOUT = 20.0
+#: Seconds between looks for connections whose buffer never drains.
+SWEEP_INTERVAL = 1.0
 
 #: Seconds between samples of the event loop's lag.
 LOOP_SAMPLE = 0.05

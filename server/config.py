@@ -35,6 +35,7 @@ class Limits:
     rate_burst: int = 40
     max_tables_per_connection: int = 8
     hello_timeout: float = 10.0  # seconds a new connection has to say hello
+    max_unsent_bytes: int = 1 << 20  # per connection; a peer that lets more pile up is cut off
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class Config:
     redis_namespace: str = "stud"  # key prefix: processes sharing it share tables and wallets
     fleet_ttl: float = 6.0  # seconds a table stays owned by a process that stopped renewing
     store_timeout: float = 5.0  # seconds Redis may take to answer before an outcome is unknown
+    store_patience: float = 10.0  # seconds a player's write may stay in doubt, then abandoned
     limits: Limits = field(default_factory=Limits)
     wallet: WalletConfig = field(default_factory=WalletConfig)
     timers: Timers = field(default_factory=Timers)
@@ -154,6 +156,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             "redis_namespace",
             "fleet_ttl",
             "store_timeout",
+            "store_patience",
             "reconnect_grace",
             "shutdown_grace",
             "jackpot_push_interval",
@@ -170,6 +173,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"wallet.{name}: must be >= 0 cents")
     if limits.max_frame_bytes < 256 or limits.rate_per_second <= 0 or limits.rate_burst < 1:
         raise ConfigError("limits: max_frame_bytes >= 256, rate_per_second > 0, rate_burst >= 1")
+    if limits.max_unsent_bytes < 65_536:
+        raise ConfigError("limits.max_unsent_bytes: at least 65536 (a big lobby must fit)")
 
     variants: dict[str, Variant] = dict(VARIANTS)
     if "variants" in data:
@@ -193,8 +198,10 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     base = replace(Config(), **scalars, limits=limits, wallet=wallet, timers=timers)
     if not 1 <= base.max_seats_per_player <= MAX_SEATS:
         raise ConfigError(f"server.max_seats_per_player: must be 1..{MAX_SEATS}")
-    if not base.store_timeout > 0 or not base.fleet_ttl > 0:
-        raise ConfigError("server: store_timeout and fleet_ttl must be > 0 seconds")
+    if not base.store_timeout > 0 or not base.fleet_ttl > 0 or not base.store_patience >= 0:
+        raise ConfigError(
+            "server: store_timeout and fleet_ttl must be > 0 seconds, store_patience >= 0"
+        )
     if not 0 < base.port < 65536 and base.port != 0:
         raise ConfigError("server.port: must be 0..65535")
 

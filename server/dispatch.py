@@ -8,7 +8,9 @@ answered here. Errors are raised (`ProtocolError`, the engine's `Refusal`, a
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
@@ -35,14 +37,14 @@ from protocol.messages import (
     Withdraw,
 )
 from server.config import Config
-from server.game.table import Decision
+from server.durable import Pending, until_known
+from server.game.table import Decision, Refusal
 from server.jackpots import JackpotNews
 from server.lobby import Lobby as LobbyView
 from server.metrics import Metrics
-from server.outbox import send_all
 from server.room import Room
 from server.sessions import Session, Sessions
-from server.stores.base import Player, Store
+from server.stores.base import NotOwner, Player, Store, StoreError, new_player
 
 log = logging.getLogger("stud.server")
 
@@ -59,6 +61,7 @@ class Requests:
         lobby: LobbyView,
         jackpots: JackpotNews,
         metrics: Metrics,
+        pending: Pending,
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         stopping: Callable[[], bool],
     ) -> None:
@@ -69,6 +72,7 @@ class Requests:
         self.lobby = lobby
         self.jackpots = jackpots
         self.metrics = metrics
+        self.pending = pending
         self.spawn = spawn
         self.stopping = stopping
 
@@ -102,7 +106,15 @@ class Requests:
                         f"at most {w.max_buy_chips} cents per purchase",
                         details={"allowed": max(0, min(w.max_buy_chips, w.max_balance - balance))},
                     )
-                wallet = await self.store.buy_chips(pid, msg.amount, w.max_balance)
+                op = f"buy:{secrets.token_hex(8)}"
+                wallet = await until_known(
+                    lambda: self.store.buy_chips(pid, msg.amount, w.max_balance, op),
+                    what="buy_chips",
+                    op=op,
+                    pending=self.pending,
+                    patience=self.config.store_patience,
+                    abandon=lambda: self.store.abandon(op, player_id=pid),
+                )
                 sessions.reply(session, msg)
                 sessions.push_wallet(pid, wallet)
             case Join():
@@ -177,7 +189,16 @@ class Requests:
             resumed = True
         elif msg.name is not None:
             w = self.config.wallet
-            player = await self.store.create_player(msg.name, w.starting_credits, w.starting_bonus)
+            chosen = new_player(msg.name)  # a retry creates this player, not another
+            player = await until_known(
+                lambda: self.store.create_player(
+                    chosen.name, w.starting_credits, w.starting_bonus, chosen
+                ),
+                what="create_player",
+                op=chosen.player_id,
+                pending=self.pending,
+                patience=self.config.store_patience,
+            )
         else:
             raise ProtocolError(
                 ErrorCode.MISSING_FIELD, "hello needs a name or a token", field="name"
@@ -242,7 +263,13 @@ class Requests:
             return
         for room in self.rooms.values():
             if room.table.seats_of(player_id):
-                await room.remove_player(player_id, by_request=False)
+                with contextlib.suppress(Refusal, NotOwner, StoreError):
+                    await room.remove_player(player_id, by_request=False)
+
+    def table_lost(self, table_id: str) -> None:
+        """The table is hosted elsewhere now: no connection here watches it any more."""
+        for session in self.sessions:
+            session.tables.discard(table_id)
 
     # ----- helpers -------------------------------------------------------------
 
@@ -285,6 +312,6 @@ class Requests:
                 field="table",
             )
         session.tables.add(room.id)
-        self.metrics.frames_out += send_all(
-            (session.ws,), room.add_viewer(session.ws, self._pid(session))
+        self.metrics.frames_out += self.sessions.outbox.send(
+            session.ws, room.add_viewer(session.ws, self._pid(session))
         )

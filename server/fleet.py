@@ -1,13 +1,10 @@
-"""Several server processes on one Redis: who hosts which table, one lobby, jackpot news.
+"""Several server processes on one Redis: one lobby and the jackpot news.
 
-Each table is hosted by exactly one process at a time: the owner holds the key
-`owner:<table>` with a short TTL and renews it on every heartbeat. A process
-configured with a table that another live process owns stands by and takes
-the table over when that owner's key expires, first voiding (and refunding)
-any round the dead owner left open. Every process writes its tables' lobby
-rows to one hash, so any process can list them all with the address to reach
-each; meter changes go out on a pub/sub channel so every process pushes them
-to its clients within a second.
+Which process hosts a table is a lease in the store (server/hosting.py);
+this module shares what the processes show: every process writes its tables'
+lobby rows to one hash, so any process can list them all with the address to
+reach each, and meter changes and jackpot hits go out on a pub/sub channel so
+every process pushes them to its clients within a second.
 """
 
 from __future__ import annotations
@@ -25,22 +22,6 @@ import asyncio_redis
 from server.stores.redis import RedisStore, parse_redis_url
 
 log = logging.getLogger("stud.fleet")
-
-#: Renew the key if we still own it; claim it if nobody does. Returns the owner.
-CLAIM = """
-local owner = redis.call('GET', KEYS[1])
-if owner == false or owner == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return ARGV[1]
-end
-return owner
-"""
-
-#: Give the table up only if it is still ours.
-RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 class Fleet:
@@ -76,12 +57,9 @@ class Fleet:
         self._closed = True
         for table_id in tables:
             try:
-                await self.store.eval_script(
-                    RELEASE, [self._owner_key(table_id)], [self.process_id]
-                )
                 await self._drop_row(table_id)
-            except Exception as e:  # shutting down: the TTL frees the table anyway
-                log.warning("could not release table %s: %s", table_id, e)
+            except Exception as e:  # shutting down: rows go stale and are ignored anyway
+                log.warning("could not drop the lobby row of %s: %s", table_id, e)
         if self._subscriber is not None:
             self._subscriber.cancel()
             await asyncio.gather(self._subscriber, return_exceptions=True)
@@ -92,29 +70,8 @@ class Fleet:
 
         await self.store.run("drop lobby row", drop)
 
-    # ----- table ownership -----------------------------------------------------
-
-    def _owner_key(self, table_id: str) -> str:
-        return f"{self.prefix}owner:{table_id}"
-
     def _lobby_key(self) -> str:
         return f"{self.prefix}lobby"
-
-    async def claim(self, table_id: str) -> bool:
-        """Own (or keep owning) the table; False while another live process has it."""
-        owner = await self.store.eval_script(
-            CLAIM, [self._owner_key(table_id)], [self.process_id, str(int(self.ttl * 1000))]
-        )
-        return bool(owner == self.process_id)
-
-    async def owner_url(self, table_id: str) -> str:
-        row = await self.store.run(
-            "read lobby row", lambda conn: conn.hget(self._lobby_key(), table_id)
-        )
-        if not row:
-            return ""
-        url: str = json.loads(row).get("url", "")
-        return url
 
     # ----- the lobby of every process ------------------------------------------
 

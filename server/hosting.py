@@ -1,23 +1,36 @@
-"""Which tables this process hosts: claimed at start, renewed, taken over, recovered.
+"""Which tables this process hosts: leases claimed, renewed, lost and taken over.
 
-Alone (no fleet) a process hosts every table it is configured with. In a
-fleet it hosts a table only while it holds the table's lease (server/fleet.py);
-it stands by for the others and takes one over when its owner's lease runs
-out, first voiding (and refunding) whatever round the old owner left open.
+A table is hosted under a lease in the store (`Store.claim`) with a fencing
+epoch that grows with every new holder, and every write for the table carries
+that epoch, so a process that lost a table can never write for it again.
+Alone (no fleet) the lease never expires. In a fleet it lasts `fleet_ttl` and
+is renewed every third of that; a process stands by for tables another holds
+and takes one over when its lease runs out, first voiding (and refunding)
+whatever round the old holder left open.
+
+The room acts only while its lease is surely still ours: until the time the
+renewal was *sent* plus most of the TTL (the store counts the TTL from when
+it received the renewal, later). So a process paused, cut off or slow stops
+acting before anyone else can claim its tables: never two hosts at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
 from collections.abc import Callable, Mapping
 
 from server.fleet import Fleet
 from server.jackpots import JackpotNews
 from server.lobby import Lobby
-from server.room import Room
-from server.stores.base import Store
+from server.room import Lease, Room
+from server.stores.base import Fence, Store, StoreError
 
 log = logging.getLogger("stud.hosting")
+
+#: Share of the lease's TTL the room may act on after sending a renewal.
+SAFE_SHARE = 0.8
 
 
 class Hosting:
@@ -29,6 +42,8 @@ class Hosting:
         jackpots: JackpotNews,
         lobby: Lobby,
         stopping: Callable[[], bool],
+        process_id: str,
+        ttl: float | None,
     ) -> None:
         self.rooms = rooms
         self.store = store
@@ -36,49 +51,72 @@ class Hosting:
         self.jackpots = jackpots
         self.lobby = lobby
         self.stopping = stopping
+        self.process_id = process_id
+        self.ttl = ttl  # None: the lease never expires (one process, no fleet)
 
     def hosted(self) -> list[Room]:
         return [r for r in self.rooms.values() if r.active]
 
-    async def host(self, room: Room) -> None:
-        """Take the table if no live process has it; void what a crashed owner left open."""
-        if self.fleet is not None and not await self.fleet.claim(room.id):
-            room.active = False
-            return
-        if not room.active or not room.recovered:
-            voided = await self.store.recover(room.id)
-            room.recovered = True
+    async def host(self, room: Room) -> bool:
+        """Claim or renew the table's lease; a new epoch first voids what an older host
+        left open. Returns whether this process hosts the table now."""
+        sent = asyncio.get_running_loop().time()
+        held = room.lease.epoch if room.lease is not None else 0
+        claim = await self.store.claim(room.id, self.process_id, held, self.ttl)
+        if not claim.granted:
+            if room.active:
+                log.error(
+                    "lost table %s to another process",
+                    room.id,
+                    extra={"table": room.id, "owner": claim.owner, "epoch": claim.epoch},
+                )
+                room.lose()
+            return False
+        if claim.fresh:
+            voided = await self.store.recover(Fence(room.id, claim.epoch))
             for round_id in voided:
                 log.warning(
-                    "voided a round left open by a crash; every bet refunded",
-                    extra={"round_id": round_id, "table": room.id},
+                    "round voided: its host is gone; every bet refunded",
+                    extra={
+                        "round_id": round_id,
+                        "table": room.id,
+                        "epoch": claim.epoch,
+                        "process_id": self.process_id,
+                    },
                 )
             if voided:
                 await self.jackpots.refresh_all()
-        room.active = True
+            log.info(
+                "table claimed",
+                extra={"table": room.id, "epoch": claim.epoch, "process_id": self.process_id},
+            )
+            self.lobby.changed()
+        valid = math.inf if self.ttl is None else sent + SAFE_SHARE * self.ttl
+        room.hosted(Lease(claim.epoch, valid), fresh=claim.fresh)
+        return True
 
     async def heartbeat(self) -> None:
-        """Keep our tables, take over those of dead processes, share the lobby."""
+        """Renew our leases, take over tables whose holder is gone, share the lobby."""
         assert self.fleet is not None
         if self.stopping():
             return
         await self.jackpots.ensure()
         for room in self.rooms.values():
-            was = room.active
-            if was and not await self.fleet.claim(room.id):
-                log.error("lost table %s to another process", room.id, extra={"table": room.id})
-                room.active = False
-                room.closing = True
-            elif not was:
+            try:
                 await self.host(room)
-                if room.active:
-                    log.warning("took over table %s", room.id, extra={"table": room.id})
-                    self.lobby.changed()
+            except StoreError as e:
+                log.warning("lease of %s not renewed: %s", room.id, e.message)
         await self.fleet.publish_rows([r.describe() for r in self.hosted()])
         local = {r.id for r in self.hosted()}
         self.lobby.set_remote(await self.fleet.remote_rows(local))
 
     async def release(self) -> None:
-        """Give our tables back to the fleet (shutdown)."""
+        """Give our tables back (shutdown): a standby takes them without waiting."""
+        for room in self.hosted():
+            assert room.lease is not None
+            try:
+                await self.store.release(room.id, self.process_id, room.lease.epoch)
+            except StoreError as e:  # the TTL frees the table anyway
+                log.warning("could not release table %s: %s", room.id, e.message)
         if self.fleet is not None:
             await self.fleet.close([r.id for r in self.hosted()])

@@ -40,6 +40,9 @@ class Census:
     tables: int
     connections: int
     players: int
+    suspended: int = 0  # tables paused because the store or their lease is away
+    pending_writes: int = 0  # store writes whose outcome is not known yet
+    oldest_pending: float = 0.0  # seconds the oldest of them has been in doubt
 
 
 class Served(Protocol):
@@ -64,18 +67,31 @@ class HttpRoutes:
     def process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | Awaitable[Response] | None:
+        """GET serves, HEAD answers the same without the body, any other method is 405."""
         path = request.path.split("?", 1)[0]
         if path == "/ws":
+            if request.method != "GET":
+                return not_allowed("GET")
             if self.app.stopping:
                 return response(HTTPStatus.SERVICE_UNAVAILABLE, b"shutting down\n", "text/plain")
             return None  # the WebSocket handshake goes on
+        if request.method not in ("GET", "HEAD"):
+            return not_allowed("GET, HEAD")
+        answer = self.route(connection, path)
+        if request.method == "GET":
+            return answer
+        if isinstance(answer, Response):
+            return without_body(answer)
+        return _headless(answer)
+
+    def route(self, connection: ServerConnection, path: str) -> Response | Awaitable[Response]:
         if path == "/healthz":
             return self.health()
         if path == "/metrics":
             return self.metrics()
         if path == "/ledger":
             if not _loopback(connection.remote_address):
-                return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+                return not_found()
             return self.ledger()
         return self.static(path)
 
@@ -88,6 +104,9 @@ class HttpRoutes:
             "tables": census.tables,
             "connections": census.connections,
             "players": census.players,
+            "suspended_tables": census.suspended,
+            "pending_writes": census.pending_writes,
+            "oldest_pending_seconds": round(census.oldest_pending, 3),
             "jackpots": dict(app.meters),
             "store": type(app.store).__name__,
             # Reported, not failed on: a replica whose Redis is away still serves
@@ -129,6 +148,18 @@ class HttpRoutes:
                 "Players with at least one open connection.",
                 _constant(float(census.players)),
             ),
+            "stud_tables_suspended": (
+                "Tables paused because the store or their lease is away.",
+                _constant(float(census.suspended)),
+            ),
+            "stud_store_pending_writes": (
+                "Store writes whose outcome is not known yet (being repeated).",
+                _constant(float(census.pending_writes)),
+            ),
+            "stud_store_oldest_pending_seconds": (
+                "Seconds the oldest write in doubt has waited.",
+                _constant(census.oldest_pending),
+            ),
         }
         for name, amount in app.meters.items():
             gauges[f'stud_jackpot_cents{{name="{name}"}}'] = (
@@ -141,19 +172,40 @@ class HttpRoutes:
     def static(self, path: str) -> Response:
         if path == "/":
             path = "/index.html"
-        try:
+        try:  # any path the file system refuses (too long, a bad byte...) is not found
             target = (self.root / path.lstrip("/")).resolve()
             target.relative_to(self.root)
+            found = target.is_file()
+            body = target.read_bytes() if found else b""
         except (ValueError, OSError):
-            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
-        if not target.is_file():
+            return not_found()
+        if not found:
             if path == "/index.html":
                 return response(HTTPStatus.OK, FALLBACK_PAGE, "text/html; charset=utf-8")
-            return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+            return not_found()
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind == "application/javascript":
             kind += "; charset=utf-8"
-        return response(HTTPStatus.OK, target.read_bytes(), kind)
+        return response(HTTPStatus.OK, body, kind)
+
+
+def not_found() -> Response:
+    return response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
+
+
+def not_allowed(allow: str) -> Response:
+    answer = response(HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n", "text/plain")
+    answer.headers["Allow"] = allow
+    return answer
+
+
+def without_body(answer: Response) -> Response:
+    """The answer to HEAD: GET's status and headers (Content-Length included), no body."""
+    return Response(answer.status_code, answer.reason_phrase, answer.headers, b"")
+
+
+async def _headless(answer: Awaitable[Response]) -> Response:
+    return without_body(await answer)
 
 
 def _loopback(address: object) -> bool:

@@ -19,7 +19,7 @@ from protocol.codec import encode
 from server.fleet import Fleet
 from server.game.ledger import Transfer, meter_account
 from server.metrics import Metrics
-from server.outbox import send_all
+from server.outbox import Outbox
 from server.stores.base import Store, StoreError
 
 log = logging.getLogger("stud.jackpots")
@@ -35,6 +35,7 @@ class JackpotNews:
         store: Store,
         fleet: Fleet | None,
         metrics: Metrics,
+        outbox: Outbox,
         audience: Callable[[], list[ServerConnection]],
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         *,
@@ -44,6 +45,7 @@ class JackpotNews:
         self.store = store
         self.fleet = fleet
         self.metrics = metrics
+        self.outbox = outbox
         self.audience = audience  # every welcomed connection
         self.spawn = spawn
         self.meters: dict[str, int] = {}
@@ -127,7 +129,7 @@ class JackpotNews:
             self.spawn(self._announce_win(message))
 
     def win_news(self, message: dict[str, Any]) -> None:
-        self.metrics.frames_out += send_all(self.audience(), encode(message))
+        self.metrics.frames_out += self.outbox.send_all(self.audience(), encode(message))
 
     async def _announce_win(self, message: dict[str, Any]) -> None:
         assert self.fleet is not None
@@ -156,4 +158,4 @@ class JackpotNews:
             if i:
                 await asyncio.sleep(0)
             for frame in frames:
-                self.metrics.frames_out += send_all(conns[i : i + PUSH_SLICE], frame)
+                self.metrics.frames_out += self.outbox.send_all(conns[i : i + PUSH_SLICE], frame)

@@ -13,7 +13,7 @@ from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
 from server.metrics import Metrics
-from server.outbox import send_all
+from server.outbox import Outbox
 
 
 class Lobby:
@@ -22,10 +22,12 @@ class Lobby:
         local_rows: Callable[[], list[dict[str, Any]]],
         meters: Mapping[str, int],
         metrics: Metrics,
+        outbox: Outbox,
     ) -> None:
         self.local_rows = local_rows  # this process's hosted tables, as lobby rows
         self.meters = meters
         self.metrics = metrics
+        self.outbox = outbox
         self.watchers: set[ServerConnection] = set()
         self.remote: list[dict[str, Any]] = []  # other processes' rows, fresh ones only
         self._dirty = False
@@ -58,4 +60,4 @@ class Lobby:
         """Send the lobby to its watchers if it changed since the last push."""
         if self._dirty and self.watchers:
             self._dirty = False
-            self.metrics.frames_out += send_all(self.watchers, encode(self.frame()))
+            self.metrics.frames_out += self.outbox.send_all(self.watchers, encode(self.frame()))

@@ -47,6 +47,11 @@ class Metrics:
     frames_in: int = 0
     frames_out: int = 0
     broadcasts: int = 0
+    suspensions: int = 0
+    slow_closes: int = 0
+    keepalive_closes: int = 0
+    store_retries: Callable[[], int] = lambda: 0
+    store_abandoned: Callable[[], int] = lambda: 0
     errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[int] = field(default_factory=Counter)
     broadcast_lag: Histogram = field(default_factory=Histogram)
@@ -93,6 +98,36 @@ class Metrics:
             "counter",
             "Table broadcasts.",
             [f"stud_broadcasts_total {self.broadcasts}"],
+        )
+        metric(
+            "stud_slow_consumer_closes_total",
+            "counter",
+            "Connections closed for letting more than max_unsent_bytes pile up unread.",
+            [f"stud_slow_consumer_closes_total {self.slow_closes}"],
+        )
+        metric(
+            "stud_keepalive_closes_total",
+            "counter",
+            "Connections closed because their write buffer did not drain for a ping timeout.",
+            [f"stud_keepalive_closes_total {self.keepalive_closes}"],
+        )
+        metric(
+            "stud_table_suspensions_total",
+            "counter",
+            "Times a table was suspended (store or lease away).",
+            [f"stud_table_suspensions_total {self.suspensions}"],
+        )
+        metric(
+            "stud_store_retries_total",
+            "counter",
+            "Store writes repeated with the same operation id after an unknown outcome.",
+            [f"stud_store_retries_total {self.store_retries()}"],
+        )
+        metric(
+            "stud_store_abandoned_total",
+            "counter",
+            "Writes in doubt past store_patience, cancelled in the store (never applied).",
+            [f"stud_store_abandoned_total {self.store_abandoned()}"],
         )
         metric(
             "stud_errors_total",

@@ -1,11 +1,26 @@
-"""Writing server frames to connections: one frame built once for many sockets."""
+"""Writing server frames to connections: built once for many sockets, never unbounded.
+
+Every connection has a cap on bytes written but not yet taken by its peer
+(`limits.max_unsent_bytes`). A frame that would go over it closes the
+connection instead (1008): a client too slow to read its table, or one that
+floods pings and never reads the pongs, costs at most the cap in memory and
+never slows anyone else. `BoundedConnection` applies the same cap to what the
+websockets library writes by itself (pongs, close frames), and `sweep` closes
+a connection whose buffer has not drained for a keepalive timeout (the
+library's own keepalive ping cannot start while the buffer is full).
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.protocol import OPEN
+
+from protocol.errors import CloseCode
+from server.metrics import Metrics
 
 
 def binary_frame(data: bytes) -> bytes:
@@ -19,27 +34,96 @@ def binary_frame(data: bytes) -> bytes:
     return bytes((0x82, 127)) + n.to_bytes(8, "big") + data
 
 
-def send_all(connections: Iterable[ServerConnection], data: bytes) -> int:
-    """Send one message to many connections; return how many it went to.
+class BoundedConnection(ServerConnection):
+    """A server connection that is cut off, not buffered, when its peer stops reading."""
 
-    `websockets.broadcast` builds, serializes and queues a frame object per
-    connection; a server's frames are never masked, so without extensions (the
-    server runs with compression=None) the bytes are the same for every
-    connection: frame once, then one `transport.write` each. Connections that are
-    closing are skipped, as `broadcast` does; one with an extension (a server
-    configured otherwise) goes through `broadcast`.
-    """
-    frame = b""
-    sent = 0
-    for ws in connections:
-        protocol = ws.protocol
-        if protocol.state is not OPEN:
-            continue
-        if protocol.extensions:
-            broadcast((ws,), data)
-        else:
+    outbox: Outbox  # set on the subclass `Outbox.connection_class` makes
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.paused_since: float | None = None  # the write buffer over its high-water mark
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)  # may write pongs: they count against the cap too
+        if self.transport.get_write_buffer_size() > self.outbox.max_unsent:
+            self.outbox.overflow(self)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self.paused_since = time.monotonic()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.paused_since = None
+
+
+class Outbox:
+    def __init__(self, max_unsent: int, metrics: Metrics) -> None:
+        self.max_unsent = max_unsent
+        self.metrics = metrics
+
+    def connection_class(self) -> type[BoundedConnection]:
+        """The ServerConnection class `serve(create_connection=...)` builds, with this cap."""
+        return type("Connection", (BoundedConnection,), {"outbox": self})
+
+    def send(self, ws: ServerConnection, data: bytes) -> int:
+        return self.send_all((ws,), data)
+
+    def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int:
+        """Send one message to many connections; return how many it went to.
+
+        `websockets.broadcast` builds, serializes and queues a frame object per
+        connection; a server's frames are never masked, so without extensions (the
+        server runs with compression=None) the bytes are the same for every
+        connection: frame once, then one `transport.write` each. Connections that
+        are closing are skipped, as `broadcast` does; one with an extension (a
+        server configured otherwise) goes through `broadcast`. A connection whose
+        unsent bytes would pass the cap is closed instead.
+        """
+        frame = b""
+        sent = 0
+        cap = self.max_unsent
+        for ws in connections:
+            protocol = ws.protocol
+            if protocol.state is not OPEN:
+                continue
             if not frame:
                 frame = binary_frame(data)
-            ws.transport.write(frame)
-        sent += 1
-    return sent
+            if ws.transport.get_write_buffer_size() + len(frame) > cap:
+                self.overflow(ws)
+                continue
+            if protocol.extensions:
+                broadcast((ws,), data)
+            else:
+                ws.transport.write(frame)
+            sent += 1
+        return sent
+
+    def overflow(self, ws: ServerConnection) -> None:
+        """Close a connection that does not read what it is sent: a close frame, then the
+        socket is dropped with whatever it had not taken (nothing more is buffered)."""
+        if ws.protocol.state is not OPEN:
+            return
+        self.metrics.slow_closes += 1
+        self.metrics.closes[CloseCode.POLICY_VIOLATION] += 1
+        ws.protocol.fail(
+            CloseCode.POLICY_VIOLATION, f"too slow: over {self.max_unsent} bytes unread"
+        )
+        ws.send_data()
+        ws.transport.abort()
+
+    def sweep(self, connections: Iterable[ServerConnection], timeout: float) -> int:
+        """Close connections whose write buffer has not drained for `timeout` seconds;
+        returns how many. A reading peer drains it; one that stopped reading never does."""
+        now = time.monotonic()
+        closed = 0
+        for ws in list(connections):
+            since = getattr(ws, "paused_since", None)
+            if since is not None and now - since > timeout and ws.protocol.state is OPEN:
+                self.metrics.keepalive_closes += 1
+                self.metrics.closes[CloseCode.INTERNAL_ERROR] += 1
+                ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive timeout: nothing read")
+                ws.send_data()
+                ws.transport.abort()
+                closed += 1
+        return closed

@@ -1,23 +1,36 @@
 """A live table: the round engine driven in real time, with everyone watching.
 
 One `Room` per table. Every command and every timer runs under the room's lock,
-so the engine's check, the wallet's atomic debit and the engine's change happen
+so the engine's check, the store's atomic write and the engine's change happen
 as one step; a refused command changes nothing. After each change the room
 encodes one public snapshot and hands the same bytes to every viewer.
+
+Money first. A player's command is applied in the store before the engine
+moves, under an operation id, so a repeat applies nothing twice; what the
+engine does on its own (timers, departures) is owed to the store and repeated
+until it lands. While a write is in doubt, or the store or the table's lease
+is away, the table is *suspended*: its clock stops, nothing folds or times out,
+new commands are refused with `table_suspended` (nothing applied), departures
+wait; the round goes on where it was once the store answers. Every write
+carries the table's fence (the epoch of this process's lease): refused once
+another process holds the table, which this room then gives up at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
+from server.durable import GaveUp, Pending, until_known
 from server.fair import FairShuffler
 from server.game.cards import Card
 from server.game.ledger import Transfer
@@ -31,13 +44,22 @@ from server.game.table import (
     TableConfig,
 )
 from server.metrics import Metrics
-from server.outbox import send_all
-from server.stores.base import Store, StoreError, Wallet
+from server.stores.base import (
+    Fence,
+    NotOwner,
+    OpAbandoned,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    Wallet,
+)
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
 #: Snapshot sends a busy table may put off in a row for the commands queued behind.
 MAX_DEFERRED = 8
+#: Seconds a timer has at least when a suspended table resumes.
+RESUME_MINIMUM = 5.0
 
 
 class RoomHost(Protocol):
@@ -48,7 +70,17 @@ class RoomHost(Protocol):
     @property
     def metrics(self) -> Metrics: ...
     @property
+    def pending(self) -> Pending: ...
+    @property
     def public_url(self) -> str: ...
+    @property
+    def process_id(self) -> str: ...
+    @property
+    def stopping(self) -> bool: ...
+    @property
+    def store_patience(self) -> float:
+        """Seconds a player's write may stay in doubt before it is abandoned."""
+
     def jackpot_seed(self, name: str) -> int: ...
     def meter(self, name: str) -> int: ...
     def is_connected(self, player_id: str) -> bool: ...
@@ -57,10 +89,36 @@ class RoomHost(Protocol):
     def refresh_later(self, room: Room) -> None:
         """Re-send the room's snapshot at the next throttled push (spectator count)."""
 
+    def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int: ...
+    def table_lost(self, room: Room) -> None:
+        """The room stopped being hosted here: its viewers no longer watch it."""
+
     async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
     def set_meter(self, name: str, amount: int) -> None: ...
     def announce_jackpot(self, message: dict[str, Any]) -> None: ...
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """This process's hold on the table: its fencing epoch, and until when (event-loop
+    clock) the lease is surely still ours; past it the room acts no more until renewed."""
+
+    epoch: int
+    valid_until: float
+
+
+@dataclass(frozen=True, slots=True)
+class Suspension:
+    reason: str  # "store": the store does not answer; "lease": the lease is not renewed
+    since: float
+    wall_ms: int
+
+
+REASONS = {
+    "store": "the game's data store is not answering: the table is paused, nothing is lost",
+    "lease": "this server cannot reach the fleet to keep the table: the table is paused",
+}
 
 
 class Room:
@@ -69,24 +127,34 @@ class Room:
     ) -> None:
         self.host = host
         self.config = config
-        # Tests stack decks through `shuffle`; a live table always deals provably fair.
-        if shuffle is not None:
-            self.table = Table(config, shuffle=shuffle)
-        else:
-            self.table = Table(config, shuffler=FairShuffler())
+        self._shuffle = shuffle
+        self.table = self._new_table()
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
         self.lock = asyncio.Lock()
-        self.closing = False
-        self.active = True  # hosted here (a fleet process may stand by for it)
-        self.recovered = False
+        self.closing = False  # shutting down: no new rounds
+        self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
+        self.suspended: Suspension | None = None
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self._probe: asyncio.Task[None] | None = None
+        self._lease_timer: asyncio.TimerHandle | None = None
+        self._give_up_at: float | None = None  # shutdown: duties still in doubt stop here
+        self._ops = itertools.count(1)
         self._timer: asyncio.TimerHandle | None = None
         self._sent_seq = -1
+        self._last_view: dict[str, Any] | None = None  # what viewers were last shown
         self._flush: asyncio.Handle | None = None  # a snapshot send scheduled this turn
         self._started: list[float] = []  # arrival times of the requests it answers
         self._queued = 0  # commands waiting for the lock
         self._deferred = 0
         self._idle = asyncio.Event()
         self._idle.set()
+
+    def _new_table(self) -> Table:
+        # Tests stack decks through `shuffle`; a live table always deals provably fair.
+        if self._shuffle is not None:
+            return Table(self.config, shuffle=self._shuffle)
+        return Table(self.config, shuffler=FairShuffler())
 
     @property
     def store(self) -> Store:
@@ -96,18 +164,179 @@ class Room:
     def id(self) -> str:
         return self.config.table_id
 
+    @property
+    def active(self) -> bool:
+        """Hosted here (a fleet process may stand by for it)."""
+        return self.lease is not None
+
+    @property
+    def fence(self) -> Fence:
+        assert self.lease is not None
+        return Fence(self.id, self.lease.epoch)
+
     def now(self) -> float:
         return asyncio.get_running_loop().time()
+
+    def _log(self, message: str, level: int = logging.INFO, **extra: Any) -> None:
+        extra = {
+            "table": self.id,
+            "epoch": self.lease.epoch if self.lease else None,
+            "process_id": self.host.process_id,
+            **extra,
+        }
+        log.log(level, message, extra=extra)
+
+    # ----- hosting -------------------------------------------------------------
+
+    def hosted(self, lease: Lease, *, fresh: bool) -> None:
+        """This process holds the table under `lease`; `fresh`: a new epoch, so whatever
+        round an older one had is void (the store's recovery refunded it)."""
+        if fresh and self.lease is not None:
+            self.lose()  # the epoch moved under us: whatever this room had is void
+        if fresh or self.lease is None:
+            self._reset()
+        self.lease = lease
+        if self._lease_timer is not None:
+            self._lease_timer.cancel()
+        self._lease_timer = asyncio.get_running_loop().call_at(
+            lease.valid_until, self._lease_lapsed
+        )
+        if self.suspended is not None and self.suspended.reason == "lease":
+            self.host.spawn(self._resume_locked())
+
+    def _lease_lapsed(self) -> None:
+        """The lease was not renewed in time: the table stops until it is (or is lost)."""
+        self._lease_timer = None
+        if self.lease is not None and not self._lease_valid():
+            self._suspend("lease", self.now())
+
+    def lose(self) -> None:
+        """Another process hosts the table now: stop at once and tell the viewers."""
+        if self.lease is None:
+            return
+        self._log("table lost", logging.WARNING)
+        self.lease = None
+        if self._lease_timer is not None:
+            self._lease_timer.cancel()
+            self._lease_timer = None
+        self._cancel_timer()
+        data = encode({"t": "table_moved", "table": self.id, "url": ""})
+        self.host.metrics.frames_out += self.host.send_all(self.viewers, data)
+        self.viewers.clear()
+        self.host.table_lost(self)
+        self._reset()
+        self.host.lobby_changed()
+
+    def _reset(self) -> None:
+        """A fresh engine: no seats, no round (the store voided what the old one had)."""
+        self._cancel_timer()
+        self.table = self._new_table()
+        self.suspended = None
+        self._resumed.set()
+        self._sent_seq = -1
+        self._last_view = None
+        self._idle.set()
+
+    def _lease_valid(self) -> bool:
+        return self.lease is not None and self.now() < self.lease.valid_until
+
+    def _guard(self, *, new_bets: bool = False) -> None:
+        """Refuse a command the table cannot take now; nothing has changed yet."""
+        if self.lease is None:
+            raise Refusal("table_moved", f"table {self.id} is no longer hosted by this server")
+        if not self._lease_valid():
+            self._suspend("lease", self.now())
+        if self.suspended is not None:
+            raise Refusal(
+                "table_suspended", REASONS[self.suspended.reason], reason=self.suspended.reason
+            )
+        if new_bets and self.closing:
+            raise Refusal("shutting_down", "this server is shutting down: no new bets or seats")
+
+    # ----- suspension ----------------------------------------------------------
+
+    def _suspend(self, reason: str, since: float) -> None:
+        """Stop the table's clock as of `since` and show every viewer why."""
+        if self.suspended is not None or self.lease is None:
+            return
+        self.suspended = Suspension(reason, since, int(time.time() * 1000))
+        self._resumed.clear()
+        self.table.freeze(since)
+        self.table.touch()  # a new snapshot: everyone sees the pause
+        self._cancel_timer()
+        self._log("table suspended", logging.WARNING, reason=reason)
+        self.host.metrics.suspensions += 1
+        self.publish()
+        if reason == "store":
+            self._start_probe()
+
+    def _resume(self) -> None:
+        """The store answers (the lock is held): the clock runs again, where it stopped."""
+        if self.suspended is None:
+            return
+        if not self._lease_valid():  # the store answers, but the lease must be renewed first
+            if self.suspended.reason != "lease" and self.lease is not None:
+                self.suspended = replace(self.suspended, reason="lease")
+                self.table.touch()
+                self.publish()
+            return
+        self._log("table resumed", reason=self.suspended.reason)
+        self.suspended = None
+        self.table.thaw(self.now(), RESUME_MINIMUM)
+        self.table.touch()
+        self._resumed.set()
+        self._reschedule()
+        self.publish()
+
+    async def _resume_locked(self) -> None:
+        async with self.lock:
+            self._resume()
+
+    def _start_probe(self) -> None:
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.get_running_loop().create_task(self._probe_store())
+
+    async def _probe_store(self) -> None:
+        """Ask the store until it answers, then resume (unless a write in doubt holds the
+        lock: it resumes the table itself once its outcome is known)."""
+        delay = 0.1
+        while self.suspended is not None and self.suspended.reason == "store":
+            try:
+                await self.store.ping()
+            except StoreError:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            await self._resume_locked()
+            return
 
     # ----- viewers -------------------------------------------------------------
 
     def snapshot(self) -> bytes:
-        view = self.table.view(self.now())
-        view["t"] = "table"
-        view["spectators"] = self.spectator_count()
-        view["title"] = self.config.title or self.id
-        jp = self.config.jackpot
-        view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
+        if self.suspended is None:
+            view = self.table.view(self.now())
+            view["t"] = "table"
+            view["spectators"] = self.spectator_count()
+            view["title"] = self.config.title or self.id
+            jp = self.config.jackpot
+            view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
+            view["suspended"] = None
+            self._last_view = view
+            return encode(view)
+        # What was last shown, paused: nothing that is not durable yet (a showdown whose
+        # settlement is in doubt) is revealed while the table waits for the store.
+        base = self._last_view
+        if base is None:
+            base = {**self.table.view(self.now()), "t": "table", "title": self.config.title}
+        s = self.suspended
+        view = {
+            **base,
+            "seq": self.table.seq,
+            "phase": "suspended",
+            "ends_in_ms": None,
+            "spectators": self.spectator_count(),
+            "suspended": {"phase": base["phase"], "reason": s.reason, "since_ms": s.wall_ms},
+        }
         return encode(view)
 
     def spectator_count(self) -> int:
@@ -145,19 +374,19 @@ class Room:
 
     def _send_snapshot(self) -> None:
         self._flush = None
-        if self._queued and self._deferred < MAX_DEFERRED:
+        if self._queued and self._deferred < MAX_DEFERRED and self.suspended is None:
             self._deferred += 1  # the queued command's publish sends this change too
             return
         self._deferred = 0
         started, self._started = self._started, []
-        if self.table.seq == self._sent_seq:
+        if self.table.seq == self._sent_seq or self.lease is None:
             return
         t0 = time.perf_counter()
         self._sent_seq = self.table.seq
         data = self.snapshot()
         m = self.host.metrics
         m.broadcasts += 1
-        m.frames_out += send_all(self.viewers, data)
+        m.frames_out += self.host.send_all(self.viewers, data)
         t1 = time.perf_counter()
         m.broadcast_lag.observe(t1 - t0)
         for t in started:
@@ -182,10 +411,16 @@ class Room:
             self.publish(started)
             self.lock.release()
 
+    def _refuse_early(self) -> None:
+        """Refuse before queueing on the lock while the table is suspended."""
+        if self.lease is not None and self.suspended is not None:
+            self._guard()
+
     async def sit(self, player_id: str, name: str, seat: int | None) -> int:
+        self._refuse_early()
+
         async def act() -> int:
-            if self.closing:
-                raise Refusal("shutting_down", "this server is shutting down: no new seats")
+            self._guard(new_bets=True)
             index = self.table.sit(player_id, name, seat)
             self.table.set_connected(player_id, self.host.is_connected(player_id))
             return index
@@ -193,7 +428,10 @@ class Room:
         return await self.run(act)
 
     async def stand(self, player_id: str, seat: int) -> None:
+        self._refuse_early()
+
         async def act() -> None:
+            self._guard()
             await self._carry_out(self.table.stand(self.now(), player_id, seat))
 
         await self.run(act)
@@ -201,11 +439,20 @@ class Room:
     async def ante(
         self, player_id: str, seat: int, amount: int, progressive: bool, started: float
     ) -> Wallet:
+        self._refuse_early()
+
         async def act() -> Wallet:
-            if self.closing:
-                raise Refusal("shutting_down", "this server is shutting down: no new bets")
+            self._guard(new_bets=True)
             effects = self.table.ante_effects(player_id, seat, amount, progressive)
-            wallet = await self.store.bet(self.id, effects.transfers, effects.holds)
+            rid = effects.transfers[0].round_id
+            op = self._op(rid, f"{seat}:ante")
+            fence = self.fence
+            wallet = await self._request(
+                "ante",
+                op,
+                rid,
+                lambda: self.store.bet(fence, op, effects.transfers, effects.holds),
+            )
             self.table.place_ante(self.now(), player_id, seat, amount, progressive)
             self.host.push_wallet(player_id, wallet)
             if progressive:
@@ -215,10 +462,22 @@ class Room:
         return await self.run(act, started)
 
     async def withdraw(self, player_id: str, seat: int) -> None:
+        self._refuse_early()
+
         async def act() -> None:
+            self._guard()
             refund = self.table.withdraw_effects(player_id, seat)
-            await self._apply(refund)  # the refund first: if it fails, nothing changed
             rid = self.table.round_id
+            assert rid is not None
+            op = self._op(rid, f"{seat}:withdraw")
+            fence = self.fence
+            wallets = await self._request(  # the refund first: if it fails, nothing changed
+                "withdraw",
+                op,
+                rid,
+                lambda: self.store.apply(fence, op, refund.transfers, refund.holds),
+            )
+            self._push(wallets)
             self.table.withdraw(player_id, seat)
             await self._close_if_emptied(rid)
             await self.host.meter_moved(self.config.jackpot, refund.transfers)
@@ -226,36 +485,69 @@ class Room:
         await self.run(act)
 
     async def deal(self, player_id: str, started: float) -> None:
+        self._refuse_early()
+
         async def act() -> None:
+            self._guard()
             await self._carry_out(self.table.deal_me_in(self.now(), player_id))
 
         await self.run(act, started)
 
     async def decide(self, player_id: str, seat: int, decision: Decision, started: float) -> None:
+        self._refuse_early()
+
         async def act() -> None:
-            # The raise is debited first: if the store fails, the hand is still undecided.
-            await self._apply(self.table.decision_effects(player_id, seat, decision))
+            self._guard()
+            # The raise is debited first: if the store refuses, the hand is still undecided.
+            effects = self.table.decision_effects(player_id, seat, decision)
+            rid = self.table.round_id
+            assert rid is not None
+            op = self._op(rid, f"{seat}:{decision}")
+            fence = self.fence
+            wallets = await self._request(
+                str(decision),
+                op,
+                rid,
+                lambda: self.store.apply(fence, op, effects.transfers, effects.holds),
+            )
+            self._push(wallets)
             effects = self.table.decide(self.now(), player_id, seat, decision)
-            await self._settle(effects)
+            try:
+                await self._settle(effects)
+            except (NotOwner, GaveUp) as e:
+                # the decision itself is applied (the reply says so); the round's journal
+                # keeps the rest, and the table's next host voids the round
+                self._log("settlement left to the next host", logging.WARNING, reason=str(e))
 
         await self.run(act, started)
 
     async def remove_player(self, player_id: str, *, by_request: bool = True) -> None:
-        """The player leaves: antes back while betting, undecided hands fold."""
+        """The player leaves: antes back while betting, undecided hands fold.
 
-        async def act() -> None:
+        While the table is suspended the departure waits, and is answered once applied.
+        """
+
+        async def act() -> bool:
+            if self.lease is None:
+                raise Refusal("table_moved", f"table {self.id} is no longer hosted here")
+            if self.suspended is not None:
+                return False  # suspended while this waited for the lock: wait again
+            if not self._lease_valid():
+                self._suspend("lease", self.now())
+                return False
             rid = self.table.round_id
-            now = self.now()
-            effects = self.table.remove_player(now, player_id, by_request=by_request)
-            # Refunds that did not reach the store leave the round open in the journal,
-            # so recovery gives them back; closing it here would lose them.
-            if await self._carry_out(effects):
-                await self._close_if_emptied(rid)
+            effects = self.table.remove_player(self.now(), player_id, by_request=by_request)
+            await self._carry_out(effects)
+            await self._close_if_emptied(rid)
             # a settlement reports the meter as the store has it, refunds included
             moved = () if effects.settlement is not None else effects.transfers
             await self.host.meter_moved(self.config.jackpot, moved)
+            return True
 
-        await self.run(act)
+        while True:
+            await self._resumed.wait()
+            if await self.run(act) or self.closing:
+                return
 
     async def set_client_seed(self, player_id: str, seed: str) -> None:
         async def act() -> None:
@@ -269,71 +561,111 @@ class Room:
 
         await self.run(act)
 
-    # ----- effects -------------------------------------------------------------
+    # ----- store writes --------------------------------------------------------
 
-    async def _carry_out(self, effects: Effects) -> bool:
-        """Apply what the engine already did: transfers and holds, then the settlement.
+    def _op(self, round_id: str, step: str) -> str:
+        """An operation id: the round, the seat and step, and a number unique to this
+        room, so a withdrawn and placed-again ante is a new operation."""
+        return f"{round_id}:{step}:{next(self._ops)}"
 
-        Used where the engine moves first (timers, departures); a store failure
-        here is logged, and the round's settlement or the crash recovery puts
-        the books right (settling releases any hold the round still has).
-        Returns False when the transfers could not be applied.
-        """
-        applied = True
+    async def _request(
+        self, what: str, op: str, round_id: str, call: Callable[[], Awaitable[T]]
+    ) -> T:
+        """A player's write: its true outcome, however long the store takes to give it."""
+        started = self.now()
         try:
-            await self._apply(effects)
-        except StoreError as e:
-            applied = False
-            log.error(
-                "could not apply %d transfers: %s",
-                len(effects.transfers),
-                e.message,
-                extra={"round_id": self.table.round_id, "table": self.id},
+            result = await until_known(
+                call,
+                what=what,
+                op=op,
+                table=self.id,
+                pending=self.host.pending,
+                patience=self.host.store_patience,
+                abandon=lambda: self.store.abandon(op, round_id=round_id),
+                in_doubt=lambda: self._suspend("store", started),
             )
-        await self._settle(effects)
-        return applied
+        except NotOwner:
+            self.lose()
+            raise
+        except OpAbandoned:
+            self._resume()  # the store answered: the write is definitely not applied
+            raise
+        except StoreUnavailable:
+            self._suspend("store", started)  # resumed by the probe once the store answers
+            raise
+        except StoreError:
+            self._resume()
+            raise
+        self._resume()
+        return result
 
-    async def _apply(self, effects: Effects) -> None:
+    async def _duty(self, what: str, op: str, call: Callable[[], Awaitable[T]]) -> T:
+        """A write the table owes: repeated until it lands (or the server stops)."""
+        started = self.now()
+        try:
+            result = await until_known(
+                call,
+                what=what,
+                op=op,
+                table=self.id,
+                pending=self.host.pending,
+                duty=True,
+                in_doubt=lambda: self._suspend("store", started),
+                stop=self._giving_up,
+            )
+        except NotOwner:
+            self.lose()
+            raise
+        self._resume()
+        return result
+
+    def _giving_up(self) -> bool:
+        return self._give_up_at is not None and self.now() >= self._give_up_at
+
+    def _push(self, wallets: dict[str, Wallet]) -> None:
+        for pid, wallet in wallets.items():
+            self.host.push_wallet(pid, wallet)
+
+    async def _carry_out(self, effects: Effects) -> None:
+        """Apply what the engine already did (timers, departures): transfers and holds,
+        then the settlement; both are owed, so both are repeated until they land."""
+        phase = self.table.phase
         if effects.transfers or effects.holds:
-            wallets = await self.store.apply(effects.transfers, effects.holds)
-            for pid, wallet in wallets.items():
-                self.host.push_wallet(pid, wallet)
+            rid = (effects.transfers or effects.holds)[0].round_id
+            op = self._op(rid, "effects")
+            fence = self.fence
+            wallets = await self._duty(
+                "effects", op, lambda: self.store.apply(fence, op, effects.transfers, effects.holds)
+            )
+            self._push(wallets)
+        if phase is Phase.BETTING and self.table.phase is Phase.DECIDING:
+            self._log("round dealt", round_id=self.table.round_id)
+        await self._settle(effects)
 
     async def _close_if_emptied(self, round_id: str | None) -> None:
         """A round whose every ante was taken back holds no money: close it in the journal."""
         if round_id is not None and self.table.round_id is None:
-            await self.store.void(round_id, [], [])
+            fence = self.fence
+            await self._duty(
+                "close", f"{round_id}:close", lambda: self.store.void(fence, round_id, [], [])
+            )
 
     async def _settle(self, effects: Effects) -> None:
-        """Pay the round; settling is idempotent, so a store failure is retried until it lands."""
+        """Pay the round; idempotent by round id, so it is repeated until it lands."""
         s = effects.settlement
         if s is None:
             return
-        record = s.record
-        try:
-            await self._pay(s, record)
-        except StoreError as e:
-            log.error("settlement failed (%s); retrying", e.message, extra={"round_id": s.round_id})
-            self.host.spawn(self._settle_later(s, record))
-
-    async def _settle_later(self, s: Settlement, record: dict[str, Any]) -> None:
-        delay = 0.2
-        while True:
-            await asyncio.sleep(delay)
-            try:
-                async with self.lock:
-                    await self._pay(s, record)
-                    self.publish()
-            except StoreError:
-                delay = min(delay * 2, 5.0)
-                continue
-            log.warning("round settled after a retry", extra={"round_id": s.round_id})
-            return
-
-    async def _pay(self, s: Settlement, record: dict[str, Any]) -> None:
         jp = self.config.jackpot
         seed = self.host.jackpot_seed(jp)
-        settled = await self.store.settle(s.round_id, s.transfers, s.claims, jp, seed, record)
+        fence = self.fence
+        settled = await self._duty(
+            "settle",
+            f"{s.round_id}:settle",
+            lambda: self.store.settle(fence, s.round_id, s.transfers, s.claims, jp, seed, s.record),
+        )
+        self._paid(s, settled)
+
+    def _paid(self, s: Settlement, settled: Any) -> None:
         for paid in settled.paid:
             self.table.record_jackpot(paid.seat, paid.amount)
             seat = self.table.seats[paid.seat]
@@ -349,25 +681,24 @@ class Room:
                     "amount": paid.amount,
                 }
             )
-        for pid, wallet in settled.wallets.items():
-            self.host.push_wallet(pid, wallet)
+        self._push(settled.wallets)
         for name, amount in settled.meters.items():
             self.host.set_meter(name, amount)
         self.host.metrics.rounds += 1
         self.host.metrics.hands += len(s.record["seats"])
-        log.info(
-            "round settled",
-            extra={"round_id": s.round_id, "table": self.id, "hands": len(s.record["seats"])},
-        )
+        self._log("round settled", round_id=s.round_id, hands=len(s.record["seats"]))
 
     # ----- timers --------------------------------------------------------------
 
-    def _reschedule(self) -> None:
+    def _cancel_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def _reschedule(self) -> None:
+        self._cancel_timer()
         deadline = self.table.deadline
-        if deadline is not None:
+        if deadline is not None and self.lease is not None and self.suspended is None:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_at(deadline, self._fire)
         if self.table.phase is Phase.WAITING:
@@ -381,10 +712,17 @@ class Room:
 
     async def _on_timer(self) -> None:
         async def act() -> None:
+            if self.lease is None or self.suspended is not None:
+                return
+            if not self._lease_valid():
+                self._suspend("lease", self.now())
+                return
             await self._carry_out(self.table.tick(self.now()))
 
         try:
             await self.run(act)
+        except (NotOwner, GaveUp) as e:
+            self._log("timer's writes stopped", logging.WARNING, reason=str(e))
         except Exception:
             log.exception("timer failed", extra={"table": self.id})
 
@@ -397,18 +735,30 @@ class Room:
         if remaining > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._idle.wait(), remaining)
+        self._give_up_at = max(deadline, self.now()) + 1.0
+        self._resumed.set()  # waiting departures go on (and find the table closing)
 
         async def act() -> None:
-            if self.table.phase in (Phase.BETTING, Phase.DECIDING):
-                rid = self.table.round_id
-                effects = self.table.void_round()
-                assert rid is not None
-                await self.store.void(rid, effects.transfers, effects.holds)
-                for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
+            if self.lease is None or self.table.phase not in (Phase.BETTING, Phase.DECIDING):
+                return
+            rid = self.table.round_id
+            assert rid is not None
+            effects = self.table.void_round()
+            fence = self.fence
+            await self._duty(
+                "void",
+                f"{rid}:void",
+                lambda: self.store.void(fence, rid, effects.transfers, effects.holds),
+            )
+            for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
+                with contextlib.suppress(StoreError):
                     self.host.push_wallet(pid, await self.store.wallet(pid))
-                log.warning("round voided at shutdown", extra={"round_id": rid, "table": self.id})
+            self._log("round voided", logging.WARNING, round_id=rid, why="shutdown")
 
-        await self.run(act)
+        try:
+            await self.run(act)
+        except (NotOwner, GaveUp) as e:  # the journal keeps the round: the next host voids it
+            self._log("round left to the next host", logging.WARNING, reason=str(e))
 
     def describe(self) -> dict[str, Any]:
         """This table's lobby row."""
@@ -424,7 +774,7 @@ class Room:
             "progressive_stake": self.config.stake,
             "max_seats_per_player": self.config.max_seats_per_player,
             "spectators": self.spectator_count(),
-            "phase": str(t.phase),
+            "phase": "suspended" if self.suspended else str(t.phase),
             "jackpot": self.config.jackpot,
             "url": self.host.public_url,
         }

@@ -19,7 +19,7 @@ from protocol.codec import encode
 from protocol.errors import ProtocolError, RequestId
 from protocol.messages import ClientMessage
 from server.metrics import Metrics
-from server.outbox import send_all
+from server.outbox import Outbox
 from server.ratelimit import TokenBucket
 from server.stores.base import Player, Wallet
 
@@ -43,8 +43,9 @@ class PlayerPresence:
 class Sessions:
     """Every open connection, and each player's connections and grace timer."""
 
-    def __init__(self, metrics: Metrics) -> None:
+    def __init__(self, metrics: Metrics, outbox: Outbox) -> None:
         self.metrics = metrics
+        self.outbox = outbox
         self.all: set[Session] = set()
         self.presence: dict[str, PlayerPresence] = {}
 
@@ -120,7 +121,7 @@ class Sessions:
     # ----- pushes --------------------------------------------------------------
 
     def send(self, ws: ServerConnection, message: dict[str, Any]) -> None:
-        self.metrics.frames_out += send_all((ws,), encode(message))
+        self.metrics.frames_out += self.outbox.send(ws, encode(message))
 
     def reply(self, session: Session, msg: ClientMessage, **data: Any) -> None:
         """`ok` for a request that carried an id (PROTOCOL.md section 2)."""
@@ -137,4 +138,4 @@ class Sessions:
         conns = self.connections_of(player_id)
         if conns:
             data = encode({"t": "balance", **wallet.to_public()})
-            self.metrics.frames_out += send_all(conns, data)
+            self.metrics.frames_out += self.outbox.send_all(conns, data)

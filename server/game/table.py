@@ -212,6 +212,7 @@ class Table:
         self.last: dict[str, Any] | None = None
         self.seq = 0
         self._upcoming_round_id: str | None = None
+        self._frozen: float | None = None  # seconds the running timer had left when frozen
 
     # ----- queries -------------------------------------------------------------
 
@@ -460,6 +461,25 @@ class Table:
         if self.phase is Phase.SHOWDOWN:
             self._end_round()
         return Effects()
+
+    def freeze(self, now: float) -> None:
+        """Stop the clock (the table is suspended): the running timer keeps what it has left."""
+        if self.deadline is not None:
+            self._frozen = max(0.0, self.deadline - now)
+            self.deadline = None
+            self._bump()
+
+    def thaw(self, now: float, minimum: float = 0.0) -> None:
+        """Start the clock again; a timer resumes with at least `minimum` seconds, so
+        nobody's decision is cut short by the time the table stood still."""
+        if self._frozen is not None:
+            self.deadline = now + max(self._frozen, minimum)
+            self._frozen = None
+            self._bump()
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen is not None
 
     def void_round(self) -> Effects:
         """Give back every bet of an unsettled round (shutdown past its deadline)."""
@@ -724,6 +744,7 @@ class Table:
         self.phase = Phase.WAITING
         self.round_id = None
         self.deadline = None
+        self._frozen = None
         self.dealer = ()
         self.dealer_hand = None
         self.commitment = None

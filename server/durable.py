@@ -1,0 +1,136 @@
+"""Store writes carried through to a definite outcome.
+
+A write whose answer did not come (`OutcomeUnknown`) may still be applied, so
+it is never reported as failed: it is repeated with the same operation id
+until the store answers. Two kinds of write:
+
+- a *request* (a player's ante, raise, buy-in): certainly not applied when the
+  first try could not be sent (`StoreUnavailable`: say so at once); once in
+  doubt, repeated for `patience` seconds, then abandoned: the store marks the
+  id dead, or reports it applied, and either answer is the truth.
+- a *duty* (a settlement, a refund, a void): the table owes it, so it is
+  repeated until it lands, however long the store is away.
+
+`Pending` counts what is in doubt right now, for /metrics and /healthz.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from server.stores.base import OpAbandoned, OutcomeUnknown, StoreUnavailable
+
+log = logging.getLogger("stud.durable")
+T = TypeVar("T")
+
+#: Seconds between tries: doubling from the first to the last.
+FIRST_DELAY = 0.05
+MAX_DELAY = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class PendingWrite:
+    what: str  # "ante", "settle", "buy_chips"...
+    table: str  # "" for a player's own write
+    op: str
+    since: float  # time.monotonic() of the first try
+
+
+class Pending:
+    """The writes whose outcome is not known yet, and how many retries were made."""
+
+    def __init__(self) -> None:
+        self.writes: dict[int, PendingWrite] = {}
+        self.retries = 0
+        self.abandoned = 0
+        self._ids = itertools.count()
+
+    def add(self, write: PendingWrite) -> int:
+        key = next(self._ids)
+        self.writes[key] = write
+        return key
+
+    def done(self, key: int) -> None:
+        self.writes.pop(key, None)
+
+    def oldest_seconds(self) -> float:
+        if not self.writes:
+            return 0.0
+        return time.monotonic() - min(w.since for w in self.writes.values())
+
+
+class GaveUp(Exception):
+    """The server is stopping: a duty's outcome stays unknown (the round journal keeps it,
+    so the table's next host voids whatever did not land)."""
+
+
+async def until_known(
+    call: Callable[[], Awaitable[T]],
+    *,
+    what: str,
+    op: str,
+    pending: Pending,
+    table: str = "",
+    duty: bool = False,
+    patience: float = 10.0,
+    abandon: Callable[[], Awaitable[bool]] | None = None,
+    in_doubt: Callable[[], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> T:
+    """`call()` until its outcome is definite; returns its result or raises its refusal.
+
+    `in_doubt` runs once, when the first try fails (a table suspends itself then).
+    A request raises StoreUnavailable only when nothing can have been applied:
+    the first try was never sent, or `abandon()` marked the id dead. `stop()`
+    true ends a duty's retries with GaveUp.
+    """
+    started = time.monotonic()
+    key: int | None = None
+    delay = FIRST_DELAY
+    doubt = False  # an earlier try may have been applied
+    try:
+        while True:
+            try:
+                overdue = time.monotonic() - started >= patience
+                if doubt and not duty and abandon is not None and overdue:
+                    if await abandon():
+                        return await call()  # applied: the replay returns its result
+                    pending.abandoned += 1
+                    raise OpAbandoned(
+                        f"the store did not confirm the {what} in time; it was not applied",
+                        op=op,
+                    )
+                return await call()
+            except OpAbandoned:
+                raise
+            except StoreUnavailable:
+                if not doubt and not duty:
+                    raise  # never sent: certainly not applied
+            except OutcomeUnknown:
+                doubt = True
+            if key is None:
+                key = pending.add(PendingWrite(what, table, op, started))
+                log.warning(
+                    "store write in doubt; repeating it with the same operation id",
+                    extra={"what": what, "table": table, "op": op},
+                )
+                if in_doubt is not None:
+                    in_doubt()
+            if stop is not None and stop():
+                raise GaveUp(f"stopped before the {what} ({op}) was confirmed")
+            pending.retries += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, MAX_DELAY)
+    finally:
+        if key is not None:
+            pending.done(key)
+            log.info(
+                "store write no longer in doubt",
+                extra={"what": what, "table": table, "op": op},
+            )
