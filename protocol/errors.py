@@ -59,7 +59,8 @@ class ErrorCode(StrEnum):
 ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.BAD_FRAME: (
         "The frame is not one msgpack map with string keys: not msgpack, not a map, "
-        "trailing bytes, over a decoding bound, or a text frame."
+        "trailing bytes, over a decoding bound. (A text frame closes the connection with "
+        "1003 instead.)"
     ),
     ErrorCode.UNKNOWN_TYPE: "`t` is not the name of a client message type.",
     ErrorCode.MISSING_FIELD: "A required field is absent or nil; `field` names it.",

@@ -308,6 +308,7 @@ SERVER_TYPES: Final = frozenset(
         "pong",
         "lobby",
         "table",
+        "hand",
         "table_moved",
         "balance",
         "jackpot",

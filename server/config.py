@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from server.game.table import MAX_SEATS, TableConfig, Timers
+from server.game.table import HANDS_MODES, MAX_SEATS, TableConfig, Timers
 from server.game.variants import VARIANTS, Variant, VariantError, parse_variants
 
 
@@ -232,6 +232,7 @@ def _table(
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: must be a table")
     allowed = {"id", "title", "variant", "seats", "min_ante", "max_ante", "progressive_stake"}
+    allowed |= {"hands"}
     _no_extra(entry, allowed | {"jackpot", "max_seats_per_player"}, where)
     tid = entry.get("id")
     if not isinstance(tid, str) or not tid or len(tid) > 32 or not _is_slug(tid):
@@ -249,6 +250,9 @@ def _table(
                 raise ConfigError(f"{where}.{key}: must be an integer")
             ints[key] = entry[key]
     seats = ints.get("seats", 7)
+    hands = entry.get("hands", "private")
+    if hands not in HANDS_MODES:
+        raise ConfigError(f"{where}.hands: one of {', '.join(HANDS_MODES)}, got {hands!r}")
     try:
         return TableConfig(
             table_id=tid,
@@ -262,6 +266,7 @@ def _table(
             jackpot=jackpot,
             contribution_bp=jackpots[jackpot].contribution_bp,
             timers=timers,
+            hands=hands,
         )
     except ValueError as e:
         raise ConfigError(f"{where}: {e}") from e

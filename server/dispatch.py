@@ -122,7 +122,7 @@ class Requests:
                 self._watch(session, room)
                 sessions.reply(session, msg)
             case Leave():
-                room = self._room(msg.table)
+                room = self._room(msg.table)  # unknown_table first, then not_at_table
                 self._at(session, msg.table)
                 session.tables.discard(msg.table)
                 room.remove_viewer(session.ws)
@@ -136,33 +136,29 @@ class Requests:
                 seat = await room.sit(player.player_id, player.name, msg.seat)
                 sessions.reply(session, msg, seat=seat)
             case Stand():
-                self._at(session, msg.table)
                 await self._room(msg.table).stand(self._pid(session), msg.seat)
                 sessions.reply(session, msg)
             case Ante():
-                self._at(session, msg.table)
                 await self._room(msg.table).ante(
                     self._pid(session), msg.seat, msg.amount, msg.progressive, started
                 )
                 sessions.reply(session, msg)
             case Withdraw():
-                self._at(session, msg.table)
                 await self._room(msg.table).withdraw(self._pid(session), msg.seat)
                 sessions.reply(session, msg)
             case Deal():
-                self._at(session, msg.table)
                 await self._room(msg.table).deal(self._pid(session), started)
                 sessions.reply(session, msg)
             case Seed():
+                room = self._room(msg.table)
                 self._at(session, msg.table)
-                await self._room(msg.table).set_client_seed(self._pid(session), msg.client_seed)
+                await room.set_client_seed(self._pid(session), msg.client_seed)
                 sessions.reply(session, msg)
             case History():
                 rounds = await self.store.history(self._pid(session), msg.limit)
                 sessions.send(session.ws, {"t": "history", "rounds": rounds})
                 sessions.reply(session, msg)
             case Fold() | Raise():
-                self._at(session, msg.table)
                 decision = Decision.FOLD if isinstance(msg, Fold) else Decision.RAISE
                 await self._room(msg.table).decide(self._pid(session), msg.seat, decision, started)
                 sessions.reply(session, msg)
@@ -230,6 +226,7 @@ class Requests:
                     "max_frame_bytes": limits.max_frame_bytes,
                     "rate_per_second": limits.rate_per_second,
                     "max_seats_per_player": self.config.max_seats_per_player,
+                    "reconnect_grace_ms": int(self.config.reconnect_grace * 1000),
                 },
             },
         )
@@ -312,6 +309,5 @@ class Requests:
                 field="table",
             )
         session.tables.add(room.id)
-        self.metrics.frames_out += self.sessions.outbox.send(
-            session.ws, room.add_viewer(session.ws, self._pid(session))
-        )
+        for frame in room.add_viewer(session.ws, self._pid(session)):
+            self.metrics.frames_out += self.sessions.outbox.send(session.ws, frame)

@@ -143,6 +143,7 @@ class Room:
         self._timer: asyncio.TimerHandle | None = None
         self._sent_seq = -1
         self._last_view: dict[str, Any] | None = None  # what viewers were last shown
+        self._hands_sent: str | None = None  # the round whose private hands went out
         self._flush: asyncio.Handle | None = None  # a snapshot send scheduled this turn
         self._started: list[float] = []  # arrival times of the requests it answers
         self._queued = 0  # commands waiting for the lock
@@ -235,6 +236,7 @@ class Room:
         self._resumed.set()
         self._sent_seq = -1
         self._last_view = None
+        self._hands_sent = None
         self._idle.set()
 
     def _lease_valid(self) -> bool:
@@ -343,10 +345,17 @@ class Room:
         seated = self.table.players()
         return sum(1 for pid in self.viewers.values() if pid not in seated)
 
-    def add_viewer(self, ws: ServerConnection, player_id: str) -> bytes:
+    def add_viewer(self, ws: ServerConnection, player_id: str) -> list[bytes]:
+        """Watch the table: its snapshot now (a new `seq`: the spectator count changed),
+        and the player's own hand while one is dealt."""
         self.viewers[ws] = player_id
+        self.table.touch()
         self.watchers_changed()
-        return self.snapshot()
+        frames = [self.snapshot()]
+        own = self.table.private_view(player_id)
+        if own is not None:
+            frames.append(encode(own))
+        return frames
 
     def remove_viewer(self, ws: ServerConnection) -> None:
         if self.viewers.pop(ws, None) is not None:
@@ -387,11 +396,32 @@ class Room:
         m = self.host.metrics
         m.broadcasts += 1
         m.frames_out += self.host.send_all(self.viewers, data)
+        self._send_hands()
         t1 = time.perf_counter()
         m.broadcast_lag.observe(t1 - t0)
         for t in started:
             m.action_latency.observe(t1 - t)
         self.host.lobby_changed()
+
+    def _send_hands(self) -> None:
+        """Once per round, right after the snapshot that dealt them: each player's own
+        cards to that player's connections alone."""
+        rid = self.table.round_id
+        if self.table.phase is not Phase.DECIDING or rid is None or rid == self._hands_sent:
+            return
+        if self.suspended is not None:
+            return  # the deal is not shown yet either
+        self._hands_sent = rid
+        frames: dict[str, bytes | None] = {}
+        for ws, pid in list(self.viewers.items()):
+            if pid is None:
+                continue
+            if pid not in frames:
+                own = self.table.private_view(pid)
+                frames[pid] = None if own is None else encode(own)
+            frame = frames[pid]
+            if frame is not None:
+                self.host.metrics.frames_out += self.host.send_all((ws,), frame)
 
     # ----- commands ------------------------------------------------------------
 
@@ -772,6 +802,8 @@ class Room:
             "min_ante": self.config.min_ante,
             "max_ante": self.config.max_ante,
             "progressive_stake": self.config.stake,
+            "meter_share_bp": self.config.contribution_bp,
+            "hands": self.config.hands,
             "max_seats_per_player": self.config.max_seats_per_player,
             "spectators": self.spectator_count(),
             "phase": "suspended" if self.suspended else str(t.phase),

@@ -65,7 +65,15 @@ async def test_garbage_and_malformed_frames_get_error_codes(
         ({"t": "teleport"}, "unknown_type", None),
         ({"id": 3}, "missing_field", "t"),
         ({"t": "sit", "table": "nowhere"}, "unknown_table", "table"),
-        ({"t": "ante", "table": "beta", "seat": 0, "amount": 100}, "not_at_table", "table"),
+        # PROTOCOL.md section 4: a table that does not exist is unknown_table, whatever
+        # the command; a seat that is not yours is not_your_seat, watched or not
+        ({"t": "ante", "table": "nowhere", "seat": 0, "amount": 100}, "unknown_table", "table"),
+        ({"t": "deal", "table": "nowhere"}, "unknown_table", "table"),
+        ({"t": "ante", "table": "beta", "seat": 0, "amount": 100}, "not_your_seat", None),
+        ({"t": "stand", "table": "beta", "seat": 0}, "not_your_seat", None),
+        ({"t": "deal", "table": "beta"}, "not_seated", None),
+        ({"t": "leave", "table": "beta"}, "not_at_table", "table"),
+        ({"t": "seed", "table": "beta", "client_seed": "x"}, "not_at_table", "table"),
         ({"t": "hello", "v": 1, "name": "again"}, "already_welcomed", None),
     ]
     for frame, code, field in cases:
@@ -153,7 +161,7 @@ async def test_out_of_turn_and_someone_elses_seat(
         (b, "ante", {"seat": 0, "amount": 100}, "not_your_seat"),
         (a, "ante", {"seat": 0, "amount": 50}, "ante_out_of_limits"),
         (a, "ante", {"seat": 0, "amount": 10**9}, "ante_out_of_limits"),
-        (a, "stand", {"seat": 4}, "not_seated"),
+        (a, "stand", {"seat": 4}, "not_your_seat"),
     ]
     for client, t, fields, code in checks:
         with pytest.raises(ServerError) as e:
@@ -279,3 +287,57 @@ async def test_leaving_gives_the_ante_back_over_the_wire(
     snap = await other.wait_table("alpha", lambda s: s["seats"][0] is None)
     assert snap["phase"] == "waiting" and snap["last"] == {"seat": 0, "action": "stand"}
     assert (await server.store.totals())["meter:main"] == 100_000  # the contribution went back too
+
+
+async def test_no_hand_reaches_anyone_but_its_player_before_showdown(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    hands = {"ann": ["2c", "3c", "4c", "5c", "7d"], "bob": ["Kh", "Kd", "7s", "7c", "2h"]}
+    dealer = ["Ad", "Kc", "9h", "4s", "Qd"]
+    server = await make_server(shuffle=shuffles([hands["ann"], hands["bob"], dealer]))
+    ann, bob, spy = [await connect(server, n) for n in ("ann", "bob", "spy")]
+    await spy.request("join", table="alpha")
+    await ann.request("sit", table="alpha")
+    await bob.request("sit", table="alpha")
+    await ann.request("ante", table="alpha", seat=0, amount=100)
+    await bob.request("ante", table="alpha", seat=1, amount=100)
+    await ann.request("deal", table="alpha")
+    await bob.request("deal", table="alpha")
+    await spy.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    # a late joiner during the round gets the snapshot, face down, and no hand frame
+    late = await connect(server, "late")
+    await late.request("join", table="alpha")
+    await ann.request("fold", table="alpha", seat=0)
+    await bob.request("raise", table="alpha", seat=1)
+    await spy.wait_table("alpha", lambda s: s["phase"] == "showdown")
+    mine = {ann: hands["ann"], bob: hands["bob"], spy: [], late: []}
+    for client, own in mine.items():
+        first = next(
+            i for i, f in enumerate(client.frames) if f["t"] == "table" and f["phase"] == "showdown"
+        )
+        seen = set().union(*(strings(f) for f in client.frames[:first]))
+        others = {card for hand in hands.values() for card in hand} - set(own)
+        assert seen.isdisjoint(others), f"another player's card reached {client.player_id}"
+        assert seen.issuperset(own)  # each player did get their own
+        after = set().union(*(strings(f) for f in client.frames[first:]))
+        assert after.issuperset(others)  # and at showdown everything is public
+
+
+async def test_one_seq_is_one_snapshot(make_server: ServerFactory, connect: ClientFactory) -> None:
+    """A joiner's snapshot counts the joiner: it is a new seq, never the old one changed."""
+    server = await make_server()
+    a = await connect(server, "a")
+    await a.request("sit", table="alpha")
+    joiners = []
+    for name in ("b", "c", "d"):
+        c = await connect(server, name)
+        await c.request("join", table="alpha")
+        joiners.append(c)
+    # the seated player sees the spectators arrive (at the next throttled push)
+    await a.wait_for(lambda cl: cl.tables["alpha"]["spectators"] == 3)
+    seen: dict[int, str] = {}
+    for client in (a, *joiners):
+        for f in client.frames:
+            if f["t"] == "table":
+                body = repr(sorted((k, repr(v)) for k, v in f.items() if k != "ends_in_ms"))
+                assert seen.setdefault(f["seq"], body) == body, f"seq {f['seq']} differs"

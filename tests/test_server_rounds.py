@@ -49,7 +49,18 @@ async def test_players_and_spectators_play_a_round_to_the_cent(
     await bob.request("deal", table="alpha")
     snap = await watcher.wait_table("alpha", phase("deciding"))
     assert snap["dealer"]["cards"] == [None, None, None, None, "2d"]
-    assert snap["seats"][0]["cards"] == alice_cards  # players' cards are dealt face up
+    # hands are private until showdown: five backs for everyone in the snapshot...
+    assert snap["hands"] == "private"
+    assert snap["seats"][0]["cards"] == [None] * 5 and snap["seats"][0]["hand"] is None
+    # ...and each player's own cards in a frame to that player alone
+    own = await alice.wait_for(lambda c: next((f for f in c.frames if f["t"] == "hand"), None))
+    assert own["seats"] == [
+        {"seat": 0, "cards": alice_cards, "hand": {"category": "FULL_HOUSE", "label": "Full House"}}
+    ]
+    assert own["round_id"] == snap["round_id"]
+    assert not any(f["t"] == "hand" for f in watcher.frames)
+    bob_own = await bob.wait_for(lambda c: next((f for f in c.frames if f["t"] == "hand"), None))
+    assert bob_own["seats"][0]["cards"] == bob_cards
     await alice.request("raise", table="alpha", seat=0)
     await bob.request("raise", table="alpha", seat=1)
     snap = await showdown(watcher)

@@ -38,6 +38,7 @@ def make_table(*decks: list[list[str]], variant: str = "casino-stud", **kw: Any)
         seats=kw.pop("seats", 7),
         timers=TIMERS,
         contribution_bp=kw.pop("contribution_bp", 5000),
+        hands=kw.pop("hands", "open"),  # the rules tests read every hand from the view
         **kw,
     )
     ids = iter(f"r{i}" for i in range(1000))
@@ -144,6 +145,56 @@ def test_hole_cards_hidden_until_showdown() -> None:
     assert t.view(0)["dealer"]["cards"] == DEALER_AK
 
 
+def test_private_hands_are_face_down_to_everyone_until_showdown() -> None:
+    hands = [["2c", "3c", "4c", "5c", "7d"], ["Kh", "Kd", "7s", "7c", "2h"]]
+    t = make_table([*hands, DEALER_AK], hands="private")
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.place_ante(0, "a", 0, 100)
+    t.place_ante(0, "b", 1, 100)
+    t.deal_me_in(0, "a")
+    t.deal_me_in(0, "b")
+    view = t.view(0)
+    assert view["hands"] == "private"
+    for seat in view["seats"][:2]:
+        assert seat["cards"] == [None] * 5 and seat["hand"] is None
+    text = repr(view)
+    for card in hands[0] + hands[1]:
+        assert f"'{card}'" not in text  # no hand in the public view while deciding
+    own = t.private_view("a")
+    assert own is not None
+    assert own["seats"] == [
+        {"seat": 0, "cards": hands[0], "hand": {"category": "HIGH_CARD", "label": "High Card"}}
+    ]
+    assert own["round_id"] == view["round_id"]
+    assert t.private_view("nobody") is None
+    t.decide(0, "a", 0, Decision.FOLD)
+    t.decide(0, "b", 1, Decision.RAISE)
+    shown = t.view(0)
+    assert shown["phase"] == "showdown"
+    assert [s["cards"] for s in shown["seats"][:2]] == hands  # all public at showdown
+
+
+def test_a_seat_out_of_range_is_a_field_error_before_the_seat_limit() -> None:
+    t = make_table(seats=7, max_seats_per_player=1)
+    t.sit("a", "A", 0)
+    with pytest.raises(Refusal) as e:
+        t.sit("a", "A", 7)
+    assert e.value.code == "invalid_field"
+    with pytest.raises(Refusal) as e:
+        t.sit("a", "A", 3)
+    assert e.value.code == "seat_limit"
+
+
+def test_a_free_seat_is_not_yours() -> None:
+    t = make_table()
+    t.sit("a", "A", 0)
+    for act in (lambda: t.stand(0, "a", 4), lambda: t.place_ante(0, "a", 4, 100)):
+        with pytest.raises(Refusal) as e:
+            act()
+        assert e.value.code == "not_your_seat"
+
+
 def test_timeouts_fold_the_undecided_and_move_on() -> None:
     t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
     t.sit("a", "A")
@@ -193,7 +244,7 @@ def test_multi_hand_player_and_seat_limit() -> None:
         ("seated", lambda t: t.place_ante(0, "a", 0, 99), "ante_out_of_limits"),
         ("seated", lambda t: t.place_ante(0, "a", 0, 10_001), "ante_out_of_limits"),
         ("seated", lambda t: t.place_ante(0, "b", 0, 100), "not_your_seat"),
-        ("seated", lambda t: t.place_ante(0, "a", 3, 100), "not_seated"),
+        ("seated", lambda t: t.place_ante(0, "a", 3, 100), "not_your_seat"),
         ("seated", lambda t: t.place_ante(0, "a", 9, 100), "invalid_field"),
         ("seated", lambda t: t.deal_me_in(0, "a"), "no_bet"),
         ("seated", lambda t: t.deal_me_in(0, "zed"), "not_seated"),

@@ -33,6 +33,7 @@ from server.game.settlement import contribution, dealer_qualifies, main_outcome,
 from server.game.variants import Variant
 
 MAX_SEATS = 9  # 9 hands x 5 + the dealer's 5 = 50 <= 52 cards
+HANDS_MODES = ("private", "open")
 CARDS_PER_HAND = 5
 RAISE_MULTIPLE = 2
 
@@ -84,6 +85,7 @@ class TableConfig:
     contribution_bp: int = 7000  # share of each progressive stake that feeds the meter
     timers: Timers = field(default_factory=Timers)
     title: str = ""
+    hands: str = "private"  # "private": each hand to its player alone until showdown; "open"
 
     def __post_init__(self) -> None:
         if not 1 <= self.seats <= MAX_SEATS:
@@ -98,6 +100,8 @@ class TableConfig:
             raise ValueError("contribution_bp must be 0..10000")
         if self.progressive_stake is not None and self.progressive_stake <= 0:
             raise ValueError("progressive_stake must be > 0 cents")
+        if self.hands not in HANDS_MODES:
+            raise ValueError(f"hands must be one of {', '.join(HANDS_MODES)}, got {self.hands!r}")
 
     @property
     def stake(self) -> int:
@@ -233,6 +237,8 @@ class Table:
     # ----- seats ---------------------------------------------------------------
 
     def sit(self, player_id: str, name: str, seat: int | None = None) -> int:
+        if seat is not None and not 0 <= seat < len(self.seats):  # the field first (§10)
+            raise Refusal("invalid_field", f"seat must be 0..{len(self.seats) - 1}", field="seat")
         mine = self.seats_of(player_id)
         if len(mine) >= self.config.max_seats_per_player:
             raise Refusal(
@@ -244,8 +250,6 @@ class Table:
             if not free:
                 raise Refusal("no_free_seat", "every seat at this table is taken")
             seat = free[0]
-        elif not 0 <= seat < len(self.seats):
-            raise Refusal("invalid_field", f"seat must be 0..{len(self.seats) - 1}", field="seat")
         elif self.seats[seat] is not None:
             raise Refusal("seat_taken", f"seat {seat} is taken")
         self.seats[seat] = Seat(seat, player_id, name)
@@ -522,6 +526,7 @@ class Table:
             "max_ante": self.config.max_ante,
             "progressive_stake": self.config.stake,
             "variant": self.config.variant.name,
+            "hands": self.config.hands,
             "dealer": {
                 "cards": dealer_cards,
                 "hand": _hand_view(hand),
@@ -541,6 +546,13 @@ class Table:
         return None
 
     def _seat_view(self, s: Seat) -> dict[str, Any]:
+        hidden = self.config.hands == "private" and self.phase is not Phase.SHOWDOWN
+        if s.cards and hidden:  # five backs: each player's own hand comes in `private_view`
+            cards: list[str | None] | None = [None] * len(s.cards)
+            hand = None
+        else:
+            cards = [c.text for c in s.cards] if s.cards else None
+            hand = _hand_view(s.hand)
         return {
             "player_id": s.player_id,
             "name": s.name,
@@ -550,9 +562,25 @@ class Table:
             "ready": s.player_id in self.ready,
             "decision": None if s.decision is None else str(s.decision),
             "auto": s.auto,
-            "cards": [c.text for c in s.cards] if s.cards else None,
-            "hand": _hand_view(s.hand),
+            "cards": cards,
+            "hand": hand,
             "result": None if s.result is None else self._result_view(s, s.result),
+        }
+
+    def private_view(self, player_id: str) -> dict[str, Any] | None:
+        """The player's own dealt hands, for that player alone (`hand` frame); None when
+        they hold none this round."""
+        dealt = [s for s in self.seats_of(player_id) if s.cards]
+        if not dealt or self.round_id is None:
+            return None
+        return {
+            "t": "hand",
+            "table": self.config.table_id,
+            "round_id": self.round_id,
+            "seats": [
+                {"seat": s.index, "cards": [c.text for c in s.cards], "hand": _hand_view(s.hand)}
+                for s in dealt
+            ],
         }
 
     def _result_view(self, s: Seat, r: SeatResult) -> dict[str, Any]:
@@ -575,7 +603,7 @@ class Table:
             raise Refusal("invalid_field", f"seat must be 0..{len(self.seats) - 1}", field="seat")
         s = self.seats[seat]
         if s is None:
-            raise Refusal("not_seated", f"seat {seat} is empty")
+            raise Refusal("not_your_seat", f"seat {seat} is free: it is not yours")
         if s.player_id != player_id:
             raise Refusal("not_your_seat", f"seat {seat} belongs to another player")
         return s
