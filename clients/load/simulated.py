@@ -193,6 +193,7 @@ class Bot(Client):
         self.end_balance: int | None = None
         self.end_held: int | None = None
         self.balance: Frame = {}
+        self.hand: tuple[str, dict[int, list[str]]] = ("", {})  # round id -> seat -> cards
 
     # -- frames --
 
@@ -206,6 +207,11 @@ class Bot(Client):
             return
         if t == "balance":
             self.balance = f
+            return
+        if t == "hand":  # our own cards at a private table, after the deal's snapshot
+            if f["table"] == self.table:
+                self.hand = (str(f["round_id"]), {int(h["seat"]): h["cards"] for h in f["seats"]})
+                self.step()
             return
         if t not in ("ok", "error", "welcome"):
             return  # jackpot, jackpot_won
@@ -334,7 +340,13 @@ class Bot(Client):
 
                 self._act("deal", dealt)
         elif phase == "deciding" and me["cards"] and me["decision"] is None:
-            action = "raise" if should_raise(me["cards"], s["dealer"]["cards"][-1]) else "fold"
+            cards = me["cards"]
+            if None in cards:  # face down (a private table): ours come in a `hand` frame
+                rid, seats = self.hand
+                if rid != s["round_id"] or seat not in seats:
+                    return
+                cards = seats[seat]
+            action = "raise" if should_raise(cards, s["dealer"]["cards"][-1]) else "fold"
 
             def decided(x: Frame) -> bool:
                 v = x["seats"][seat]
