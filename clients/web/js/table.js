@@ -402,7 +402,7 @@ function controls(v) {
           + (v.mine.length < v.maxSeats ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
-      h("div", { class: "key-help muted", "data-testid": "key-help" }, KEY_HELP)),
+      h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, KEY_HELP)),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: "Place the bets and deal (d)" },
     open && ready ? "Waiting for others…" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
