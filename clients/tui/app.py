@@ -491,11 +491,20 @@ class StudApp(App[None]):
         )
 
     def rebet_words(self) -> str:
-        """What `a` would stack again, e.g. "seat 1 $10.00 + progressive"; "" if nothing."""
-        return ", ".join(
-            f"seat {seat + 1} {money(amount)}" + (" + progressive" if prog else "")
+        """What `a` would stack again, e.g. "seat 1 $10.00 + progressive"; "" if nothing
+        (or if it is stacked already)."""
+        again = [
+            (seat, amount, prog)
             for seat, (amount, prog) in sorted(self.last_bets.items())
-            if seat in self.own_seats()
+            if seat in self.own_seats() and self._buildable(seat)
+        ]
+        if all(
+            sum(self.bets.get(s, [])) == a and self.progressive.get(s, False) == p
+            for s, a, p in again
+        ):
+            return ""
+        return ", ".join(
+            f"seat {s + 1} {money(a)}" + (" + progressive" if p else "") for s, a, p in again
         )
 
     def table_titles(self) -> dict[str, str]:
@@ -834,7 +843,12 @@ class StudApp(App[None]):
             amount, prog = self.last_bets[seat]
             self.bets[seat] = chips_for(amount)
             self.progressive[seat] = prog
-        self.say(f"Rebet: {self.rebet_words()}. Press d to deal.")
+        words = ", ".join(
+            f"seat {s + 1} {money(self.last_bets[s][0])}"
+            + (" + progressive" if self.last_bets[s][1] else "")
+            for s in sorted(again)
+        )
+        self.say(f"Rebet: {words}. Press d to deal.")
 
     def clear_bets(self) -> None:
         """Take every chip (and the progressive) off the seats whose bets are not placed."""
