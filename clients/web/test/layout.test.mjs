@@ -8,8 +8,9 @@ import { test } from "node:test";
 
 import { MIN_SEAT_W, dealerBox, overlaps, seatBox, seatLayout } from "../js/layout.js";
 
-// The felt's inside at 1280x800, 1440x900, 1920x1080 (measured in the page), and a few more.
-const FELTS = [[958, 556], [1118, 656], [1598, 836], [1300, 600], [800, 520], [640, 440]];
+// The felt's inside as measured in the page at 1280x800, 1366x768, 1440x900, 1536x864,
+// 1920x1080 and 1024x768 (the side panel under the felt), and two narrower ones.
+const FELTS = [[956, 561], [1042, 529], [1116, 661], [1212, 625], [1596, 841], [972, 550], [800, 520], [640, 440]];
 
 for (const [w, h] of FELTS) {
   test(`seats on a ${w}x${h} felt never meet and stay on it`, () => {
@@ -35,7 +36,7 @@ for (const [w, h] of FELTS) {
 }
 
 test("nine seats get an arc on the laptop, with cards at least 28 px wide", () => {
-  const layout = seatLayout(9, 958, 556);
+  const layout = seatLayout(9, 956, 561);
   assert.equal(layout.mode, "arc");
   assert.ok(layout.seat.cardW >= 28);
   // the ends of the arc rise beside the dealer
