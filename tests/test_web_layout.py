@@ -112,6 +112,30 @@ TOUCH = (
     '[data-testid="buy-chips"], [data-testid="side-toggle"]'
 )
 
+# The visible parts of the top bar, the table's head and the rack that overlap each
+# other or run off the screen.
+CHROME = """() => {
+  window.scrollTo(0, 0);
+  const bad = [];
+  for (const sel of [".topbar", ".table-head", ".controls", ".wallet"]) {
+    const host = document.querySelector(sel);
+    if (!host) continue;
+    const parts = [...host.children].map((el) => [el, el.getBoundingClientRect()])
+      .filter(([, r]) => r.width >= 1 && r.height >= 1);
+    for (const [el, r] of parts) {
+      if (r.left < 0 || r.right > innerWidth) bad.push(`${sel} ${el.className} runs off screen`);
+    }
+    for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) {
+      const [a, ra] = parts[i]; const [b, rb] = parts[j];
+      const ix = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const iy = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      const name = (el) => el.className || el.id;
+      if (ix > 0.5 && iy > 0.5) bad.push(`${sel}: ${name(a)} and ${name(b)}`);
+    }
+  }
+  return bad;
+}"""
+
 # Records every card that appears in a seat's or the dealer's row, as batches: the
 # cards that came in one redraw (a busy machine may draw two steps of the deal at once).
 WATCH_DEAL = """() => {
@@ -194,6 +218,8 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
             assert inside and c["bottom"] <= got["innerHeight"], (
                 f"{what}: {c['id']} is off screen ({c})"
             )
+    chrome: list[str] = await page.evaluate(CHROME)
+    assert chrome == [], f"{what}: {chrome}"
     if phone:
         targets: list[dict[str, Any]] = await page.evaluate(CONTROLS, TOUCH)
         small = [
@@ -273,6 +299,14 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     await expect_cents(bob, "ante-5", 1000)
     await bob.get_by_test_id("chip-remove-5").tap()
     await expect_cents(bob, "ante-5", 500)
+    # a finger held on a circle takes its last chip off too
+    await bob.get_by_test_id("ante-4").dispatch_event(
+        "pointerdown", {"pointerType": "touch", "button": 0, "isPrimary": True}
+    )
+    await expect_cents(bob, "ante-4", 500)
+    await bob.get_by_test_id("ante-4").dispatch_event("pointerup", {"pointerType": "touch"})
+    await bob.get_by_test_id("ante-4").tap()
+    await expect_cents(bob, "ante-4", 1000)
     await at_every_size(ann, "betting", OWN_BETTING)
     await check_layout(bob, "betting-phone", OWN_BETTING, phone=True)
     await check_layout(wendy, "betting-spectator", None)
