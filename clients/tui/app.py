@@ -35,6 +35,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -99,7 +100,9 @@ class StudScreen(Screen[None]):
 
     def redraw(self) -> None:
         if self.ready:
-            self.refresh_view()
+            # a screen being torn down (the app quitting) may have lost its widgets already
+            with contextlib.suppress(NoMatches):
+                self.refresh_view()
 
     def refresh_view(self) -> None:
         raise NotImplementedError
@@ -184,8 +187,9 @@ class WatchScreen(StudScreen):
 
     def refresh_clock(self) -> None:
         app = self.stud
-        if self.ready and app.snapshot is not None:
-            self.query_one("#info", Static).update(
+        info = self.query("#info")
+        if self.ready and app.snapshot is not None and info:  # none while torn down
+            info.first(Static).update(
                 info_text(
                     app.snapshot, app.seconds_left(), app.jackpot_amount(), app.variant_title()
                 )
