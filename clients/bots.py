@@ -8,6 +8,10 @@ snapshot (level-triggered, so snapshots merged in transit lose nothing) while a
 frame listener sees every snapshot in order to count each settled hand exactly
 once and to time each action: from sending it to receiving the first snapshot
 that shows it.
+
+A bot reads its own cards from the snapshot, or, when the table deals hands
+face down until the showdown (`hands: "private"`), from the `hand` frame the
+server sends it alone (`StudClient.view` merges the two).
 """
 
 from __future__ import annotations
@@ -226,6 +230,15 @@ def own_seats(snap: Snapshot, seats: set[int]) -> list[tuple[int, SeatView]]:
     return [(i, s) for i, s in enumerate(snap["seats"]) if i in seats and s is not None]
 
 
+def known_cards(seat: SeatView) -> list[str] | None:
+    """The seat's five cards if they are known (face up), else None (no hand, or a
+    private hand whose `hand` frame has not come yet)."""
+    cards = seat.get("cards")
+    if isinstance(cards, list) and cards and all(isinstance(c, str) for c in cards):
+        return cards
+    return None
+
+
 @dataclass
 class _Pending:
     """An action sent and not yet seen in a snapshot."""
@@ -332,7 +345,7 @@ class Bot:
                 s["ante"] > 0 and not s["ready"] for _, s in mine
             )
         if phase == "deciding":
-            return any(s["cards"] and s["decision"] is None for _, s in mine)
+            return any(known_cards(s) and s["decision"] is None for _, s in mine)
         return False
 
     async def run(self, gate: asyncio.Semaphore | None = None) -> BotResult:
@@ -364,7 +377,11 @@ class Bot:
 
     async def _play(self, client: StudClient) -> None:
         while True:
-            snap = await client.wait_table(self.table, self._actionable, self.step_timeout)
+            # the snapshot with our own cards of a private deal (the `hand` frame) in it
+            snap = await client.wait_for(
+                lambda c: (v := c.view(self.table)) is not None and self._actionable(v) and v,
+                self.step_timeout,
+            )
             if self.done:
                 return
             if snap["phase"] in ("waiting", "betting"):
@@ -423,9 +440,10 @@ class Bot:
     async def _decide(self, client: StudClient, snap: Snapshot) -> None:
         up = snap["dealer"]["cards"][-1]
         for seat, s in own_seats(snap, self.seats):
-            if not s["cards"] or s["decision"] is not None:
+            cards = known_cards(s)
+            if cards is None or s["decision"] is not None:
                 continue
-            action = "raise" if self.strategy(s["cards"], up) else "fold"
+            action = "raise" if self.strategy(cards, up) else "fold"
 
             def decided(x: Snapshot, seat: int = seat) -> bool:
                 v = x["seats"][seat]

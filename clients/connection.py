@@ -1,9 +1,17 @@
 """An asyncio client for the table server, built only on `protocol/`.
 
 It keeps what the server last said (the wallet, the lobby, each table's
-snapshot, the jackpots) and lets callers await replies to requests by id or
-wait for any condition on that state. Bots, the terminal client, the load
-generator and the tests all speak through it.
+snapshot, the player's own cards of a private deal, the jackpots) and lets
+callers await replies to requests by id or wait for any condition on that
+state. Bots, the terminal client, the load generator and the tests all speak
+through it.
+
+Private hands: a table whose snapshot says `hands: "private"` shows every dealt
+hand face down (five nils) until the showdown, to every viewer; each player's
+own cards come in a `hand` frame sent to them alone. `absorb_hand` keeps that
+frame per table and round, and `with_own_hands` gives the snapshot with the
+player's own face-down seats filled in from it (`StudClient.view`). A server
+that sends every hand face up needs none of it: the snapshot is used as it is.
 """
 
 from __future__ import annotations
@@ -31,6 +39,57 @@ class ServerError(Exception):
 
 
 FrameListener = Callable[[dict[str, Any]], None]
+#: table id -> {"round_id": str, "seats": {seat: {"cards": [...], "hand": {...} | None}}}
+OwnHands = dict[str, dict[str, Any]]
+
+
+def face_down(cards: Any) -> bool:
+    """A dealt hand shown face down: a non-empty list with no card in it."""
+    return isinstance(cards, list) and len(cards) > 0 and all(c is None for c in cards)
+
+
+def absorb_hand(store: OwnHands, frame: dict[str, Any]) -> None:
+    """Keep a `hand` frame: one of the round already kept adds its seats (the server
+    sends it again after a join, a sit or a reconnect); one of another round replaces it."""
+    table, rid = frame.get("table"), frame.get("round_id")
+    if not isinstance(table, str) or not rid:
+        return
+    kept = store.get(table)
+    seats: dict[int, dict[str, Any]] = (
+        dict(kept["seats"]) if kept is not None and kept["round_id"] == rid else {}
+    )
+    for entry in frame.get("seats") or []:
+        seat = entry.get("seat") if isinstance(entry, dict) else None
+        if type(seat) is int and isinstance(entry.get("cards"), list):
+            seats[seat] = {"cards": entry["cards"], "hand": entry.get("hand")}
+    store[table] = {"round_id": rid, "seats": seats}
+
+
+def forget_stale_hands(store: OwnHands, snap: dict[str, Any]) -> None:
+    """A snapshot of another round (or of none): the own cards kept for a round before go."""
+    kept = store.get(str(snap.get("table")))
+    if kept is not None and kept["round_id"] != snap.get("round_id"):
+        del store[str(snap["table"])]
+
+
+def with_own_hands(snap: dict[str, Any], store: OwnHands, player_id: str | None) -> dict[str, Any]:
+    """The snapshot as `player_id` sees it: their own face-down seats of this round hold
+    the cards of their `hand` frame. The snapshot itself is not changed; one with nothing
+    to fill in is returned as it is."""
+    kept = store.get(str(snap.get("table")))
+    if kept is None or player_id is None or kept["round_id"] != snap.get("round_id"):
+        return snap
+    seats: list[Any] | None = None
+    for i, seat in enumerate(snap.get("seats") or []):
+        own = kept["seats"].get(i)
+        if own is None or not isinstance(seat, dict) or seat.get("player_id") != player_id:
+            continue
+        if not face_down(seat.get("cards")):
+            continue
+        if seats is None:
+            seats = list(snap["seats"])
+        seats[i] = {**seat, "cards": own["cards"], "hand": own.get("hand") or seat.get("hand")}
+    return snap if seats is None else {**snap, "seats": seats}
 
 
 class StudClient:
@@ -44,6 +103,7 @@ class StudClient:
         self.raw: list[bytes] = []
         self.listeners: list[FrameListener] = []
         self.tables: dict[str, dict[str, Any]] = {}
+        self.hands: OwnHands = {}  # own cards of private deals, per table
         self.lobby: dict[str, Any] | None = None
         self.balance: dict[str, int] = {}
         self.jackpots: dict[str, int] = {}
@@ -140,6 +200,9 @@ class StudClient:
         t = frame.get("t")
         if t == "table":
             self.tables[frame["table"]] = frame
+            forget_stale_hands(self.hands, frame)
+        elif t == "hand":
+            absorb_hand(self.hands, frame)
         elif t == "balance":
             self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}
         elif t == "lobby":
@@ -158,6 +221,15 @@ class StudClient:
             fut = self._pending[rid]
             if not fut.done():
                 fut.set_result(frame)
+
+    def view(self, table: str) -> dict[str, Any] | None:
+        """The latest snapshot of `table` with this player's own cards of a private deal
+        filled in (see the module's docstring), or None before the first one."""
+        snap = self.tables.get(table)
+        if snap is None:
+            return None
+        player = self.welcome.get("player_id")
+        return with_own_hands(snap, self.hands, None if player is None else str(player))
 
     async def wait_for(self, predicate: Callable[[StudClient], Any], timeout: float = 10.0) -> Any:
         """Wait until `predicate(self)` is truthy; return its value."""

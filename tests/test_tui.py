@@ -13,9 +13,10 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from clients.connection import absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
 from clients.tui.app import HistoryScreen, SeedScreen
-from clients.tui.render import card_markup, describe_error, fairness_text, seats_text
+from clients.tui.render import PLAY_KEYS, card_markup, describe_error, fairness_text, seats_text
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order
 from tests.conftest import ClientFactory, ServerFactory
@@ -81,9 +82,9 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         assert isinstance(player.screen, LobbyScreen)
         lobby = player.screen.query_one(DataTable)
         first, second = lobby.get_row_at(0), lobby.get_row_at(1)
-        assert first[0] == "alpha" and first[2] == "$1.00–$100.00"
-        assert first[3] == "0 taken / 5 free" and first[1] == "Casino Stud Poker"
-        assert second[0] == "beta" and second[2] == "$1.00–$50.00"
+        assert first[0] == "alpha" and first[2] == "$1 – $100"
+        assert first[3] == "5 of 5" and first[1] == "Casino Stud Poker"
+        assert second[0] == "beta" and second[2] == "$1 – $50"
         # Enter opens the table under the cursor (the first row)
         await p.press("enter")
         await until(p, lambda: isinstance(player.screen, PlayScreen), "the table screen")
@@ -214,7 +215,7 @@ async def test_reconnects_with_the_token_and_keeps_the_seat(
         await p.press("f")
         await dora.request("fold", table="alpha", seat=1)
         await until(p, lambda: phase(app) == "showdown", "the showdown")
-        await sees(p, app, "#seats", "Fold -$5.00")
+        await sees(p, app, "#seats", "Folded -$5.00")
 
 
 def test_cards_errors_and_seats_render_in_words() -> None:
@@ -245,7 +246,7 @@ def test_cards_errors_and_seats_render_in_words() -> None:
     assert text.splitlines()[0] == "  1  empty"
     line = text.splitlines()[1]
     assert line.startswith("▶ 2  ann") and "$5.00 P" in line and "High Card" in line
-    assert "Fold -$6.00" in line and "(away)" in line  # the ante and the stake are lost
+    assert "Folded -$6.00" in line and "(away)" in line  # the ante and the stake are lost
 
 
 async def test_client_seed_commitment_verdict_and_history(make_server: ServerFactory) -> None:
@@ -339,3 +340,189 @@ async def test_a_token_from_an_earlier_session_resumes_the_same_player(
         await until(p, lambda: app.link.welcome.get("resumed") is True, "a resumed welcome")
         assert app.link.welcome["player_id"] == earlier.player_id
         assert app.link.welcome["seats"] == {"alpha": [0]}
+
+
+# ----- the kept bet: explicit rebet and clear ---------------------------------------------
+
+TEN_ROUND = ["2c", "5d", "9s", "Jd", "Qh"]  # high card
+TEN_DEALER = ["3c", "4d", "8s", "Td", "Kh"]  # king high: does not qualify
+NEXT_ROUND = ["2h", "5c", "9d", "Jc", "Qs"]
+NEXT_DEALER = ["3d", "4c", "8h", "Th", "Ks"]
+
+
+async def test_a_round_starts_empty_rebet_and_clear_are_explicit(
+    make_server: ServerFactory,
+) -> None:
+    deck = shuffles([TEN_ROUND, TEN_DEALER], [NEXT_ROUND, NEXT_DEALER], [NEXT_ROUND, NEXT_DEALER])
+    server = await make_server(shuffle=deck, timers={**LONG, "results": 0.2})
+    app = StudApp(url(server), "rhea", table="alpha")
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: app.snapshot is not None, "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        # round 1: $10 with the progressive
+        await p.press("3", "p", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert app.bets == {} and app.progressive == {}  # the bet is on the table now
+        await p.press("f")
+        await until(p, lambda: phase(app) == "waiting", "the next round")
+        await sees(p, app, "#player", "a rebets seat 1 $10.00 + progressive")
+        # a $25 chip now bets $25, without the progressive: nothing was put back silently
+        await p.press("4")
+        await sees(p, app, "#player", "bet $25.00 (chips: $25)   progressive off")
+        await p.press("d")
+        await until(p, lambda: phase(app) == "deciding", "the second deal")
+        assert app.snapshot is not None
+        assert app.snapshot["seats"][0]["ante"] == 2_500
+        assert app.snapshot["seats"][0]["progressive"] is False
+        await p.press("f")
+        await until(p, lambda: phase(app) == "waiting", "the third round")
+        # x clears what is stacked; a stacks last round's bet ($25, no progressive) again
+        await p.press("1", "x")
+        await sees(p, app, "#player", "bet $0.00 (chips: none)")
+        await p.press("a")
+        await sees(p, app, "#player", "bet $25.00 (chips: $25)   progressive off")
+        await p.press("d")
+        await until(p, lambda: phase(app) == "deciding", "the third deal")
+        assert app.snapshot is not None and app.snapshot["seats"][0]["ante"] == 2_500
+        assert "a rebet · x clear" in PLAY_KEYS
+
+
+# ----- private hands: own cards from the `hand` frame ---------------------------------------
+
+PRIVATE_ANN = ["Kh", "Kd", "7s", "7c", "2d"]
+
+
+def private_snapshot(phase: str = "deciding", round_id: str = "alpha-1") -> dict[str, Any]:
+    down: list[str | None] = [None] * 5
+
+    def seat(player: str, name: str, cards: list[str] | list[str | None]) -> dict[str, Any]:
+        return {
+            "player_id": player,
+            "name": name,
+            "connected": True,
+            "ante": 500,
+            "progressive": False,
+            "ready": True,
+            "decision": None,
+            "auto": False,
+            "cards": cards,
+            "hand": None,
+            "result": None,
+        }
+
+    return {
+        "t": "table",
+        "table": "alpha",
+        "seq": 5 if phase == "deciding" else 9,
+        "phase": phase,
+        "round_id": round_id,
+        "hands": "private",
+        "min_ante": 100,
+        "max_ante": 10_000,
+        "progressive_stake": 100,
+        "dealer": {"cards": [None, None, None, None, "5s"], "hand": None, "qualifies": None},
+        "seats": [seat("p-ann", "ann", down), seat("p-bob", "bob", down)],
+        "spectators": 0,
+    }
+
+
+HAND_FRAME = {
+    "t": "hand",
+    "table": "alpha",
+    "round_id": "alpha-1",
+    "seats": [
+        {"seat": 0, "cards": PRIVATE_ANN, "hand": {"category": "TWO_PAIR", "label": "Two Pair"}}
+    ],
+}
+
+
+def test_private_hands_own_cards_face_up_the_others_face_down() -> None:
+    app = StudApp("ws://127.0.0.1:1/ws", "ann")
+    app.link.welcome = {"player_id": "p-ann"}
+    app.table_id = "alpha"
+    app.tables["alpha"] = private_snapshot()
+    app.hands.clear()
+    plain = seats_text(cast_snapshot(app), "p-ann", 0).plain
+    assert "K♥" not in plain and plain.count("▒▒") == 10  # before the hand frame: all down
+    absorb_hand(app.hands, HAND_FRAME)  # what `_on_frame` does with a `hand` frame
+    ann, bob = seats_text(cast_snapshot(app), "p-ann", 0).plain.splitlines()
+    assert "K♥  K♦  7♠  7♣  2♦" in ann and "Two Pair" in ann and "Deciding…" in ann
+    assert bob.count("▒▒") == 5 and "Deciding…" in bob
+    # a spectator (or bob) sees ann's hand face down
+    assert "K♥" not in seats_text(app.tables["alpha"], "p-bob", None).plain
+    # a snapshot of the next round: last round's cards are not drawn any more
+    app.tables["alpha"] = private_snapshot(round_id="alpha-2")
+    assert "K♥" not in seats_text(cast_snapshot(app), "p-ann", 0).plain
+
+
+def cast_snapshot(app: StudApp) -> dict[str, Any]:
+    snap = app.snapshot
+    assert snap is not None
+    return snap
+
+
+def test_the_shared_connection_and_bots_read_own_cards_from_the_hand_frame() -> None:
+    from clients.bots import known_cards
+    from clients.connection import absorb_hand, forget_stale_hands, with_own_hands
+
+    store: dict[str, dict[str, Any]] = {}
+    snap = private_snapshot()
+    assert known_cards(snap["seats"][0]) is None  # face down: a bot must not decide on it
+    absorb_hand(store, HAND_FRAME)
+    mine = with_own_hands(snap, store, "p-ann")
+    assert known_cards(mine["seats"][0]) == PRIVATE_ANN
+    assert known_cards(mine["seats"][1]) is None
+    assert snap["seats"][0]["cards"] == [None] * 5  # the snapshot itself is untouched
+    assert with_own_hands(snap, store, "p-bob") is snap
+    # today's server: every hand face up in the snapshot, no hand frame at all
+    open_seat = {**snap["seats"][0], "cards": PRIVATE_ANN}
+    assert known_cards(with_own_hands({**snap, "seats": [open_seat]}, {}, "p-ann")["seats"][0])
+    forget_stale_hands(store, private_snapshot(round_id="alpha-2"))
+    assert store == {}
+
+
+def test_the_lobby_keeps_the_jackpot_cents_at_120_columns() -> None:
+    from clients.tui.render import LOBBY_COLUMNS, lobby_rows
+
+    row = {
+        "id": "casino-high",
+        "title": "Casino Stud High Limit",
+        "variant": {"title": "Casino Stud Poker"},
+        "seats": 9,
+        "taken": 3,
+        "min_ante": 2_500,
+        "max_ante": 100_000,
+        "spectators": 120,
+        "phase": "deciding",
+        "jackpot": "main",
+    }
+    ((_, cells),) = lobby_rows({"tables": [row]}, {"main": 1_234_567_89})
+    assert cells[-1] == "main $1,234,567.89" and cells[5] == "Deciding"
+    widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)]
+    assert sum(widths) + 2 * len(widths) <= 118  # cells and their padding, inside the border
+
+
+def test_the_two_clients_use_the_same_words() -> None:
+    """The terminal's seat states, outcomes and phases are the browser's (clients/web/js)."""
+    from pathlib import Path
+
+    from clients.tui.render import LOBBY_PHASES, OUTCOMES, PHASES, seat_status
+
+    web = Path(__file__).resolve().parent.parent / "clients" / "web" / "js"
+    js = "".join((web / name).read_text(encoding="utf-8") for name in ("format.js", "table.js"))
+    lobby_js = (web / "lobby.js").read_text(encoding="utf-8")
+    base = {"ante": 500, "ready": True, "decision": None, "auto": False, "cards": ["2c"] * 5}
+    states = {
+        seat_status(base, "deciding"),
+        seat_status(base, "betting"),
+        seat_status({**base, "ante": 0}, "betting"),
+        seat_status({**base, "decision": "raise"}, "deciding"),
+        seat_status({**base, "decision": "fold"}, "deciding"),
+        seat_status({**base, "decision": "fold", "auto": True}, "deciding"),
+    }
+    assert states == {"Deciding…", "Ready", "Sitting out", "Raised", "Folded", "Folded (timer)"}
+    for words in (*states, *OUTCOMES.values(), *PHASES.values()):
+        assert f'"{words}"' in js, words
+    for words in LOBBY_PHASES.values():
+        assert f'"{words}"' in lobby_js, words

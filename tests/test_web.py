@@ -316,12 +316,19 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect(cy.get_by_test_id("conn-status")).to_have_text("Connected")
     await expect(cy.get_by_test_id("seat-2-name")).to_contain_text("Cy")
 
-    # ----- round 2: last round's ante is kept to bet again; adjust it with chips
+    # ----- round 2: the betting circles start empty; Rebet puts last round's bet back
+    # (ante and progressive), and the right-click takes its last chip off
+    await expect_cents(ann, "ante-0", 0)
+    await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "false")
+    await ann.get_by_test_id("rebet").click()
     await expect_cents(ann, "ante-0", 2000)
-    await build_ante(ann, 0, [(500, "right"), (500, "right")])
-    await expect_cents(ann, "ante-0", 1000)
     await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "true")
+    await build_ante(ann, 0, [(500, "right")])
+    await expect_cents(ann, "ante-0", 1000)
     await build_ante(ann, 3, [(100, "left")])
+    await expect_cents(bob, "ante-1", 0)
+    await bob.get_by_test_id("rebet").click()
+    await expect_cents(bob, "ante-1", 1000)
     await build_ante(bob, 1, [(500, "left"), (500, "left"), (500, "left")])
     await expect_cents(bob, "ante-1", 2500)
     await bob.get_by_test_id("progressive-1").click()

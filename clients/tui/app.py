@@ -1,11 +1,23 @@
 """The terminal table: a textual app for playing (`stud-client play`) or watching.
 
 The app keeps a small model of what the server last said (lobby, the table's
-snapshot, wallet, jackpot meters) plus what only this terminal knows (the chips
-stacked on each of the player's seats, the progressive toggle, the selected
-seat, the last message). Frames update the model and schedule one redraw; keys
-change the model or queue a server request. Requests run one at a time in key
-order, so "sit, 3, 2, d" never antes before the seat exists.
+snapshot, the player's own cards of a private deal, wallet, jackpot meters)
+plus what only this terminal knows (the chips stacked on each of the player's
+seats and their progressive toggles, last round's bets, the selected seat, the
+last message). Frames update the model and schedule one redraw; keys change the
+model or queue a server request. Requests run one at a time in key order, so
+"sit, 3, 2, d" never antes before the seat exists.
+
+A bet is built for one round: once its ante is on the table the chips are gone
+from the seat, and the next round starts with nothing stacked. `a` (rebet)
+stacks last round's ante and progressive again on every own seat that had one;
+`x` clears what is stacked.
+
+Private deals: a table with `hands: "private"` shows every hand face down until
+the showdown, and the player's own cards come in a `hand` frame; `snapshot` is
+the table's snapshot with those filled in (clients/connection.py
+`with_own_hands`), so the player's own hands are drawn face up and the others'
+face down.
 
 Fairness: the app remembers each round's commitment from before the deal and
 the client seeds it may have had in effect, and checks every revealed proof
@@ -23,11 +35,18 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from clients.bots import money
-from clients.connection import ServerError
+from clients.connection import (
+    OwnHands,
+    ServerError,
+    absorb_hand,
+    forget_stale_hands,
+    with_own_hands,
+)
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import (
     CHIPS,
@@ -81,7 +100,9 @@ class StudScreen(Screen[None]):
 
     def redraw(self) -> None:
         if self.ready:
-            self.refresh_view()
+            # a screen being torn down (the app quitting) may have lost its widgets already
+            with contextlib.suppress(NoMatches):
+                self.refresh_view()
 
     def refresh_view(self) -> None:
         raise NotImplementedError
@@ -166,8 +187,9 @@ class WatchScreen(StudScreen):
 
     def refresh_clock(self) -> None:
         app = self.stud
-        if self.ready and app.snapshot is not None:
-            self.query_one("#info", Static).update(
+        info = self.query("#info")
+        if self.ready and app.snapshot is not None and info:  # none while torn down
+            info.first(Static).update(
                 info_text(
                     app.snapshot, app.seconds_left(), app.jackpot_amount(), app.variant_title()
                 )
@@ -186,6 +208,8 @@ class PlayScreen(WatchScreen):
         *(Binding(str(i + 1), f"chip({i})", money(c), show=False) for i, c in enumerate(CHIPS)),
         Binding("backspace", "unchip", "Chip back", show=False),
         Binding("p", "progressive", "Progressive"),
+        Binding("a", "rebet", "Rebet"),
+        Binding("x", "clear", "Clear"),
         Binding("d", "deal", "Deal"),
         Binding("f", "decide('fold')", "Fold"),
         Binding("r", "decide('raise')", "Raise"),
@@ -208,6 +232,12 @@ class PlayScreen(WatchScreen):
 
     def action_progressive(self) -> None:
         self.stud.toggle_progressive()
+
+    def action_rebet(self) -> None:
+        self.stud.rebet()
+
+    def action_clear(self) -> None:
+        self.stud.clear_bets()
 
     def action_deal(self) -> None:
         self.stud.deal()
@@ -358,7 +388,10 @@ class StudApp(App[None]):
         self.balance: dict[str, int] = {}
         self.jackpots: dict[str, int] = {}
         self.bets: dict[int, list[int]] = {}  # own seat -> chips stacked for its next ante
-        self.progressive = False
+        self.progressive: dict[int, bool] = {}  # own seat -> progressive bet with that ante
+        self.last_bets: dict[int, tuple[int, bool]] = {}  # own seat -> last round's ante, prog
+        self.last_bets_round: str | None = None
+        self.hands: OwnHands = {}  # own cards of private deals, per table
         self.selected: int | None = None
         self.message = ""
         self.message_is_error = False
@@ -396,7 +429,9 @@ class StudApp(App[None]):
 
     @property
     def snapshot(self) -> dict[str, Any] | None:
-        return None if self.table_id is None else self.tables.get(self.table_id)
+        """The table on screen, with the player's own cards of a private deal in it."""
+        snap = None if self.table_id is None else self.tables.get(self.table_id)
+        return None if snap is None else with_own_hands(snap, self.hands, self.player_id)
 
     def own_seats(self) -> list[int]:
         snap, me = self.snapshot, self.player_id
@@ -440,15 +475,40 @@ class StudApp(App[None]):
         stake = int(snap.get("progressive_stake", 0)) if snap else 0
         if self.watch_only:
             return Text(f"watching as {self.player_name} · {self.status}", style="dim")
-        chips = self.bets.get(self.selected, []) if self.selected is not None else []
+        sel = self.selected
+        chips = self.bets.get(sel, []) if sel is not None else []
+        seat = snap["seats"][sel] if snap is not None and sel is not None else None
+        placed = int(seat["ante"]) if isinstance(seat, dict) and seat.get("ante") else 0
+        progressive = bool(seat.get("progressive")) if placed and seat else False
+        if not placed and sel is not None:
+            progressive = self.progressive.get(sel, False)
         return player_text(
             self.player_name,
             self.balance,
             chips,
-            self.progressive,
-            self.selected,
+            progressive,
+            sel,
             stake,
             self.last_round,
+            placed=placed,
+            rebet=self.rebet_words(),
+        )
+
+    def rebet_words(self) -> str:
+        """What `a` would stack again, e.g. "seat 1 $10.00 + progressive"; "" if nothing
+        (or if it is stacked already)."""
+        again = [
+            (seat, amount, prog)
+            for seat, (amount, prog) in sorted(self.last_bets.items())
+            if seat in self.own_seats() and self._buildable(seat)
+        ]
+        if all(
+            sum(self.bets.get(s, [])) == a and self.progressive.get(s, False) == p
+            for s, a, p in again
+        ):
+            return ""
+        return ", ".join(
+            f"seat {s + 1} {money(a)}" + (" + progressive" if p else "") for s, a, p in again
         )
 
     def table_titles(self) -> dict[str, str]:
@@ -490,6 +550,7 @@ class StudApp(App[None]):
             if old is not None and old.get("seq", -1) > frame.get("seq", 0):
                 return  # snapshots replace each other whole: keep the newest
             self.tables[table] = frame
+            forget_stale_hands(self.hands, frame)
             jp = frame.get("jackpot")
             if isinstance(jp, dict) and jp.get("name") is not None:
                 self.jackpots[str(jp["name"])] = int(jp["amount"])
@@ -499,8 +560,11 @@ class StudApp(App[None]):
                 now = asyncio.get_running_loop().time()
                 self.deadline = None if ends is None else now + ends / 1000
                 self._fix_selection()
+                self._settle_bets(frame)
                 if frame["phase"] == "showdown":
                     self.last_round = last_round_text(frame, self.player_id) or self.last_round
+        elif t == "hand":
+            absorb_hand(self.hands, frame)
         elif t == "lobby":
             self.lobby = frame
             self.jackpots.update(frame.get("jackpots", {}))
@@ -588,12 +652,37 @@ class StudApp(App[None]):
         for seat in list(self.bets):
             if seat not in mine:
                 del self.bets[seat]
+        for seat in list(self.progressive):
+            if seat not in mine:
+                del self.progressive[seat]
+
+    def _settle_bets(self, snap: dict[str, Any]) -> None:
+        """Chips stacked on a seat whose ante is now on the table are spent: the seat starts
+        the next round empty. Once the cards are out, this round's antes on our seats are
+        last round's bets, for `a`."""
+        me = self.player_id
+        mine = [
+            (i, s)
+            for i, s in enumerate(snap["seats"])
+            if isinstance(s, dict) and s["player_id"] == me
+        ]
+        for i, s in mine:
+            if s["ante"] > 0:
+                self.bets.pop(i, None)
+                self.progressive.pop(i, None)
+        rid = snap.get("round_id")
+        if snap["phase"] in ("deciding", "showdown") and rid and rid != self.last_bets_round:
+            placed = {i: (int(s["ante"]), bool(s["progressive"])) for i, s in mine if s["ante"]}
+            if placed:  # a round we sat out leaves the bets before it
+                self.last_bets, self.last_bets_round = placed, str(rid)
 
     async def _on_welcome(self, welcome: dict[str, Any], session_lost: bool) -> None:
         self.balance = dict(welcome.get("balance", {}))
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
             self.bets.clear()
+            self.progressive.clear()
+            self.last_bets.clear()
             self.say("The server no longer knew this session: you are a new player.", error=True)
         # a restarted server, or another replica, may not hold our seeds: send them again
         self.client_seeds.clear()
@@ -692,6 +781,8 @@ class StudApp(App[None]):
             self.table_id = None
             self.tables.pop(table_id, None)
             self.bets.clear()
+            self.progressive.clear()
+            self.last_bets.clear()
             self.selected = None
             self.deadline = None
             if isinstance(self.screen, WatchScreen):
@@ -711,9 +802,20 @@ class StudApp(App[None]):
 
         self.submit(job)
 
+    def _buildable(self, seat: int | None) -> bool:
+        """Can a bet still be stacked on this seat (ours, no ante yet, bets open)?"""
+        snap = self.snapshot
+        if seat is None or snap is None or snap["phase"] not in ("waiting", "betting"):
+            return False
+        s = snap["seats"][seat]
+        return isinstance(s, dict) and s["player_id"] == self.player_id and not s["ante"]
+
     def add_chip(self, index: int) -> None:
         if self.selected is None:
             self.say("Sit down first: press s.", error=True)
+            return
+        if not self._buildable(self.selected):
+            self.say("This seat's bet is placed: wait for the next round.", error=True)
             return
         self.bets.setdefault(self.selected, []).append(CHIPS[index])
         self.message = ""
@@ -725,8 +827,40 @@ class StudApp(App[None]):
             self.redraw_soon()
 
     def toggle_progressive(self) -> None:
-        self.progressive = not self.progressive
-        self.say(f"Progressive bet {'on' if self.progressive else 'off'}.")
+        seat = self.selected
+        if seat is None:
+            self.say("Sit down first: press s.", error=True)
+            return
+        if not self._buildable(seat):
+            self.say("This seat's bet is placed: wait for the next round.", error=True)
+            return
+        self.progressive[seat] = on = not self.progressive.get(seat, False)
+        self.say(f"Progressive bet {'on' if on else 'off'} for seat {seat + 1}.")
+
+    def rebet(self) -> None:
+        """Stack last round's ante and progressive again on every own seat that had one."""
+        again = [s for s in self.last_bets if s in self.own_seats() and self._buildable(s)]
+        if not again:
+            self.say("Nothing to rebet: no bet of last round can go on a seat now.", error=True)
+            return
+        for seat in again:
+            amount, prog = self.last_bets[seat]
+            self.bets[seat] = chips_for(amount)
+            self.progressive[seat] = prog
+        words = ", ".join(
+            f"seat {s + 1} {money(self.last_bets[s][0])}"
+            + (" + progressive" if self.last_bets[s][1] else "")
+            for s in sorted(again)
+        )
+        self.say(f"Rebet: {words}. Press d to deal.")
+
+    def clear_bets(self) -> None:
+        """Take every chip (and the progressive) off the seats whose bets are not placed."""
+        for seat in self.own_seats():
+            if self._buildable(seat):
+                self.bets.pop(seat, None)
+                self.progressive.pop(seat, None)
+        self.say("Bets cleared.")
 
     def next_seat(self) -> None:
         mine = self.own_seats()
@@ -752,8 +886,9 @@ class StudApp(App[None]):
             for seat in mine:
                 amount = sum(self.bets.get(seat, []))
                 if snap["seats"][seat]["ante"] == 0 and amount > 0:
+                    prog = self.progressive.get(seat, False)
                     await self.link.request(
-                        "ante", table=table, seat=seat, amount=amount, progressive=self.progressive
+                        "ante", table=table, seat=seat, amount=amount, progressive=prog
                     )
                     antes += 1
             live = [s for s in self.own_seats() if (self.snapshot or snap)["seats"][s]["ante"] > 0]
@@ -836,6 +971,16 @@ class StudApp(App[None]):
             self.say(f"Bought {money(BUY_AMOUNT)} of chips.")
 
         self.submit(job)
+
+
+def chips_for(cents: int) -> list[int]:
+    """The chips that make up `cents`, largest first (a rebet's stack)."""
+    chips = []
+    for chip in sorted(CHIPS, reverse=True):
+        while cents >= chip:
+            chips.append(chip)
+            cents -= chip
+    return chips
 
 
 def _remember(memory: MutableMapping[str, Any], key: str, value: Any) -> None:

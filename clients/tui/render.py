@@ -27,12 +27,20 @@ PHASES: Final = {
     "deciding": "Fold or raise",
     "showdown": "Showdown",
 }
+#: the lobby's word for a table's phase (the browser's lobby uses the same)
+LOBBY_PHASES: Final = {
+    "waiting": "Waiting",
+    "betting": "Betting",
+    "deciding": "Deciding",
+    "showdown": "Showdown",
+}
+#: a settled hand's outcome, in the browser's words (clients/web/js/format.js)
 OUTCOMES: Final = {
     "win": "Win",
     "lose": "Lose",
     "push": "Push",
-    "fold": "Fold",
-    "no_qualify": "Dealer doesn't qualify",
+    "fold": "Folded",
+    "no_qualify": "Dealer did not qualify",
 }
 
 Frame = Mapping[str, Any]
@@ -53,6 +61,20 @@ def cards_markup(cards: Sequence[str | None] | None) -> str:
     if not cards:
         return ""
     return " ".join(card_markup(c) for c in cards)
+
+
+def short_money(cents: int) -> str:
+    """Whole dollars without the cents ("$25"), as the browser's limits read; else money()."""
+    return money(cents).removesuffix(".00")
+
+
+def seeds_words(joined: str) -> str:
+    """A proof's client seeds ("a,,b": one per seat that anted) in words: 'a', none, 'b';
+    "none" when no seat set one (the browser says the same)."""
+    parts = joined.split(",")
+    if all(p == "" for p in parts):
+        return "none"
+    return ", ".join(repr(p) if p else "none" for p in parts)
 
 
 def hand_label(hand: Frame | None) -> str:
@@ -111,10 +133,10 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
                 [
                     str(t.get("title") or t["id"]),
                     str(variant.get("title") or variant.get("name", "")),
-                    f"{money(int(t['min_ante']))}–{money(int(t['max_ante']))}",
-                    f"{taken} taken / {seats - taken} free",
+                    f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
+                    f"{seats - taken} of {seats}",
                     str(t.get("spectators", 0)),
-                    PHASES.get(str(t.get("phase")), str(t.get("phase", ""))),
+                    LOBBY_PHASES.get(str(t.get("phase")), str(t.get("phase", ""))),
                     f"{jackpot} {money(meter)}" if meter is not None else jackpot,
                 ],
             )
@@ -122,7 +144,7 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
     return rows
 
 
-LOBBY_COLUMNS: Final = ("Table", "Game", "Ante", "Seats", "Watching", "Now", "Jackpot")
+LOBBY_COLUMNS: Final = ("Table", "Game", "Ante", "Free seats", "Watching", "Now", "Jackpot")
 
 
 def info_text(
@@ -160,8 +182,10 @@ def dealer_text(snap: Frame) -> Text:
     return Text.from_markup(line)
 
 
-def seat_status(seat: Frame) -> str:
-    """The right-hand column: ready, decision, or at showdown the result in dollars."""
+def seat_status(seat: Frame, phase: str | None = None) -> str:
+    """The right-hand column: at showdown the result in dollars, else the seat's state in
+    the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
+    "Folded (timer)", "Deciding…", "Ready", "Sitting out"."""
     result = seat.get("result")
     if result:
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome")))
@@ -177,14 +201,17 @@ def seat_status(seat: Frame) -> str:
         return ("Raised" if decision == "raise" else "Folded") + (
             " (timer)" if seat.get("auto") else ""
         )
-    if seat.get("ante") and seat.get("ready"):
-        return "Ready"
+    if phase == "deciding" and seat.get("cards"):
+        return "Deciding…"
+    if phase == "betting" and seat.get("ready"):
+        return "Ready" if seat.get("ante") else "Sitting out"
     return ""
 
 
 def seats_text(snap: Frame, me: str | None, selected: int | None) -> Text:
     """One line per seat: marker, name, ante, progressive, cards, hand, status."""
     lines = []
+    phase = str(snap.get("phase", ""))
     for i, seat in enumerate(snap.get("seats") or []):
         mark = "▶" if i == selected else " "
         if seat is None:
@@ -199,7 +226,7 @@ def seats_text(snap: Frame, me: str | None, selected: int | None) -> Text:
         cards = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * 18
         lines.append(
             f"{mark} {i + 1}  {name_cell} {ante:>9} {prog}  {cards}  "
-            f"{escape(hand_label(seat.get('hand'))):<16} {seat_status(seat)}{gone}"
+            f"{escape(hand_label(seat.get('hand'))):<16} {seat_status(seat, phase)}{gone}"
         )
     return Text.from_markup("\n".join(lines))
 
@@ -225,9 +252,13 @@ def player_text(
     selected: int | None,
     stake: int,
     last_round: str = "",
+    *,
+    placed: int = 0,
+    rebet: str = "",
 ) -> Text:
-    """The player's own lines: wallet in dollars, the bet being built, the progressive,
-    and how the last round went."""
+    """The player's own lines: wallet in dollars, the selected seat's bet (being built
+    with chips, or `placed` cents already on the table), its progressive, what Rebet
+    would bet again (`rebet`, in words), and how the last round went."""
     bal = balance.get("balance")
     line = f"[b cyan]{escape(name)}[/]  balance [b]{money(bal) if bal is not None else '?'}[/]"
     if balance.get("held"):
@@ -236,12 +267,19 @@ def player_text(
         line += f"  bonus {money(balance['bonus'])} (not playable here)"
     if selected is None:
         line += "\n[dim]No seat: press s to sit.[/]"
+    elif placed:
+        line += (
+            f"\nSeat {selected + 1}: ante [b]{money(placed)}[/] placed"
+            f"   progressive [b]{'ON' if progressive else 'off'}[/] ({money(stake)})"
+        )
     else:
-        chip_list = " ".join(money(c).removesuffix(".00") for c in chips) or "none"
+        chip_list = " ".join(short_money(c) for c in chips) or "none"
         line += (
             f"\nSeat {selected + 1}: bet [b]{money(bet_total(chips))}[/] (chips: {chip_list})"
             f"   progressive [b]{'ON' if progressive else 'off'}[/] ({money(stake)})"
         )
+        if rebet:
+            line += f"   [dim]a rebets {escape(rebet)} · x clears[/]"
     if last_round:
         line += f"\nLast round: {last_round}"
     return Text.from_markup(line)
@@ -266,7 +304,7 @@ def fairness_text(snap: Frame, verdict: Verdict | None, my_seed: str | None) -> 
     if isinstance(fair, dict) and fair.get("commitment"):
         commit = f"commitment {short(str(fair['commitment']))}"
         if phase == "showdown":
-            seeds = escape(repr(str(fair.get("client_seeds", ""))))
+            seeds = escape(seeds_words(str(fair.get("client_seeds", ""))))
             parts.append(f"{verdict_markup(verdict)} · {commit} · client seeds {seeds}")
         else:
             parts.append(f"Provably fair deal · {commit}")
@@ -332,7 +370,7 @@ def history_text(
         if isinstance(fair, dict):
             lines.append(
                 f"  [dim]proof: commitment {escape(short(str(fair.get('commitment', ''))))} · "
-                f"client seeds {escape(repr(str(fair.get('client_seeds', ''))))} · "
+                f"client seeds {escape(seeds_words(str(fair.get('client_seeds', ''))))} · "
                 f"server seed {escape(short(str(fair.get('server_seed', ''))))}[/]"
             )
         blocks.append("\n".join(lines))
@@ -340,8 +378,9 @@ def history_text(
 
 
 PLAY_KEYS: Final = (
-    "s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove chip · p progressive · d deal · "
-    "f fold · r raise · tab next seat · b buy $100 · c client seed · h history · l leave · q quit"
+    "s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove chip · p progressive · a rebet · x clear · "
+    "d deal · f fold · r raise · tab next seat · b buy $100 · c client seed · h history · "
+    "l leave · q quit"
 )
 WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"
 HISTORY_KEYS: Final = "↑/↓ scroll · r refresh · h or esc back · q quit"

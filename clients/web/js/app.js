@@ -1,30 +1,42 @@
 // The browser client: state, wiring and actions.
 //
 // State comes from the server only: `welcome`, `lobby`, `table` snapshots,
-// `balance`, `jackpot`. Each table snapshot is the whole public state of a
-// table and is drawn as is. The tab keeps a few things of its own in
-// sessionStorage (per tab, kept across reloads): the session token and name,
-// the table on screen, the chip selected, and the antes being built with chips
-// before they are placed. A built ante is kept after the round, so the next
-// Deal bets the same again unless the player changes it. For the provably fair
-// deal it also keeps the client seed of each table (sent again after every
-// join, so after a reconnect too) and, per round, the commitment seen before
-// the deal and the seed in force then, which a Verify compares with the proof.
+// `hand` (the player's own cards of a private deal), `balance`, `jackpot`.
+// Each table snapshot is the whole public state of a table and is drawn as is,
+// with the player's own cards of a private deal filled in (hands.js). The tab
+// keeps a few things of its own in sessionStorage (per tab, kept across
+// reloads): the session token and name, the table on screen, the chip
+// selected, the bets being built with chips before they are placed, and last
+// round's bets. A placed bet is not built again by itself: after a round the
+// betting circle starts empty, and Rebet (a) puts last round's ante and
+// progressive back on the player's seats, Clear (x) takes the built chips off.
+// For the provably fair deal it also keeps the client seed of each table (sent
+// again after every join, so after a reconnect too) and, per round, the
+// commitment seen before the deal and the seed in force then, which a Verify
+// compares with the proof.
 
 import { Connection } from "./connection.js";
+import { dealDone, justDealt, nextCardIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
 import * as fairness from "./fairness.js";
 import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
 import { categoryLabel, dollars, errorText } from "./format.js";
+import { absorbHand, forgetStaleHands, withOwnHands } from "./hands.js";
 import { renderHistory } from "./history.js";
+import { keyCommand } from "./keys.js";
+import { seatLayout } from "./layout.js";
 import { renderLobby, tablePageUrl } from "./lobby.js";
-import { countdownText, remainingMs, renderTable } from "./table.js";
+import { breakdown } from "./chips.js";
+import { buildAmount, buildable, countdownText, rebetSeats, remainingMs, renderTable } from "./table.js";
 
 const PROTOCOL_VERSION = 1;
 const KEYS = {
   token: "stud.token", name: "stud.name", table: "stud.table", builds: "stud.builds", chip: "stud.chip",
-  seeds: "stud.seeds", rounds: "stud.rounds",
+  seeds: "stud.seeds", rounds: "stud.rounds", lastBets: "stud.lastbets",
 };
+const LONG_PRESS_MS = 500; // holding a betting circle this long takes a chip off (touch screens)
+const FLOW_BELOW_PX = 600; // a felt narrower than this flows (phone), whatever the seat count
+const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 const ROUNDS_KEPT = 200; // rounds whose commitment the tab remembers (History shows 50)
 const HISTORY_LIMIT = 50;
 const ERROR_TTL_MS = 15000;
@@ -73,7 +85,13 @@ const state = {
   tables: {}, // table id -> latest snapshot
   receivedAt: {}, // table id -> performance.now() when its snapshot arrived
   current: sessionStorage.getItem(KEYS.table), // table on screen, or null for the lobby
-  builds: loadJSON(KEYS.builds, {}), // "table:seat" -> {amount, progressive}, not placed yet
+  builds: loadBuilds(), // "table:seat" -> {chips: [cents...], progressive}, not placed yet
+  lastBets: loadJSON(KEYS.lastBets, {}), // table id -> {round_id, seats: {seat: {amount, progressive}}}: last round's bets
+  selected: {}, // table id -> the own seat that keys act on
+  hands: {}, // table id -> {round_id, seats: {seat: {cards, hand}}}: own cards of a private deal (hands.js)
+  dealing: {}, // table id -> the deal being shown card by card (deal.js)
+  felt: null, // {width, height} of the felt's inside, measured
+  sideOpen: null, // the paytable/rules panel on a phone: null until the player opens or closes it
   chip: Number(sessionStorage.getItem(KEYS.chip)) || 500, // selected chip, cents
   busy: false, // a table action is in flight
   needName: false, // show the name form
@@ -95,12 +113,24 @@ function loadJSON(key, fallback) {
   }
 }
 
+/** The built bets kept in the tab; older tabs kept `{amount}`: its chips are the largest that make it up. */
+function loadBuilds() {
+  const kept = loadJSON(KEYS.builds, {});
+  const builds = {};
+  for (const [key, b] of Object.entries(kept ?? {})) {
+    const chips = Array.isArray(b?.chips) ? b.chips.filter(Number.isSafeInteger)
+      : breakdown(Number(b?.amount) || 0).map((c) => c.cents);
+    builds[key] = { chips, progressive: Boolean(b?.progressive) };
+  }
+  return builds;
+}
+
 function saveBuilds() {
   sessionStorage.setItem(KEYS.builds, JSON.stringify(state.builds));
 }
 
 function buildOf(table, seat) {
-  return state.builds[`${table}:${seat}`] ?? { amount: 0, progressive: false };
+  return state.builds[`${table}:${seat}`] ?? { chips: [], progressive: false };
 }
 
 function setBuild(table, seat, build) {
@@ -128,6 +158,13 @@ function mySeats(snap) {
   return snap.seats
     .map((s, i) => (s && s.player_id === state.me?.player_id ? i : -1))
     .filter((i) => i >= 0);
+}
+
+/** The seat keys act on: the one the player chose, else their first. */
+function selectedSeat(snap) {
+  const mine = mySeats(snap);
+  const chosen = state.selected[snap.table];
+  return mine.includes(chosen) ? chosen : mine[0] ?? null;
 }
 
 // ----- the connection ---------------------------------------------------------
@@ -210,8 +247,12 @@ function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
+      forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
+      rememberBets(frame);
       rememberRound(frame);
+      if (justDealt(old, frame) && !reducedMotion?.matches) showDeal(frame);
+      else if (state.dealing[frame.table]?.round_id !== frame.round_id) delete state.dealing[frame.table];
       if (frame.phase === "showdown") {
         state.lastDeal[frame.table] = frame;
         const fresh = !(old?.phase === "showdown" && old.round_id === frame.round_id);
@@ -219,6 +260,9 @@ function absorb(frame) {
       }
       break;
     }
+    case "hand":
+      absorbHand(state.hands, frame);
+      break;
     case "history":
       state.history.rounds = Array.isArray(frame.rounds) ? frame.rounds : [];
       break;
@@ -280,19 +324,54 @@ function rememberRound(snap) {
   if (changed) saveRounds();
 }
 
-/** Drop built antes of seats that are no longer ours. */
+/**
+ * Drop built bets of seats that are no longer ours, and of seats whose ante is
+ * placed: the chips are on the table now, and the next round starts empty.
+ */
 function forgetStaleBuilds(snap) {
   let changed = false;
   for (const key of Object.keys(state.builds)) {
     const [table, seat] = key.split(":");
     if (table !== snap.table) continue;
     const s = snap.seats[Number(seat)];
-    if (!s || s.player_id !== state.me?.player_id) {
+    if (!s || s.player_id !== state.me?.player_id || s.ante > 0) {
       delete state.builds[key];
       changed = true;
     }
   }
   if (changed) saveBuilds();
+}
+
+/** Once a round's cards are out, its antes on our seats are "last round's bets" (for Rebet). */
+function rememberBets(snap) {
+  if (!snap.round_id || (snap.phase !== "deciding" && snap.phase !== "showdown")) return;
+  if (state.lastBets[snap.table]?.round_id === snap.round_id) return;
+  const seats = {};
+  for (const i of mySeats(snap)) {
+    const s = snap.seats[i];
+    if (s.ante > 0) seats[i] = { amount: s.ante, progressive: Boolean(s.progressive) };
+  }
+  if (!Object.keys(seats).length) return; // we sat this one out: the bets before still count
+  state.lastBets[snap.table] = { round_id: snap.round_id, seats };
+  sessionStorage.setItem(KEYS.lastBets, JSON.stringify(state.lastBets));
+}
+
+/** Show the cards coming out one at a time, redrawing as each one is dealt. */
+function showDeal(snap) {
+  const deal = startDeal(snap, performance.now());
+  state.dealing[snap.table] = deal;
+  const next = () => {
+    if (state.dealing[snap.table] !== deal) return;
+    render();
+    const wait = nextCardIn(deal, performance.now());
+    if (wait === null) {
+      delete state.dealing[snap.table];
+      render();
+    } else {
+      setTimeout(next, wait + 1);
+    }
+  };
+  setTimeout(next, deal.step);
 }
 
 // ----- actions ----------------------------------------------------------------
@@ -343,39 +422,133 @@ async function deal() {
   const snap = state.tables[state.current];
   if (!snap) return;
   const mine = mySeats(snap);
-  const toPlace = mine.filter((i) => snap.seats[i].ante === 0 && buildOf(snap.table, i).amount > 0);
+  if (!mine.length) {
+    showError("Take a seat first (s).");
+    return;
+  }
+  const toPlace = mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(buildOf(snap.table, i)) > 0);
   if (!toPlace.length && !mine.some((i) => snap.seats[i].ante > 0)) {
-    showError("Build an ante first: pick a chip and click your betting circle.");
+    showError(state.lastBets[snap.table]
+      ? "Build an ante first: pick a chip and click your betting circle, or Rebet last round's bets."
+      : "Build an ante first: pick a chip and click your betting circle.");
     return;
   }
   await act(async () => {
     for (const seat of toPlace) {
       const b = buildOf(snap.table, seat);
-      await conn.request("ante", { table: snap.table, seat, amount: b.amount, progressive: b.progressive });
+      await conn.request("ante", { table: snap.table, seat, amount: buildAmount(b), progressive: b.progressive });
     }
     await conn.request("deal", { table: snap.table });
   });
 }
 
-function changeBuild(seat, sign) {
+/** The table on screen and one of our seats whose bet can still be built, or null. */
+function editableSeat(seat) {
   const snap = state.tables[state.current];
-  if (!snap) return;
+  if (!snap || seat === null || seat === undefined) return null;
+  const s = snap.seats[seat];
+  if (!s || !buildable({ snap, me: state.me, busy: state.busy }, s)) return null;
+  return snap;
+}
+
+/** Put a chip (the selected one, or `cents`) on a seat's betting circle. */
+function addChip(seat, cents = state.chip) {
+  const snap = state.tables[state.current];
+  if (snap && mySeats(snap).includes(seat)) state.selected[snap.table] = seat;
+  if (!editableSeat(seat)) {
+    if (snap) render();
+    return;
+  }
   const b = buildOf(snap.table, seat);
-  const amount = b.amount + sign * state.chip;
-  if (amount > snap.max_ante) {
+  if (buildAmount(b) + cents > snap.max_ante) {
     showError(`The most you can ante at this table is ${dollars(snap.max_ante)}.`);
     return;
   }
-  setBuild(snap.table, seat, { ...b, amount: Math.max(0, amount) });
+  setBuild(snap.table, seat, { ...b, chips: [...b.chips, cents] });
+  render();
+}
+
+/** Take the last chip put on a seat's circle off again. */
+function removeChip(seat) {
+  const snap = editableSeat(seat);
+  if (!snap) return;
+  const b = buildOf(snap.table, seat);
+  if (!b.chips.length) return;
+  setBuild(snap.table, seat, { ...b, chips: b.chips.slice(0, -1) });
   render();
 }
 
 function toggleProgressive(seat) {
-  const snap = state.tables[state.current];
+  const snap = editableSeat(seat);
   if (!snap) return;
   const b = buildOf(snap.table, seat);
   setBuild(snap.table, seat, { ...b, progressive: !b.progressive });
   render();
+}
+
+/** Empty the bets being built: one seat's, or (no seat) every one of ours. */
+function clearBuilds(seat = null) {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  for (const i of seat === null ? mySeats(snap) : [seat]) {
+    if (editableSeat(i)) setBuild(snap.table, i, { chips: [], progressive: false });
+  }
+  render();
+}
+
+/** Build last round's bets again (ante and progressive) on every seat of ours that had one. */
+function rebet() {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  const seats = rebetSeats({ snap, me: state.me, busy: state.busy, mine: mySeats(snap),
+    rebet: state.lastBets[snap.table]?.seats, build: (i) => buildOf(snap.table, i) });
+  for (const [seat, b] of seats) {
+    setBuild(snap.table, seat, { chips: breakdown(b.amount).map((c) => c.cents), progressive: b.progressive });
+  }
+  render();
+}
+
+function selectSeat(seat, { focus = false } = {}) {
+  const snap = state.tables[state.current];
+  if (!snap || !mySeats(snap).includes(seat)) return;
+  state.selected[snap.table] = seat;
+  render();
+  if (focus) {
+    queueMicrotask(() => document.querySelector(`[data-testid="seat-${seat}"]`)?.focus({ preventScroll: false }));
+  }
+}
+
+/** Tab: the next of our seats (after the selected one), focused. */
+function nextSeat() {
+  const snap = state.tables[state.current];
+  if (!snap) return false;
+  const mine = mySeats(snap);
+  if (!mine.length) return false;
+  const at = mine.indexOf(selectedSeat(snap));
+  selectSeat(mine[(at + 1) % mine.length], { focus: true });
+  return true;
+}
+
+/** f / r: the selected seat if it has a hand to decide, else the first of ours that has. */
+function decideByKey(decision) {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  if (snap.phase !== "deciding") {
+    showError("No decision is due now.");
+    return;
+  }
+  const undecided = mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision);
+  if (!undecided.length) {
+    showError("None of your hands is waiting for a decision.");
+    return;
+  }
+  const chosen = selectedSeat(snap);
+  const seat = undecided.includes(chosen) ? chosen : undecided[0];
+  const later = undecided.find((i) => i !== seat);
+  act(async () => {
+    await conn.request(decision, { table: snap.table, seat });
+    if (later !== undefined) state.selected[snap.table] = later; // on to the next hand still waiting
+  });
 }
 
 // ----- the provably fair deal and the history ------------------------------------
@@ -496,6 +669,10 @@ const tableRequest = (t, seat) => act(() => conn.request(t, { table: state.curre
 function onClick(event) {
   const el = event.target.closest("[data-action]");
   if (!el || el.disabled) return;
+  if (longPressed && el.dataset.action === "add-chip") {
+    longPressed = false; // the click that ends a long press: the chip is already off
+    return;
+  }
   const seat = el.dataset.seat === undefined ? undefined : Number(el.dataset.seat);
   switch (el.dataset.action) {
     case "play": openTable(el.dataset.table, { sit: true }); break;
@@ -503,20 +680,21 @@ function onClick(event) {
     case "open-table": openTable(el.dataset.table); break;
     case "leave": leaveTable(); break;
     case "sit": tableRequest("sit", seat); break;
-    case "take-seat": act(() => conn.request("sit", { table: state.current })); break;
+    case "take-seat": takeSeat(); break;
     case "stand": tableRequest("stand", seat); break;
     case "withdraw": tableRequest("withdraw", seat); break;
     case "fold": tableRequest("fold", seat); break;
     case "raise": tableRequest("raise", seat); break;
     case "deal": deal(); break;
-    case "chip":
-      state.chip = Number(el.dataset.cents);
-      sessionStorage.setItem(KEYS.chip, String(state.chip));
-      render();
-      break;
-    case "add-chip": changeBuild(seat, +1); break;
+    case "chip": selectChip(Number(el.dataset.cents)); break;
+    case "add-chip": addChip(seat); break;
+    case "remove-chip": removeChip(seat); break;
     case "toggle-progressive": toggleProgressive(seat); break;
-    case "clear": setBuild(state.current, seat, { ...buildOf(state.current, seat), amount: 0 }); render(); break;
+    case "clear-seat": clearBuilds(seat); break;
+    case "clear": clearBuilds(); break;
+    case "rebet": rebet(); break;
+    case "select-seat": selectSeat(seat); break;
+    case "toggle-side": state.sideOpen = el.getAttribute("aria-expanded") !== "true"; render(); break;
     case "open-remote": goRemote(el.dataset.href); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
     case "reconnect": conn.start(); break;
@@ -529,28 +707,104 @@ function onClick(event) {
   }
 }
 
-/** Right-click on a betting circle removes the selected chip's value. */
+function selectChip(cents) {
+  state.chip = cents;
+  sessionStorage.setItem(KEYS.chip, String(state.chip));
+  render();
+}
+
+function takeSeat() {
+  act(() => conn.request("sit", { table: state.current }));
+}
+
+/**
+ * Right-click on a betting circle takes its last chip off. (A touch screen
+ * sends `contextmenu` for a long press too: that press takes one chip off,
+ * whichever of the two comes first.)
+ */
 function onContextMenu(event) {
   const el = event.target.closest('[data-action="add-chip"]');
   if (!el) return;
   event.preventDefault();
-  changeBuild(Number(el.dataset.seat), -1);
+  if (pressType === "touch") longPress(Number(el.dataset.seat));
+  else removeChip(Number(el.dataset.seat));
 }
 
+// A long press on a betting circle (a finger held still) takes its last chip off.
+let pressTimer = null;
+let longPressed = false;
+let pressType = "mouse";
+
+function longPress(seat) {
+  clearTimeout(pressTimer);
+  if (longPressed) return;
+  longPressed = true;
+  removeChip(seat);
+}
+
+function onPointerDown(event) {
+  const el = event.target.closest?.('[data-action="add-chip"]');
+  clearTimeout(pressTimer);
+  longPressed = false;
+  pressType = event.pointerType || "mouse";
+  if (!el || event.button !== 0 || pressType === "mouse") return;
+  const seat = Number(el.dataset.seat);
+  pressTimer = setTimeout(() => longPress(seat), LONG_PRESS_MS);
+}
+
+function cancelPress() {
+  clearTimeout(pressTimer);
+}
+
+/** The table's keys (keys.js), and Escape for the history panel. */
 function onKeyDown(event) {
   if (event.key === "Escape" && state.history.open) {
     toggleHistory(false);
     return;
   }
-  // Keyboard use of the betting circle: Enter/Space adds, Backspace/Delete removes.
-  const el = event.target.closest?.('[data-action="add-chip"]');
-  if (!el) return;
-  if (event.key === "Enter" || event.key === " ") {
+  // Enter/Space on a focused betting circle adds the selected chip (it is a button).
+  const circle = event.target.closest?.('[data-action="add-chip"]');
+  if (circle && (event.key === "Enter" || event.key === " ")) {
     event.preventDefault();
-    changeBuild(Number(el.dataset.seat), +1);
-  } else if (event.key === "Backspace" || event.key === "Delete") {
-    event.preventDefault();
-    changeBuild(Number(el.dataset.seat), -1);
+    addChip(Number(circle.dataset.seat));
+    return;
+  }
+  const command = keyCommand(event);
+  if (!command) return;
+  const snap = state.current ? state.tables[state.current] : null;
+  if (command.cmd === "history") {
+    if (state.me) toggleHistory();
+    return;
+  }
+  if (!snap || state.needName) return; // the other keys are the table's
+  if (command.cmd === "next-seat") {
+    // Tab selects the next own seat while the focus is on the table; elsewhere
+    // (the top bar, the paytable, the history) it moves the focus as usual.
+    const onTable = document.activeElement === document.body
+      || Boolean(document.activeElement?.closest?.(".felt-wrap"));
+    if (onTable && !state.history.open && nextSeat()) event.preventDefault();
+    return;
+  }
+  if ((event.key === " " || event.key === "Enter") && event.target.closest?.("button, a")) return;
+  event.preventDefault();
+  const seat = selectedSeat(snap);
+  switch (command.cmd) {
+    case "sit": takeSeat(); break;
+    case "chip":
+      selectChip(command.cents);
+      if (seat === null) showError("Take a seat first (s).");
+      else addChip(seat, command.cents);
+      break;
+    case "unchip": removeChip(seat); break;
+    case "progressive": toggleProgressive(seat); break;
+    case "rebet": rebet(); break;
+    case "clear": clearBuilds(); break;
+    case "deal": deal(); break;
+    case "fold": decideByKey("fold"); break;
+    case "raise": decideByKey("raise"); break;
+    case "buy": $("buy").requestSubmit(); break;
+    case "leave": leaveTable(); break;
+    default: break;
   }
 }
 
@@ -617,16 +871,23 @@ function draw() {
   if (view === "table") {
     if (snap) {
       const row = lobbyRow(snap.table);
+      const now = performance.now();
+      const seen = withOwnHands(snap, state.hands, state.me?.player_id);
       morph($("table"), renderTable({
-        snap,
+        snap: seen,
         row,
         me: state.me,
+        layout: layoutFor(snap),
+        selected: selectedSeat(snap),
+        deal: state.dealing[snap.table] && !dealDone(state.dealing[snap.table], now) ? state.dealing[snap.table] : null,
+        rebet: state.lastBets[snap.table]?.seats ?? null,
+        sideOpen: state.sideOpen ?? !window.matchMedia?.("(max-width: 640px)").matches,
         build: (seat) => buildOf(snap.table, seat),
         chip: state.chip,
         busy: state.busy,
         maxSeats: row?.max_seats_per_player ?? state.limits?.max_seats_per_player ?? 1,
         receivedAt: state.receivedAt[snap.table],
-        now: performance.now(),
+        now,
         jackpot: snap.jackpot ? state.jackpots[snap.jackpot.name] : undefined,
         online: conn.open,
         fair: {
@@ -640,7 +901,38 @@ function draw() {
       morph($("table"), h("section", { id: "table", class: "table-view", "data-testid": "table-view" },
         h("p", { class: "muted" }, "Joining the table…")));
     }
+    watchFelt();
   }
+}
+
+/** Where the seats go: from the felt's measured inside (a first guess from the window before that). */
+function layoutFor(snap) {
+  const felt = state.felt ?? {
+    width: window.innerWidth <= 1100 ? window.innerWidth - 60 : window.innerWidth - 330,
+    height: Math.max(440, window.innerHeight - 230),
+  };
+  if (felt.width < FLOW_BELOW_PX) return { mode: "flow", positions: [], vars: {} };
+  return seatLayout(snap.seats.length, felt.width, felt.height);
+}
+
+// The felt's size, measured whenever it changes (a resize, the side panel
+// moving under the felt): the seats are laid out again for it.
+const feltObserver = new ResizeObserver((entries) => {
+  const box = entries[entries.length - 1].contentRect;
+  const size = { width: Math.round(box.width), height: Math.round(box.height) };
+  if (size.width > 0 && (size.width !== state.felt?.width || size.height !== state.felt?.height)) {
+    state.felt = size;
+    render();
+  }
+});
+let observedFelt = null;
+
+function watchFelt() {
+  const felt = document.querySelector('[data-testid="felt"]');
+  if (felt === observedFelt) return;
+  if (observedFelt) feltObserver.unobserve(observedFelt);
+  observedFelt = felt;
+  if (felt) feltObserver.observe(felt);
 }
 
 function drawHeader() {
@@ -716,11 +1008,17 @@ document.addEventListener("submit", (event) => {
 document.addEventListener("click", onClick);
 document.addEventListener("contextmenu", onContextMenu);
 document.addEventListener("keydown", onKeyDown);
+document.addEventListener("pointerdown", onPointerDown);
+for (const type of ["pointerup", "pointercancel", "pointerleave", "pointermove"]) {
+  document.addEventListener(type, (event) => {
+    if (type !== "pointermove" || Math.hypot(event.movementX, event.movementY) > 6) cancelPress();
+  });
+}
 window.addEventListener("online", () => conn.retryNow());
 setInterval(tick, 200);
 
 // A handle for debugging from the console (and for the browser tests).
-window.stud = { state, conn, fairness, verifyDeal, verifyHistory, loadHistory };
+window.stud = { state, conn, fairness, verifyDeal, verifyHistory, loadHistory, absorb };
 
 render();
 conn.start();

@@ -53,6 +53,27 @@ export function qualifies(dealer) {
   return categoryRank(dealer.hand.category) >= categoryRank("ace_king");
 }
 
+/**
+ * A seat's state in words, the same words as the terminal client's
+ * (clients/tui/render.py `seat_status`): "Ready", "Sitting out", "Deciding…",
+ * "Raised", "Folded", "Folded (timer)", "Away"; "" when there is nothing to say.
+ */
+export function seatStatus(phase, seat) {
+  if (seat.decision === "fold") return seat.auto ? "Folded (timer)" : "Folded";
+  if (seat.decision === "raise") return "Raised";
+  if (phase === "deciding" && seat.cards) return "Deciding…";
+  if (phase === "betting" && seat.ready) return seat.ante > 0 ? "Ready" : "Sitting out";
+  if (!seat.connected) return "Away";
+  return "";
+}
+
+/** The client seeds of a proof ("a,,b": one per seat that anted) in words: “a”, none, “b”; "none" when no seat set one. */
+export function clientSeedsText(joined) {
+  const parts = String(joined ?? "").split(",");
+  if (parts.every((p) => p === "")) return "none";
+  return parts.map((p) => (p ? `“${p}”` : "none")).join(", ");
+}
+
 export const OUTCOMES = {
   win: "Win",
   lose: "Lose",

@@ -116,7 +116,7 @@ export function settledResult(s, record) {
 function seatLine(s, r, mine) {
   const res = settledResult(s, r);
   const prize = progressivePaid(res?.progressive_prize);
-  const decision = s.decision === "raise" ? "Raised" : s.decision === "fold" ? (s.auto ? "Folded (time)" : "Folded") : "";
+  const decision = s.decision === "raise" ? "Raised" : s.decision === "fold" ? (s.auto ? "Folded (timer)" : "Folded") : "";
   return h("div", { class: `hist-hand${mine ? " mine" : ""}`, "data-testid": mine ? "history-seat" : "history-other",
     "data-seat": s.seat },
   h("span", { class: "hist-who" }, mine ? `Seat ${s.seat + 1}` : `${s.name} · ${s.seat + 1}`),

@@ -1,16 +1,24 @@
 // The table view, drawn from one `table` snapshot (the whole public state of
-// the table) plus what this tab keeps locally: the chip selected and the antes
-// being built. Nothing here applies events: every snapshot redraws the view.
+// the table, with the player's own cards of a private deal filled in: see
+// hands.js) plus what this tab keeps locally: the chip selected, the seat
+// selected, the bets being built, last round's bets (for Rebet), the deal being
+// shown card by card, and the felt's measured size (layout.js places the
+// seats). Nothing here applies events: every snapshot redraws the view.
 
-import { cardRow } from "./cards.js";
+import { dealtRow } from "./cards.js";
 import { CHIPS, chipFace, chipStack } from "./chips.js";
+import { DEALER, dealDone, isDealt } from "./deal.js";
 import { h } from "./dom.js";
 import { shortHex, verdictEl, verifyButton } from "./fairview.js";
-import { OUTCOMES, dollars, progressivePaid, qualifies, signedDollars } from "./format.js";
+import {
+  OUTCOMES, clientSeedsText, dollars, progressivePaid, qualifies, seatStatus, signedDollars,
+} from "./format.js";
+import { KEY_HELP } from "./keys.js";
 import { progressivePaytable, raisePaytable } from "./paytable.js";
 
 const RAISE_MULTIPLE = 2;
 const PHASE_NAMES = { waiting: "Waiting for bets", betting: "Betting", deciding: "Fold or raise", showdown: "Showdown" };
+const WIDE_SEAT = 140; // px: wide enough for "Raise $20" on one line
 
 /** Milliseconds left on the snapshot's timer, `null` when it has none. */
 export function remainingMs(snap, receivedAt, now) {
@@ -23,33 +31,31 @@ export function countdownText(ms) {
   return ms === null ? "" : `${Math.ceil(ms / 1000)}s`;
 }
 
-/**
- * Where seat `i` of `n` sits on the felt, in percent of the felt's box (the
- * top centre of the seat). Seat 0 is at the dealer's left, which is the
- * players' right: the seats run right to left along a curve that rises
- * towards the ends of the table, as round a real half-moon table.
- */
-function seatPosition(i, n) {
-  const u = n === 1 ? 0 : 1 - (2 * i) / (n - 1); // 1 (right end) .. -1 (left end)
-  const spread = 43 - 20 / n; // keep the end seats off the rail
-  return { x: 50 + spread * u, y: 44 - 12 * u * u };
+/** The amount of a built bet (its chips added up). */
+export function buildAmount(build) {
+  return (build?.chips ?? []).reduce((sum, c) => sum + c, 0);
 }
 
 /**
  * The table section.
- * @param {object} ctx {snap, row, me, build(seat), chip, busy, maxSeats, receivedAt, now, online,
- *   fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox)
+ * @param {object} ctx {snap, row, me, build(seat) -> {chips, progressive}, chip, busy, maxSeats,
+ *   receivedAt, now, online, jackpot, layout (layout.js seatLayout), selected (own seat or null),
+ *   deal (deal.js startDeal, or null), rebet ({seat: {amount, progressive}} or null),
+ *   sideOpen, fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox)
  */
 export function renderTable(ctx) {
   const { snap } = ctx;
   const mine = snap.seats
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
     .filter((i) => i >= 0);
-  const view = { ...ctx, mine, seated: mine.length > 0 };
+  const layout = ctx.layout ?? { mode: "flow", positions: [], vars: {} };
+  const dealing = ctx.deal && ctx.deal.round_id === snap.round_id && !dealDone(ctx.deal, ctx.now) ? ctx.deal : null;
+  const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
   return h("section", {
-    id: "table", class: `table-view phase-${snap.phase}${ctx.online ? "" : " offline"}`,
+    id: "table", class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}`,
     "data-testid": "table-view", "data-table": snap.table, "data-phase": snap.phase,
-    "data-role": view.seated ? "player" : "spectator",
+    "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
+    "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
   },
   tableHead(view),
   h("div", { class: "table-layout" },
@@ -61,7 +67,8 @@ function tableHead(v) {
   const { snap, row } = v;
   const ms = remainingMs(snap, v.receivedAt, v.now);
   return h("div", { class: "table-head" },
-    h("button", { class: "btn ghost", "data-action": "leave", "data-testid": "leave" }, "← Leave table"),
+    h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
+      title: "Leave the table (l)" }, "← ", h("span", { class: "leave-word" }, "Leave table")),
     h("div", { class: "title" },
       h("h1", { "data-testid": "table-title" }, snap.title ?? snap.table),
       h("span", { class: "variant" }, row?.variant?.title ?? snap.variant)),
@@ -81,18 +88,36 @@ function tableHead(v) {
         dollars(v.jackpot ?? 0))));
 }
 
+function styleOf(vars) {
+  return Object.entries(vars ?? {}).map(([k, val]) => `${k}:${val}`).join(";");
+}
+
 function felt(v) {
-  const { snap } = v;
+  const { snap, layout } = v;
   const n = snap.seats.length;
-  return h("div", { class: `felt seats-${n}`, "data-testid": "felt" },
-    h("div", { class: "felt-print" }, (v.row?.variant?.title ?? "Casino Stud Poker").toUpperCase()),
+  const arc = layout.mode === "arc";
+  const narrow = arc && layout.seat.w < WIDE_SEAT;
+  const seatEls = snap.seats.map((seat, i) => {
+    const pos = arc ? layout.positions[i] : null;
+    return seat ? seatEl(v, seat, i, pos) : emptySeat(v, i, pos);
+  });
+  const print = h("div", { class: "felt-print", "aria-hidden": "true",
+    style: arc && layout.printTop !== null ? `top:${layout.printTop}px` : null,
+    hidden: arc && layout.printTop === null },
+  (v.row?.variant?.title ?? "Casino Stud Poker").toUpperCase());
+  const classes = ["felt", `seats-${n}`, arc ? "arc" : "flow"];
+  if (narrow) classes.push("narrow-seats");
+  if (arc) {
+    return h("div", { class: classes.join(" "), "data-testid": "felt", style: styleOf(layout.vars) },
+      print, dealerZone(v), seatEls);
+  }
+  const own = v.mine.map((i) => seatEls[i]);
+  const others = seatEls.filter((_, i) => !v.mine.includes(i));
+  return h("div", { class: classes.join(" "), "data-testid": "felt" },
     dealerZone(v),
-    h("p", { class: "table-message", "data-testid": "table-message" }, message(v)),
-    snap.seats.map((seat, i) => {
-      const pos = seatPosition(i, n);
-      const style = `left:${pos.x.toFixed(2)}%;top:${pos.y.toFixed(2)}%`;
-      return seat ? seatEl(v, seat, i, style) : emptySeat(v, i, style);
-    }));
+    own.length ? h("div", { class: "own-seats", "data-testid": "own-seats" }, own) : null,
+    h("div", { class: "other-seats", "data-testid": "other-seats" }, others),
+    print);
 }
 
 function dealerZone(v) {
@@ -103,12 +128,16 @@ function dealerZone(v) {
   return h("div", { class: "dealer", "data-testid": "dealer" },
     h("span", { class: "dealer-label" }, "Dealer"),
     cards.length
-      ? cardRow(cards, { testid: "dealer-cards" })
+      ? dealtRow(cards, {
+        testid: "dealer-cards", fresh: Boolean(v.dealing),
+        dealt: (k) => isDealt(v.dealing, v.now, DEALER, k),
+      })
       : h("div", { class: "cards placeholder", "data-testid": "dealer-cards" },
-        [0, 1, 2, 3, 4].map(() => h("div", { class: "card slot" }))),
+        [0, 1, 2, 3, 4].map(() => h("div", { class: "card-slot" }))),
     h("div", { class: `dealer-hand${showdown ? (q ? " qualifies" : " not-qualified") : ""}`,
       "data-testid": "dealer-hand" },
-    showdown ? `${d.hand.label} — ${q ? "qualifies" : "does not qualify"}` : ""));
+    showdown ? `${d.hand.label} — ${q ? "qualifies" : "does not qualify"}` : ""),
+    h("p", { class: "table-message", "data-testid": "table-message", role: "status" }, message(v)));
 }
 
 function message(v) {
@@ -118,13 +147,16 @@ function message(v) {
   switch (snap.phase) {
     case "waiting":
       return seated
-        ? "Pick a chip, click your circle to bet (right-click removes), then Deal."
+        ? (v.layout.mode === "flow"
+          ? "Pick a chip, tap your circle to bet (− takes one off), then Deal."
+          : "Pick a chip, click your circle to bet (right-click or − takes one off), then Deal.")
         : people.length ? "Waiting for the first ante." : "The table is open: take a seat.";
     case "betting": {
       const ready = new Set(people.filter((s) => s.ready).map((s) => s.player_id));
       return `Betting is open — ${ready.size} of ${players.size} player${players.size === 1 ? "" : "s"} ready.`;
     }
     case "deciding":
+      if (v.dealing) return "Dealing…";
       return seated && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision)
         ? "Fold or raise each hand — the raise is twice the ante."
         : "Players are deciding: fold or raise.";
@@ -140,115 +172,171 @@ function message(v) {
   }
 }
 
-function emptySeat(v, i, style) {
+function placeStyle(pos) {
+  return pos ? `left:${pos.x}px;top:${pos.y}px` : null;
+}
+
+function emptySeat(v, i, pos) {
   const canSit = v.mine.length < v.maxSeats;
-  return h("div", { class: "seat empty", style, "data-testid": `seat-${i}`, "data-seat": i },
+  const kind = pos ? "arc" : "tile";
+  return h("div", { class: `seat empty ${kind}`, style: placeStyle(pos), "data-testid": `seat-${i}`, "data-seat": i },
     h("div", { class: "seat-ring" }, h("span", {}, `${i + 1}`)),
     canSit
       ? h("button", { class: "btn small sit", "data-action": "sit", "data-seat": i, "data-testid": `sit-${i}`,
-        title: v.seated ? "Play one more hand from this seat" : "Take this seat" },
+        title: v.seated ? `Play one more hand from seat ${i + 1}` : `Take seat ${i + 1}` },
       v.seated ? "+ Hand" : "Sit here")
-      : null);
+      : h("span", { class: "seat-free muted" }, "Free"));
 }
 
 /** Can the viewer still build the ante of this seat (their seat, no ante yet, bets open)? */
-function buildable(v, seat) {
+export function buildable(v, seat) {
   const { phase } = v.snap;
   return seat.player_id === v.me?.player_id && seat.ante === 0 && !seat.ready
     && (phase === "waiting" || phase === "betting") && !v.busy;
 }
 
-function seatEl(v, seat, i, style) {
-  const { snap } = v;
+function seatEl(v, seat, i, pos) {
   const mine = seat.player_id === v.me?.player_id;
+  const kind = pos ? "arc" : mine ? "big" : "tile";
   const result = seat.result;
-  const classes = ["seat"];
+  const selected = mine && v.selected === i;
+  const classes = ["seat", kind];
   if (mine) classes.push("mine");
+  if (selected) classes.push("selected");
   if (!seat.connected) classes.push("away");
   if (seat.decision === "fold") classes.push("folded");
   if (result) classes.push(`result-${result.outcome}`);
-  return h("div", { class: classes.join(" "), style, "data-testid": `seat-${i}`, "data-seat": i,
-    "data-player": seat.player_id },
-  h("div", { class: "nameplate", "data-testid": `seat-${i}-name` },
-    h("span", { class: `dot${seat.connected ? " on" : ""}`,
-      title: seat.connected ? "connected" : "disconnected" }),
+  const props = {
+    class: classes.join(" "), style: placeStyle(pos), "data-testid": `seat-${i}`, "data-seat": i,
+    "data-player": seat.player_id, "data-selected": selected ? "true" : null,
+    "aria-current": selected ? "true" : null,
+    "aria-label": `Seat ${i + 1}: ${seat.name}${mine ? " (you)" : ""}`, role: "group",
+  };
+  if (mine) Object.assign(props, { tabindex: -1, "data-action": "select-seat" });
+  const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name` },
+    h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
     h("span", { class: "name" }, seat.name),
     mine ? h("span", { class: "you" }, "you") : null,
-    h("span", { class: "seat-no" }, `#${i + 1}`)),
-  seat.cards
-    ? cardRow(seat.cards, { small: true, testid: `seat-${i}-cards` })
-    : h("div", { class: "cards none", "data-testid": `seat-${i}-cards` }),
-  h("div", { class: "hand-label", "data-testid": `seat-${i}-hand` }, seat.hand?.label ?? ""),
-  bettingSpot(v, seat, i, mine),
-  h("div", { class: "seat-status", "data-testid": `seat-${i}-status` }, statusText(snap, seat)),
-  mine ? seatActions(v, seat, i) : null,
-  result ? resultEl(seat, i) : h("div", { class: "result none", "data-testid": `seat-${i}-result` }));
+    h("span", { class: "seat-no" }, `#${i + 1}`));
+  const cards = seatCards(v, seat, i, pos);
+  const hand = h("div", { class: "hand-label", "data-testid": `seat-${i}-hand` },
+    seat.cards && cardsShown(v, i) ? seat.hand?.label ?? "" : "");
+  const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` }, seatStatus(v.snap.phase, seat));
+  const res = result ? resultEl(seat, i) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
+  const editable = mine && buildable(v, seat);
+  const { spot, progressive, remove } = bettingSpot(v, seat, i, mine, kind, editable);
+  if (kind === "arc") {
+    return h("div", props, nameplate, cards, h("div", { class: "seat-info" }, hand, status), spot,
+      h("div", { class: "seat-foot" }, mine && !result ? seatActions(v, seat, i, kind, editable) : null, res));
+  }
+  if (kind === "big") {
+    return h("div", props,
+      h("div", { class: "seat-head" }, nameplate, hand, status),
+      h("div", { class: "seat-main" }, cards, spot),
+      h("div", { class: "seat-foot" },
+        result ? null : seatActions(v, seat, i, kind, editable, [remove, progressive]), res));
+  }
+  return h("div", props, nameplate, cards, hand, h("div", { class: "tile-line" }, spot, status), res);
 }
 
-function statusText(snap, seat) {
-  if (seat.decision === "fold") return seat.auto ? "Folded (time)" : "Folded";
-  if (seat.decision === "raise") return "Raised";
-  if (snap.phase === "deciding" && seat.cards) return "Deciding…";
-  if (snap.phase === "betting" && seat.ready) return seat.ante > 0 ? "Ready" : "Sitting out";
-  if (!seat.connected) return "Away";
-  return "";
+/** All five cards of seat i out (the deal is not being shown, or it has reached them)? */
+function cardsShown(v, i) {
+  return !v.dealing || isDealt(v.dealing, v.now, i, 4);
+}
+
+function seatCards(v, seat, i, pos) {
+  if (!seat.cards) return h("div", { class: "cards none", "data-testid": `seat-${i}-cards` });
+  let style = null;
+  if (v.dealing && pos) {
+    // the cards fly in from the dealer's place at the top of the felt
+    const { seat: box, dealer } = v.layout;
+    const dx = Math.round(v.layout.width / 2 - (pos.x + pos.w / 2));
+    const dy = Math.round(dealer.cardsY - (pos.y + box.cardsY));
+    style = `--from-x:${dx}px;--from-y:${dy}px`;
+  }
+  return dealtRow(seat.cards, {
+    testid: `seat-${i}-cards`, fresh: Boolean(v.dealing), style,
+    dealt: (k) => isDealt(v.dealing, v.now, i, k),
+  });
 }
 
 /** The ante circle (chips), the raise spot, and the progressive light in front. */
-function bettingSpot(v, seat, i, mine) {
-  const build = mine ? v.build(i) : { amount: 0, progressive: false };
-  const editable = mine && buildable(v, seat);
+function bettingSpot(v, seat, i, mine, kind, editable) {
+  const build = mine ? v.build(i) : { chips: [], progressive: false };
   const placed = seat.ante > 0;
-  const shown = placed ? seat.ante : editable ? build.amount : 0;
+  const built = buildAmount(build);
+  const shown = placed ? seat.ante : editable ? built : 0;
   const lit = placed ? seat.progressive : editable && build.progressive;
   const raised = seat.decision === "raise";
+  const stake = dollars(v.snap.progressive_stake);
   const circleClass = ["ante-circle", editable ? "buildable" : "", !placed && shown > 0 ? "unplaced" : ""]
     .filter(Boolean).join(" ");
   const circleProps = {
     class: circleClass, "data-testid": `ante-${i}`, "data-cents": shown,
-    title: editable ? "Click to add the selected chip · right-click to remove it" : null,
+    title: editable ? "Click or tap to add the selected chip · right-click, long press or − takes one off" : null,
   };
   if (editable) {
     Object.assign(circleProps, { "data-action": "add-chip", "data-seat": i, role: "button",
-      tabindex: 0, "aria-label": `Ante for seat ${i + 1}: ${dollars(shown)}. Click to add, right-click to remove.` });
+      tabindex: 0, "aria-label": `Ante for seat ${i + 1}: ${dollars(shown)}. Activate to add the selected chip.` });
   }
   const progressive = editable
     ? h("button", { class: `prog-light${lit ? " on" : ""}`, "data-action": "toggle-progressive",
       "data-seat": i, "data-testid": `progressive-${i}`, "aria-pressed": lit ? "true" : "false",
-      title: `Progressive jackpot bet (${dollars(v.snap.progressive_stake)})` }, "JP")
+      title: `Progressive jackpot bet (${stake}) · p`, "aria-label": `Progressive bet ${stake} for seat ${i + 1}` },
+    "JP")
     : h("span", { class: `prog-light${lit ? " on" : ""}`, "data-testid": `progressive-${i}`,
       "aria-pressed": lit ? "true" : "false", title: lit ? "Progressive bet placed" : "No progressive bet" }, "JP");
-  return h("div", { class: "spot" },
-    progressive,
-    h("div", circleProps,
-      shown > 0 ? chipStack(shown) : h("span", { class: "circle-label" }, "ANTE"),
-      h("span", { class: "amount", "data-testid": `ante-${i}-amount` }, shown > 0 ? dollars(shown, { short: true }) : "")),
-    h("div", { class: `raise-spot${raised ? " filled" : ""}`, "data-testid": `raise-spot-${i}` },
-      raised ? chipStack(RAISE_MULTIPLE * seat.ante) : h("span", { class: "circle-label" }, "RAISE"),
-      raised ? h("span", { class: "amount" }, dollars(RAISE_MULTIPLE * seat.ante, { short: true })) : null));
+  const remove = editable && built > 0
+    ? h("button", { class: "chip-remove", "data-action": "remove-chip", "data-seat": i,
+      "data-testid": `chip-remove-${i}`, title: "Take the last chip off (Backspace)",
+      "aria-label": `Take a chip off seat ${i + 1}` }, "−")
+    : null;
+  const amount = h("span", { class: "amount", "data-testid": `ante-${i}-amount` },
+    shown > 0 ? dollars(shown, { short: true }) : "");
+  if (kind === "tile") {
+    return { spot: h("div", { class: "spot tile-spot", "data-testid": `seat-${i}-bet` },
+      h("span", circleProps, shown > 0 ? chipStack(shown) : null, amount),
+      progressive,
+      h("span", { class: `raise-spot${raised ? " filled" : ""}`, "data-testid": `raise-spot-${i}` },
+        raised ? `+${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}` : "")) };
+  }
+  const circle = h("div", circleProps,
+    shown > 0 ? chipStack(shown) : h("span", { class: "circle-label" }, "ANTE"), amount);
+  const raise = h("div", { class: `raise-spot${raised ? " filled" : ""}`, "data-testid": `raise-spot-${i}` },
+    raised ? chipStack(RAISE_MULTIPLE * seat.ante) : h("span", { class: "circle-label" }, "RAISE"),
+    raised ? h("span", { class: "amount" }, dollars(RAISE_MULTIPLE * seat.ante, { short: true })) : null);
+  if (kind === "big" && editable) {
+    // large seats (a phone) get the progressive and the − as full-size buttons under the cards
+    return { spot: h("div", { class: "spot", "data-testid": `seat-${i}-bet` }, circle, raise), progressive, remove };
+  }
+  return { spot: h("div", { class: "spot", "data-testid": `seat-${i}-bet` },
+    h("div", { class: "circle-wrap" }, circle, progressive, remove), raise) };
 }
 
 /** Fold / Raise during decisions; take back, clear or stand between rounds. */
-function seatActions(v, seat, i) {
+function seatActions(v, seat, i, kind, editable, tools = []) {
   const { phase } = v.snap;
-  const buttons = [];
-  if (phase === "deciding" && seat.cards && !seat.decision) {
+  const buttons = tools.filter(Boolean);
+  const dealt = !v.dealing;
+  if (phase === "deciding" && seat.cards && !seat.decision && dealt) {
+    const raise = dollars(RAISE_MULTIPLE * seat.ante, { short: true });
     buttons.push(
       h("button", { class: "btn fold", "data-action": "fold", "data-seat": i, "data-testid": `fold-${i}`,
-        disabled: v.busy }, "Fold"),
+        disabled: v.busy, title: "Fold this hand (f)" }, "Fold"),
       h("button", { class: "btn raise", "data-action": "raise", "data-seat": i, "data-testid": `raise-${i}`,
-        disabled: v.busy }, `Raise ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}`),
+        disabled: v.busy, title: `Raise ${raise} (r)` }, "Raise ", h("small", {}, raise)),
     );
   } else if (phase === "betting" && seat.ante > 0) {
     buttons.push(h("button", { class: "btn small", "data-action": "withdraw", "data-seat": i,
       "data-testid": `withdraw-${i}`, disabled: v.busy }, "Take back"));
-  } else if (buildable(v, seat) && v.build(i).amount > 0) {
-    buttons.push(h("button", { class: "btn small", "data-action": "clear", "data-seat": i,
-      "data-testid": `clear-${i}` }, "Clear"));
+  } else if (editable && buildAmount(v.build(i)) > 0) {
+    buttons.push(h("button", { class: "btn small", "data-action": "clear-seat", "data-seat": i,
+      "data-testid": `clear-${i}`, title: "Take every chip off this seat" }, "Clear"));
   }
-  if (seat.ante === 0) {
+  if (seat.ante === 0 && (phase === "waiting" || phase === "betting" || kind === "big")) {
     buttons.push(h("button", { class: "btn small ghost", "data-action": "stand", "data-seat": i,
-      "data-testid": `stand-${i}`, disabled: v.busy }, "Stand up"));
+      "data-testid": `stand-${i}`, disabled: v.busy, title: "Give up this seat" },
+    kind === "arc" && v.layout.seat.w < WIDE_SEAT ? "Stand" : "Stand up"));
   }
   return h("div", { class: "seat-actions" }, buttons);
 }
@@ -259,38 +347,74 @@ function resultEl(seat, i) {
   return h("div", { class: `result ${r.outcome}`, "data-testid": `seat-${i}-result`,
     "data-outcome": r.outcome, "data-net": r.net },
   h("span", { class: "outcome" }, OUTCOMES[r.outcome] ?? r.outcome),
-  h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
-  prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize },
-    `Progressive ${dollars(prize)}`) : null);
+  h("span", { class: "result-money" },
+    h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
+    prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize,
+      title: `Progressive ${dollars(prize)}` }, `★ ${dollars(prize, { short: true })}`) : null));
 }
 
-/** The player's rack: chip values, limits, and the one Deal button for all their hands. */
+/** The total a set of bets takes from the wallet now (antes and progressive stakes). */
+function stakeOf(bets, stake) {
+  return bets.reduce((sum, b) => sum + b.amount + (b.progressive ? stake : 0), 0);
+}
+
+/** The player's rack: chip values, Rebet and Clear, what is built, and the one Deal button for all their hands. */
 function controls(v) {
   const { snap } = v;
   const seats = v.mine.map((i) => snap.seats[i]);
   const open = snap.phase === "waiting" || snap.phase === "betting";
   const ready = seats.some((s) => s.ready);
-  const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && v.build(i).amount > 0);
+  const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0);
   const placed = seats.some((s) => s.ante > 0);
   const canDeal = open && !ready && !v.busy && (toPlace.length > 0 || placed);
-  const total = toPlace.reduce((sum, i) => sum + v.build(i).amount
-    + (v.build(i).progressive ? snap.progressive_stake : 0), 0);
+  const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
+    snap.progressive_stake);
+  const rebets = rebetSeats(v);
+  const rebetTotal = stakeOf(rebets.map(([, b]) => b), snap.progressive_stake);
+  const anyBuilt = v.mine.some((i) => buildable(v, snap.seats[i])
+    && (buildAmount(v.build(i)) > 0 || v.build(i).progressive));
+  const sel = v.selected ?? null;
+  const selBuild = sel === null ? null : v.build(sel);
+  const selLine = sel === null
+    ? "Sit down to play"
+    : `Seat #${sel + 1}: ${dollars(snap.seats[sel]?.ante || buildAmount(selBuild), { short: true })}`
+      + ((snap.seats[sel]?.ante ? snap.seats[sel].progressive : selBuild.progressive) ? " + progressive" : "");
   return h("div", { class: "controls", "data-testid": "controls" },
     h("div", { class: "rack", role: "radiogroup", "aria-label": "Chip value" },
-      CHIPS.map((chip) => h("button", {
+      CHIPS.map((chip, k) => h("button", {
         class: `rack-chip${v.chip === chip.cents ? " selected" : ""}`, "data-action": "chip",
         "data-cents": chip.cents, "data-testid": `chip-${chip.cents}`, role: "radio",
         "aria-checked": v.chip === chip.cents ? "true" : "false",
-        title: `Select the ${dollars(chip.cents, { short: true })} chip`,
+        title: `Select the ${dollars(chip.cents, { short: true })} chip (${k + 1} adds one)`,
       }, chipFace(chip)))),
+    h("div", { class: "bet-tools" },
+      h("button", { class: "btn rebet", "data-action": "rebet", "data-testid": "rebet",
+        disabled: !rebets.length || v.busy,
+        title: rebets.length
+          ? `Bet last round's bets again: ${rebets.map(([s, b]) => `#${s + 1} ${dollars(b.amount, { short: true })}${b.progressive ? " + progressive" : ""}`).join(", ")} (a)`
+          : "Last round's bets, once you have played a round (a)" },
+      "Rebet", rebets.length ? h("small", {}, dollars(rebetTotal, { short: true })) : null),
+      h("button", { class: "btn clear", "data-action": "clear", "data-testid": "clear",
+        disabled: !anyBuilt, title: "Take every chip off your seats (x)" }, "Clear")),
     h("div", { class: "rules" },
-      h("div", {}, `Ante ${dollars(snap.min_ante, { short: true })} to ${dollars(snap.max_ante, { short: true })}`
-        + ` · raise is ${RAISE_MULTIPLE}× the ante · progressive ${dollars(snap.progressive_stake)}`),
-      h("div", { class: "muted" },
-        `Your hands: ${v.mine.map((i) => `#${i + 1}`).join(", ")}`
-        + (v.mine.length < v.maxSeats ? ` · play up to ${v.maxSeats} with “+ Hand” on a free seat` : ""))),
-    h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal },
-      open && ready ? "Waiting for others…" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
+      h("div", { class: "selected-line", "data-testid": "selected-seat", "data-seat": sel ?? "" }, selLine,
+        h("span", { class: "muted" }, ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
+          + (v.mine.length < v.maxSeats ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
+      h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
+        + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
+      h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, KEY_HELP)),
+    h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
+      title: "Place the bets and deal (d)" },
+    open && ready ? "Waiting for others…" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
+}
+
+/** Own seats that last round's bets can go back on now: [[seat, {amount, progressive}]]. */
+export function rebetSeats(v) {
+  const last = v.rebet ?? {};
+  return Object.entries(last)
+    .map(([seat, b]) => [Number(seat), b])
+    .filter(([seat]) => v.mine.includes(seat) && buildable(v, v.snap.seats[seat]))
+    .filter(([seat, b]) => buildAmount(v.build(seat)) !== b.amount || v.build(seat).progressive !== b.progressive);
 }
 
 function spectatorBar(v) {
@@ -303,20 +427,28 @@ function spectatorBar(v) {
 
 function sidePanel(v) {
   const variant = v.row?.variant;
-  return h("aside", { class: "side" },
-    fairBox(v),
-    variant
-      ? [
-        raisePaytable(variant, { testid: "paytable" }),
-        progressivePaytable(variant, v.jackpot, { testid: "progressive-paytable" }),
-        h("p", { class: "fine" }, variant.folded_collects_progressive
-          ? "A folded hand still collects the progressive."
-          : "A folded hand does not collect the progressive."),
-      ]
-      : h("p", { class: "muted" }, "Loading the paytable…"),
-    h("p", { class: "fine" }, "The dealer needs Ace-King or better. Not qualified: the ante pays 1:1 and "
-      + "the raise is returned. Qualified: a better hand wins the ante 1:1 and the raise at the paytable; "
-      + "a worse hand loses both; an exact tie pushes."));
+  const open = v.sideOpen !== false;
+  return h("aside", { class: "side", "data-open": open ? "true" : "false" },
+    h("button", { class: "btn side-toggle", "data-action": "toggle-side", "data-testid": "side-toggle",
+      "aria-expanded": open ? "true" : "false", "aria-controls": "side-body" },
+    open ? "Hide paytable, rules & fair deal" : "Paytable, rules & fair deal"),
+    h("div", { class: "side-body", id: "side-body" },
+      fairBox(v),
+      variant
+        ? [
+          raisePaytable(variant, { testid: "paytable" }),
+          progressivePaytable(variant, v.jackpot, { testid: "progressive-paytable" }),
+          h("p", { class: "fine" }, variant.folded_collects_progressive
+            ? "A folded hand still collects the progressive."
+            : "A folded hand does not collect the progressive."),
+        ]
+        : h("p", { class: "muted" }, "Loading the paytable…"),
+      h("p", { class: "fine", "data-testid": "rules" }, "The dealer needs Ace-King or better. Not qualified: the ante pays 1:1 and "
+        + "the raise is returned. Qualified: a better hand wins the ante 1:1 and the raise at the paytable; "
+        + "a worse hand loses both; an exact tie pushes."),
+      v.snap.hands === "private"
+        ? h("p", { class: "fine" }, "Hands are private: each player sees only their own cards until the showdown.")
+        : null));
 }
 
 /**
@@ -341,7 +473,7 @@ function fairBox(v) {
     h("h2", { class: "box-caption" }, "Provably fair deal"),
     h("dl", { class: "fair-facts" },
       h("dt", {}, "Commitment"),
-      h("dd", { class: "hex", "data-testid": "fair-commitment", "data-commitment": commitment ?? "",
+      h("dd", { class: commitment ? "hex" : "words", "data-testid": "fair-commitment", "data-commitment": commitment ?? "",
         title: commitment ? `SHA-256 of this round's server seed: ${commitment}` : null },
       commitment ? shortHex(commitment) : live ? "none: not a provably fair deal" : "published when betting opens"),
       h("dt", {}, "Round"),
@@ -365,7 +497,9 @@ function fairBox(v) {
         ? h("p", { class: "fine" },
           current ? null : [`Round ${shortRound(last.round_id)}`, h("br")],
           "Server seed ", h("span", { class: "hex", title: proof.server_seed }, shortHex(proof.server_seed)),
-          h("br"), `Client seeds “${proof.client_seeds}”`)
+          h("br"), "Client seeds ",
+          h("span", { "data-testid": "fair-client-seeds", title: proof.client_seeds ? `as sent: “${proof.client_seeds}”` : null },
+            clientSeedsText(proof.client_seeds)))
         : h("p", { class: "fine" }, last ? "This deal was not made by the provably fair shuffler." : ""),
       verdictEl(fair.verdict, "fair-verdict")));
 }

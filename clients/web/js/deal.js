@@ -1,0 +1,63 @@
+// The deal, card by card, as the table deals it (PROTOCOL.md section 6): one
+// card at a time to each seat with an ante, in seat order, then the dealer,
+// five times. When the tab sees the cards come out (the snapshot before had
+// none) it shows them in that order, one step apart; a page opened in the
+// middle of a round, or one whose user asked for reduced motion, shows them
+// all at once. Pure functions of the snapshot and the clock (tested by Node).
+
+export const DEALER = "dealer";
+const DEAL_MS = 2400; // the whole deal takes about this long...
+const STEP_MIN_MS = 60; // ...with each card at least this far apart...
+const STEP_MAX_MS = 180; // ...and at most this far
+
+/** The deal order: [{to: seat index | "dealer", card: 0..4}], as the cards leave the deck. */
+export function dealOrder(snap) {
+  const seats = (snap?.seats ?? [])
+    .map((s, i) => (s && Array.isArray(s.cards) ? i : -1))
+    .filter((i) => i >= 0);
+  const order = [];
+  for (let card = 0; card < 5; card++) {
+    for (const to of seats) order.push({ to, card });
+    order.push({ to: DEALER, card });
+  }
+  return order;
+}
+
+/** Did the cards come out between these two snapshots of a table (so the deal is shown)? */
+export function justDealt(before, after) {
+  if (!before || !after || before.table !== after.table) return false;
+  const had = Array.isArray(before.dealer?.cards);
+  const has = Array.isArray(after.dealer?.cards);
+  return !had && has && after.phase === "deciding" && Boolean(after.round_id);
+}
+
+/** A deal to show, starting at `now` (ms). */
+export function startDeal(snap, now) {
+  const order = dealOrder(snap);
+  const step = Math.max(STEP_MIN_MS, Math.min(STEP_MAX_MS, Math.round(DEAL_MS / Math.max(1, order.length))));
+  const index = new Map(order.map((o, i) => [`${o.to}:${o.card}`, i]));
+  return { round_id: snap.round_id, t0: now, step, count: order.length, index };
+}
+
+/** How many cards are out at `now`. */
+export function dealtCount(deal, now) {
+  if (!deal) return Infinity;
+  return Math.min(deal.count, Math.floor((now - deal.t0) / deal.step) + 1);
+}
+
+export function dealDone(deal, now) {
+  return !deal || dealtCount(deal, now) >= deal.count;
+}
+
+/** Is card `card` of `to` (a seat index or "dealer") on the table yet? */
+export function isDealt(deal, now, to, card) {
+  if (!deal) return true;
+  const at = deal.index.get(`${to}:${card}`);
+  return at === undefined || at < dealtCount(deal, now);
+}
+
+/** Milliseconds until the next card goes out (for the redraw timer), or null when done. */
+export function nextCardIn(deal, now) {
+  if (dealDone(deal, now)) return null;
+  return Math.max(0, deal.t0 + dealtCount(deal, now) * deal.step - now);
+}

@@ -1,0 +1,38 @@
+// The table's keys, the same as the terminal client's (README, "Clients"):
+// s sit, 1-5 add a $1/$5/$10/$25/$100 chip, Backspace take one off, p progressive,
+// a rebet (last round's bets again), x clear the bets being built, d deal,
+// f/r fold/raise the selected seat, Tab the next of your seats, b buy chips,
+// h history, l leave. Nothing fires while the player types in a field, or with
+// Ctrl, Alt or Meta held (the browser's own shortcuts).
+
+export const CHIP_KEYS = { 1: 100, 2: 500, 3: 1000, 4: 2500, 5: 10000 };
+
+const SIMPLE = {
+  s: "sit", p: "progressive", a: "rebet", x: "clear", d: "deal", f: "fold", r: "raise",
+  b: "buy", h: "history", l: "leave", Backspace: "unchip", Delete: "unchip",
+};
+
+/** The help line shown under the rack. */
+export const KEY_HELP = "Keys: 1–5 chip · ⌫ take one off · p progressive · a rebet · x clear · d deal · "
+  + "f fold · r raise · Tab next seat · s sit · b buy · h history · l leave";
+
+/** Is the event aimed at something the player types in (where every key is theirs)? */
+export function typing(target) {
+  const el = target;
+  if (!el || typeof el.closest !== "function") return false;
+  return Boolean(el.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']"));
+}
+
+/**
+ * The command for a keydown, or null: {cmd: "chip", cents} | {cmd: "next-seat"} |
+ * {cmd: "sit"} | ... (`SIMPLE`'s names).
+ */
+export function keyCommand(event) {
+  if (event.ctrlKey || event.altKey || event.metaKey || event.isComposing) return null;
+  if (typing(event.target)) return null;
+  const { key } = event;
+  if (key === "Tab") return event.shiftKey ? null : { cmd: "next-seat" };
+  if (CHIP_KEYS[key] !== undefined) return { cmd: "chip", cents: CHIP_KEYS[key] };
+  const name = SIMPLE[key] ?? SIMPLE[key.length === 1 ? key.toLowerCase() : key];
+  return name ? { cmd: name } : null;
+}

@@ -1,0 +1,28 @@
+// The table's keys (js/keys.js): the terminal client's keys, never while typing.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { keyCommand } from "../js/keys.js";
+
+const on = (target) => ({ closest: (sel) => (sel.includes(target) ? {} : null) });
+const press = (key, extra = {}) => keyCommand({ key, target: on("nothing"), ...extra });
+
+test("the terminal client's keys", () => {
+  assert.deepEqual(press("s"), { cmd: "sit" });
+  assert.deepEqual(press("3"), { cmd: "chip", cents: 1000 });
+  assert.deepEqual(press("5"), { cmd: "chip", cents: 10000 });
+  assert.deepEqual(press("Backspace"), { cmd: "unchip" });
+  for (const [key, cmd] of [["p", "progressive"], ["d", "deal"], ["f", "fold"], ["r", "raise"], ["b", "buy"],
+    ["l", "leave"], ["a", "rebet"], ["x", "clear"], ["h", "history"], ["Tab", "next-seat"]]) {
+    assert.deepEqual(press(key), { cmd }, key);
+  }
+  assert.deepEqual(press("D"), { cmd: "deal" });
+});
+
+test("nothing fires while typing, with a modifier, or on other keys", () => {
+  assert.equal(keyCommand({ key: "d", target: on("input") }), null);
+  assert.equal(press("r", { ctrlKey: true }), null);
+  assert.equal(press("Tab", { shiftKey: true }), null);
+  assert.equal(press("q"), null);
+  assert.equal(press("6"), null);
+});

@@ -1,0 +1,576 @@
+"""The browser client at a full nine-seat table, at laptop, desktop and phone sizes.
+
+Three players hold three seats each and a fourth person watches: Ann in a
+desktop window (1280x800, 1440x900, 1920x1080), Bob on a 390x844 phone (touch,
+mobile), Cy over a plain connection, Wendy watching in a desktop window. At
+every size, in betting, deciding and showdown: no two seats' cards,
+nameplates, betting spots or results overlap; the player's own controls are on
+screen without scrolling; the phone never scrolls sideways and its touch
+targets are at least 44 px. The deal is shown card by card in the table's deal
+order (and at once for a user who asked for reduced motion). Rebet and Clear,
+the tap that takes a chip off, and a round played from the keyboard are here
+too. Screenshots go to test-artifacts/layout-*.png.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, expect
+
+from clients.connection import StudClient
+from tests.conftest import ServerFactory
+from tests.decks import shuffles
+from tests.test_web import (
+    ARTIFACTS,
+    WAIT_MS,
+    browser,
+    collect_problems,
+    expect_cents,
+    expect_phase,
+    needs_chromium,
+)
+
+__all__ = ["browser"]  # the fixture used below
+
+pytestmark = needs_chromium
+
+LAPTOPS: list[ViewportSize] = [
+    {"width": 1280, "height": 800},
+    {"width": 1440, "height": 900},
+    {"width": 1920, "height": 1080},
+]
+PHONE: ViewportSize = {"width": 390, "height": 844}
+NINE = [{"id": "nine", "title": "Nine", "variant": "casino-stud", "seats": 9}]
+LONG = {"betting": 60, "decision": 60, "results": 60}  # only the players move the round on
+
+# nine hands in seat order, then the dealer: every card known in advance
+HANDS = [
+    ["Kh", "Kd", "7s", "7c", "2d"],
+    ["9c", "8d", "4h", "3s", "2h"],
+    ["Ah", "Kc", "9h", "7d", "2c"],
+    ["Qs", "Qd", "Jh", "5c", "3d"],
+    ["Tc", "Td", "Th", "4s", "6h"],
+    ["As", "Ks", "Js", "8s", "5s"],
+    ["6c", "6d", "9s", "8c", "3c"],
+    ["Jc", "Jd", "4c", "4d", "9d"],
+    ["Ts", "8h", "7h", "6s", "5d"],
+]
+DEALER = ["Ac", "Ad", "Qh", "Qc", "5h"]
+
+# Every seat's boxes as drawn, and the pairs of seats that share any area.
+MEASURE = """() => {
+  const boxes = [];
+  for (let n = 0; n < 9; n++) {
+    for (const id of [`seat-${n}-cards`, `seat-${n}-name`, `seat-${n}-bet`, `ante-${n}`,
+                      `raise-spot-${n}`, `seat-${n}-result`, `seat-${n}`]) {
+      const el = document.querySelector(`[data-testid="${id}"]`);
+      if (!el) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      boxes.push({n, id, x: r.x, y: r.y, w: r.width, h: r.height});
+    }
+  }
+  const pairs = [];
+  for (const a of boxes) for (const b of boxes) {
+    if (a.n >= b.n) continue;
+    const ix = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+    const iy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+    if (ix > 0.5 && iy > 0.5) pairs.push(`${a.id} and ${b.id}`);
+  }
+  const seats = new Set(boxes.map((b) => b.n));
+  return {pairs, seats: seats.size, scrollWidth: document.documentElement.scrollWidth,
+          innerWidth, innerHeight};
+}"""
+
+# The own controls that are drawn now, and where they are (at the top of the page).
+CONTROLS = """(ids) => {
+  window.scrollTo(0, 0);
+  const out = [];
+  for (const el of document.querySelectorAll(ids)) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    out.push({id: el.dataset.testid, x: r.x, y: r.y, right: r.right, bottom: r.bottom,
+              w: r.width, h: r.height});
+  }
+  return out;
+}"""
+OWN_BETTING = (
+    '[data-testid^="chip-"]:not([data-testid^="chip-remove"]), [data-testid="deal"], '
+    '[data-testid="rebet"], [data-testid="clear"]'
+)
+OWN_DECIDING = '[data-testid^="fold-"], [data-testid^="raise-"]:not([data-testid^="raise-spot"])'
+TOUCH = (
+    f'{OWN_BETTING}, {OWN_DECIDING}, [data-testid^="chip-remove-"], '
+    'button[data-testid^="progressive-"], '
+    '[data-testid^="sit-"], [data-testid="leave"], [data-testid="history-button"], '
+    '[data-testid="buy-chips"], [data-testid="side-toggle"]'
+)
+
+# The visible parts of the top bar, the table's head and the rack that overlap each
+# other or run off the screen.
+CHROME = """() => {
+  window.scrollTo(0, 0);
+  const bad = [];
+  for (const sel of [".topbar", ".table-head", ".controls", ".wallet"]) {
+    const host = document.querySelector(sel);
+    if (!host) continue;
+    const parts = [...host.children].map((el) => [el, el.getBoundingClientRect()])
+      .filter(([, r]) => r.width >= 1 && r.height >= 1);
+    for (const [el, r] of parts) {
+      if (r.left < 0 || r.right > innerWidth) bad.push(`${sel} ${el.className} runs off screen`);
+    }
+    for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) {
+      const [a, ra] = parts[i]; const [b, rb] = parts[j];
+      const ix = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const iy = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      const name = (el) => el.className || el.id;
+      if (ix > 0.5 && iy > 0.5) bad.push(`${sel}: ${name(a)} and ${name(b)}`);
+    }
+  }
+  return bad;
+}"""
+
+# Records every card that appears in a seat's or the dealer's row, as batches: the
+# cards that came in one redraw (a busy machine may draw two steps of the deal at once).
+WATCH_DEAL = """() => {
+  window.dealSeen = []; window.dealingSeen = false;
+  let batch = null;
+  const known = new Set();
+  const note = (el) => {
+    if (!(el instanceof Element) || !el.classList.contains("card")) return;
+    const row = el.closest('[data-testid$="-cards"]');
+    if (!row) return;
+    const who = row.dataset.testid.replace(/^seat-/, "").replace(/-cards$/, "");
+    const key = `${who}:${[...row.children].indexOf(el)}`;
+    if (!known.has(key)) batch.push(key);
+    known.add(key);
+  };
+  new MutationObserver((records) => {
+    batch = [];
+    for (const r of records) {
+      if (r.type === "attributes" && r.attributeName === "data-dealing"
+          && r.target.dataset.dealing === "true") window.dealingSeen = true;
+      if (r.type === "attributes" && r.attributeName === "class") note(r.target);
+      for (const n of r.addedNodes ?? []) note(n);
+    }
+    if (batch.length) window.dealSeen.push(batch);
+  }).observe(document.body, {subtree: true, childList: true, attributes: true,
+                             attributeFilter: ["class", "data-dealing"]});
+}"""
+
+
+def deal_order(seats: list[int]) -> list[str]:
+    """PROTOCOL.md section 6: one card to each betting seat in seat order, then the dealer."""
+    return [f"{who}:{k}" for k in range(5) for who in [*map(str, seats), "dealer"]]
+
+
+async def new_page(
+    browser: Browser, url: str, problems: list[str], **options: Any
+) -> tuple[BrowserContext, Page]:
+    context = await browser.new_context(**options)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    collect_problems(page, problems)
+    await page.goto(url)
+    return context, page
+
+
+async def enter(page: Page, name: str, *, tap: bool = False) -> None:
+    await page.get_by_test_id("name-input").fill(name)
+    if tap:
+        await page.get_by_test_id("enter").tap()
+    else:
+        await page.get_by_test_id("enter").click()
+    await expect(page.get_by_test_id("player-name")).to_have_text(name)
+
+
+async def sit_three(page: Page, first: int, *, tap: bool = False) -> None:
+    """Play at table nine (the lowest free seat), then take the next two with "+ Hand"."""
+    play = page.get_by_test_id("play-nine")
+    await (play.tap() if tap else play.click())
+    for seat in (first, first + 1, first + 2):
+        if seat != first:
+            sit = page.get_by_test_id(f"sit-{seat}")
+            await (sit.tap() if tap else sit.click())
+        await expect(page.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
+
+
+async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = False) -> None:
+    """No two seats' boxes overlap; own controls on screen at the top of the page; no
+    sideways scroll on a phone; a screenshot."""
+    await page.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    await page.evaluate("window.scrollTo(0, 0)")
+    got: dict[str, Any] = await page.evaluate(MEASURE)
+    assert got["seats"] == 9, f"{what}: {got['seats']} seats drawn"
+    assert got["pairs"] == [], f"{what}: overlapping seats: {got['pairs']}"
+    assert got["scrollWidth"] <= got["innerWidth"], f"{what}: the page scrolls sideways"
+    if own is not None:
+        controls: list[dict[str, Any]] = await page.evaluate(CONTROLS, own)
+        assert controls, f"{what}: no own controls drawn"
+        for c in controls:
+            inside = c["x"] >= 0 and c["y"] >= 0 and c["right"] <= got["innerWidth"]
+            assert inside and c["bottom"] <= got["innerHeight"], (
+                f"{what}: {c['id']} is off screen ({c})"
+            )
+    chrome: list[str] = await page.evaluate(CHROME)
+    assert chrome == [], f"{what}: {chrome}"
+    if phone:
+        targets: list[dict[str, Any]] = await page.evaluate(CONTROLS, TOUCH)
+        small = [
+            f"{t['id']} {t['w']:.0f}x{t['h']:.0f}" for t in targets if min(t["w"], t["h"]) < 44
+        ]
+        assert small == [], f"{what}: touch targets under 44 px: {small}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / f"layout-{what}.png"))
+
+
+async def at_every_size(ann: Page, phase: str, own: str | None) -> None:
+    for size in LAPTOPS:
+        await ann.set_viewport_size(size)
+        await check_layout(ann, f"{phase}-{size['width']}x{size['height']}", own)
+    await ann.set_viewport_size(LAPTOPS[0])
+
+
+@pytest.fixture
+async def cy() -> AsyncIterator[list[StudClient]]:
+    clients: list[StudClient] = []
+    yield clients
+    for c in clients:
+        await c.close()
+
+
+async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    server = await make_server(tables=NINE, shuffle=shuffles([*HANDS, DEALER]), timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[0])
+    _, bob = await new_page(
+        browser,
+        url,
+        problems,
+        viewport=PHONE,
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+        reduced_motion="reduce",
+    )
+    _, wendy = await new_page(browser, url, problems, viewport=LAPTOPS[1])
+    await enter(ann, "Ann")
+    await enter(bob, "Bob", tap=True)
+    await enter(wendy, "Wendy")
+    await expect(bob.get_by_test_id("lobby-table-nine")).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    await bob.screenshot(path=str(ARTIFACTS / "layout-lobby-phone.png"), full_page=True)
+    assert await bob.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    lobby_buttons: list[dict[str, Any]] = await bob.evaluate(
+        CONTROLS, '[data-testid="play-nine"], [data-testid="watch-nine"]'
+    )
+    assert len(lobby_buttons) == 2 and all(b["h"] >= 44 for b in lobby_buttons)
+    await sit_three(ann, 0)
+    await sit_three(bob, 3, tap=True)
+    client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    cy.append(client)
+    await client.hello(name="Cy")
+    await client.request("join", table="nine")
+    for _ in range(3):
+        await client.request("sit", table="nine")
+    await wendy.get_by_test_id("watch-nine").click()
+    await expect(wendy.get_by_test_id("seat-8-name")).to_contain_text("Cy")
+    await expect(wendy.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+
+    # ----- bets: Ann clicks; Bob taps a chip on, and takes one off with a tap on "−"
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-1000").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+    await ann.get_by_test_id("progressive-1").click()
+    await expect_cents(ann, "ante-1", 1000)
+    await bob.get_by_test_id("chip-500").tap()
+    for seat in (3, 4, 5):
+        await bob.get_by_test_id(f"ante-{seat}").tap()
+        await bob.get_by_test_id(f"ante-{seat}").tap()
+    await expect_cents(bob, "ante-5", 1000)
+    await bob.get_by_test_id("chip-remove-5").tap()
+    await expect_cents(bob, "ante-5", 500)
+    # a finger held on a circle takes its last chip off too
+    await bob.get_by_test_id("ante-4").dispatch_event(
+        "pointerdown", {"pointerType": "touch", "button": 0, "isPrimary": True}
+    )
+    await expect_cents(bob, "ante-4", 500)
+    await bob.get_by_test_id("ante-4").dispatch_event("pointerup", {"pointerType": "touch"})
+    await bob.get_by_test_id("ante-4").tap()
+    await expect_cents(bob, "ante-4", 1000)
+    await at_every_size(ann, "betting", OWN_BETTING)
+    await check_layout(bob, "betting-phone", OWN_BETTING, phone=True)
+    await check_layout(wendy, "betting-spectator", None)
+
+    # ----- the deal, card by card in the deal order for Wendy; at once for Bob
+    for page in (wendy, bob):
+        await page.evaluate(WATCH_DEAL)
+    for seat in (6, 7, 8):
+        await client.request("ante", table="nine", seat=seat, amount=500)
+    await client.request("deal", table="nine")
+    await bob.get_by_test_id("deal").tap()
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann, bob, wendy], "deciding")
+    await wendy.wait_for_function("window.dealingSeen")
+    await check_layout(wendy, "deciding-spectator", None)
+    seen: list[list[str]] = await wendy.evaluate("window.dealSeen")
+    order = deal_order(list(range(9)))
+    out = 0
+    for batch in seen:  # every redraw adds the next cards of the deal order, none out of turn
+        out += len(batch)
+        assert sorted(batch) == sorted(order[out - len(batch) : out]), (batch, seen)
+    assert out == len(order) == 50
+    assert len(seen) >= 25, f"the cards came in {len(seen)} redraws, not one at a time"
+    assert await bob.evaluate("window.dealingSeen") is False  # prefers-reduced-motion
+    for page in (ann, bob, wendy):
+        await expect(page.get_by_test_id("dealer-cards").locator(".card").nth(4)).to_have_attribute(
+            "data-card", DEALER[4]
+        )
+    await at_every_size(ann, "deciding", OWN_DECIDING)
+    await check_layout(bob, "deciding-phone", OWN_DECIDING, phone=True)
+
+    # ----- decisions; the showdown's results must not overlap either
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    await bob.get_by_test_id("raise-3").tap()
+    await bob.get_by_test_id("raise-4").tap()
+    await bob.get_by_test_id("fold-5").tap()
+    for seat in (6, 7, 8):
+        await client.request("fold", table="nine", seat=seat)
+    await expect_phase([ann, bob, wendy], "showdown")
+    for page in (ann, bob, wendy):
+        await expect(page.get_by_test_id("seat-8-result")).to_have_attribute("data-outcome", "fold")
+    await at_every_size(ann, "showdown", None)
+    await check_layout(bob, "showdown-phone", None, phone=True)
+    await bob.screenshot(path=str(ARTIFACTS / "layout-showdown-phone-full.png"), full_page=True)
+    await check_layout(wendy, "showdown-spectator", None)
+
+    # ----- the phone's paytable and rules open from their disclosure, inside the width
+    toggle = bob.get_by_test_id("side-toggle")
+    await expect(bob.get_by_test_id("paytable")).to_be_hidden()
+    await toggle.tap()
+    await expect(bob.get_by_test_id("paytable")).to_be_visible()
+    await expect(bob.get_by_test_id("rules")).to_be_visible()
+    width = await bob.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"]
+    await bob.get_by_test_id("paytable").scroll_into_view_if_needed()
+    await bob.screenshot(path=str(ARTIFACTS / "layout-phone-paytable.png"))
+    assert problems == []
+
+
+async def test_rebet_clear_and_a_round_from_the_keyboard(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A $25 chip after a $10 round bets $25 without the progressive; Rebet puts last
+    round's ante and progressive back; Clear empties them; keys play a whole round."""
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 1})
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[0])
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("watch-alpha").click()
+    await expect(ann.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+
+    async def seat0() -> dict[str, Any]:
+        snap: dict[str, Any] = await ann.evaluate("window.stud.state.tables.alpha")
+        seat: dict[str, Any] = snap["seats"][0]
+        return seat
+
+    # ----- round 1 from the keyboard: s sit, 3 a $10 chip, p progressive, d deal, r raise
+    await ann.keyboard.press("s")
+    await expect(ann.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("3")
+    await expect_cents(ann, "ante-0", 1000)
+    await ann.keyboard.press("1")
+    await ann.keyboard.press("Backspace")  # takes the $1 off again
+    await expect_cents(ann, "ante-0", 1000)
+    await ann.keyboard.press("p")
+    await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "true")
+    # keys typed into a field are the field's: no deal, no chip
+    seed = ann.get_by_test_id("seed-input")
+    await seed.click()
+    await seed.press_sequentially("d1x")
+    await expect(seed).to_have_value("d1x")
+    await expect_cents(ann, "ante-0", 1000)
+    await expect_phase([ann], "waiting")
+    await seed.fill("")
+    await ann.locator("body").click(position={"x": 5, "y": 790})  # back to the table
+    await ann.keyboard.press("d")
+    await expect_phase([ann], "deciding")
+    await expect(ann.get_by_test_id("raise-0")).to_be_visible()
+    await ann.screenshot(path=str(ARTIFACTS / "layout-keyboard-deciding.png"))
+    await ann.keyboard.press("r")
+    await expect_phase([ann], "showdown")
+    await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await expect_phase([ann], "waiting")
+
+    # ----- round 2: the circle starts empty; Rebet brings back $10 + progressive, Clear
+    # takes it off; then a $25 click bets $25 with the progressive off
+    await expect_cents(ann, "ante-0", 0)
+    await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "false")
+    await expect(ann.get_by_test_id("rebet")).to_contain_text("$11")
+    await ann.get_by_test_id("rebet").click()
+    await expect_cents(ann, "ante-0", 1000)
+    await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "true")
+    await ann.get_by_test_id("clear").click()
+    await expect_cents(ann, "ante-0", 0)
+    await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "false")
+    await ann.get_by_test_id("chip-2500").click()
+    await ann.get_by_test_id("ante-0").click()
+    await expect_cents(ann, "ante-0", 2500)
+    await expect(ann.get_by_test_id("deal")).to_have_text("Deal · $25.00")
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann], "deciding")
+    placed = await seat0()
+    assert placed["ante"] == 2500 and placed["progressive"] is False
+    await ann.keyboard.press("f")
+    await expect_phase([ann], "showdown")
+    await expect_phase([ann], "waiting")
+
+    # ----- round 3: the a key rebets last round's bet ($25, no progressive); x clears
+    await ann.keyboard.press("a")
+    await expect_cents(ann, "ante-0", 2500)
+    await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "false")
+    await ann.keyboard.press("x")
+    await expect_cents(ann, "ante-0", 0)
+
+    # ----- two seats: Tab selects (and focuses) the next one, and keys act on it
+    await ann.keyboard.press("s")
+    await expect(ann.get_by_test_id("seat-1").locator(".you")).to_have_count(1)
+    await ann.locator("body").click(position={"x": 5, "y": 790})
+    await ann.keyboard.press("Tab")
+    selected = ann.get_by_test_id("seat-1")
+    await expect(selected).to_have_attribute("data-selected", "true")
+    assert await ann.evaluate("document.activeElement.dataset.testid") == "seat-1"
+    assert await ann.evaluate("document.activeElement.matches(':focus-visible')")
+    await ann.keyboard.press("2")
+    await expect_cents(ann, "ante-1", 500)
+    await expect_cents(ann, "ante-0", 0)
+    await ann.screenshot(path=str(ARTIFACTS / "layout-keyboard-selected.png"))
+    await ann.keyboard.press("Tab")
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    assert problems == []
+
+
+async def test_private_deal_drawn_in_the_page(make_server: ServerFactory, browser: Browser) -> None:
+    """The page fed a private-mode snapshot (every hand face down) and the player's
+    `hand` frame: their own hand face up, the other face down; a new round drops it."""
+    server = await make_server(timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[0])
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    me = await ann.evaluate("window.stud.state.me.player_id")
+    down = [None] * 5
+
+    def seat(player: str, name: str) -> dict[str, Any]:
+        return {
+            "player_id": player,
+            "name": name,
+            "connected": True,
+            "ante": 500,
+            "progressive": False,
+            "ready": True,
+            "decision": None,
+            "auto": False,
+            "cards": down,
+            "hand": None,
+            "result": None,
+        }
+
+    snap = await ann.evaluate("structuredClone(window.stud.state.tables.alpha)")
+    snap.update(
+        seq=snap["seq"] + 1000,
+        phase="deciding",
+        round_id="alpha-private-1",
+        hands="private",
+        ends_in_ms=60_000,
+        dealer={"cards": [None, None, None, None, "5s"], "hand": None, "qualifies": None},
+        seats=[seat(me, "Ann"), seat("p-bob", "Bob"), None, None, None],
+    )
+    hand = {
+        "t": "hand",
+        "table": "alpha",
+        "round_id": "alpha-private-1",
+        "seats": [
+            {"seat": 0, "cards": HANDS[0], "hand": {"category": "TWO_PAIR", "label": "Two Pair"}}
+        ],
+    }
+    await ann.evaluate(f"window.stud.absorb({json.dumps(snap)})")
+    backs = ["back"] * 5
+    await expect_row(ann, "seat-0-cards", backs)
+    await ann.evaluate(f"window.stud.absorb({json.dumps(hand)})")
+    await expect_row(ann, "seat-0-cards", HANDS[0])
+    await expect(ann.get_by_test_id("seat-0-hand")).to_have_text("Two Pair")
+    await expect_row(ann, "seat-1-cards", backs)
+    await expect(ann.get_by_test_id("table-view")).to_have_attribute("data-hands", "private")
+    await ann.screenshot(path=str(ARTIFACTS / "layout-private-deciding.png"))
+    nxt = {**snap, "seq": snap["seq"] + 1, "round_id": "alpha-private-2"}
+    await ann.evaluate(f"window.stud.absorb({json.dumps(nxt)})")
+    await expect_row(ann, "seat-0-cards", backs)
+    assert problems == []
+
+
+async def test_other_hands_face_down_until_showdown_when_private(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """Against a server that deals hands privately: a player sees their own hand and
+    the others' face down, a spectator sees every hand face down, until the showdown."""
+    server = await make_server(shuffle=shuffles([HANDS[0], HANDS[1], DEALER]), timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    cy.append(client)
+    await client.hello(name="Bob")
+    await client.request("join", table="alpha")
+    if client.tables["alpha"].get("hands") != "private":
+        pytest.skip(
+            'this server sends every hand face up (its table snapshot has no hands: "private"); '
+            "the page's side is checked by test_private_deal_drawn_in_the_page and "
+            "clients/web/test/hands.test.mjs"
+        )
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[0])
+    _, wendy = await new_page(browser, url, problems, viewport=LAPTOPS[0])
+    await enter(ann, "Ann")
+    await enter(wendy, "Wendy")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    await client.request("sit", table="alpha")
+    await wendy.get_by_test_id("watch-alpha").click()
+    await ann.get_by_test_id("chip-500").click()
+    await ann.get_by_test_id("ante-0").click()
+    await client.request("ante", table="alpha", seat=1, amount=500)
+    await client.request("deal", table="alpha")
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann, wendy], "deciding")
+    backs = ["back"] * 5
+    await expect_row(ann, "seat-0-cards", HANDS[0])
+    await expect_row(ann, "seat-1-cards", backs)
+    await expect_row(wendy, "seat-0-cards", backs)
+    await expect_row(wendy, "seat-1-cards", backs)
+    await ann.get_by_test_id("raise-0").click()
+    await client.request("fold", table="alpha", seat=1)
+    await expect_phase([ann, wendy], "showdown")
+    for page in (ann, wendy):
+        await expect_row(page, "seat-0-cards", HANDS[0])
+        await expect_row(page, "seat-1-cards", HANDS[1])
+    assert problems == []
+
+
+async def expect_row(page: Page, testid: str, cards: list[str]) -> None:
+    loc = page.locator(f'[data-testid="{testid}"] .card')
+    await expect(loc).to_have_count(len(cards))
+    for i, card in enumerate(cards):
+        await expect(loc.nth(i)).to_have_attribute("data-card", card)
