@@ -106,9 +106,11 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         await sees(p, player, "#dealer", "Dealer  ▒▒  ▒▒  ▒▒  ▒▒  2♦")
         await sees(p, player, "#info", "Fold or raise")
         await sees(p, player, "#info", "JACKPOT main $1,000.50")  # the seed + half the stake
-        # the spectator sees the same hand and the same hidden dealer
+        # the spectator sees the hand face down (hands are private until showdown)
+        # and the same hidden dealer
         await until(w, lambda: phase(watcher) == "deciding", "the spectator's deal")
-        await sees(w, watcher, "#seats", "K♥  K♠  K♦  7♣  7♦")
+        await sees(w, watcher, "#seats", "▒▒  ▒▒  ▒▒  ▒▒  ▒▒")
+        assert "K♥" not in shown(watcher, "#seats")
         assert shown(watcher, "#dealer") == shown(player, "#dealer")
         await p.press("r")
         await until(p, lambda: phase(player) == "showdown", "the showdown")
@@ -297,12 +299,13 @@ def test_a_proof_that_breaks_the_commitment_seen_before_the_deal_is_not_fair() -
     app = StudApp("ws://127.0.0.1:1/ws", "ann")
     seat = {"player_id": "p1", "name": "ann", "cards": None}
     base = {"table": "alpha", "round_id": rid, "seats": [seat], "dealer": {"cards": None}}
-    app._note_fairness(
+    app.witness.note(
         {
             **base,
             "phase": "betting",
             "fairness": {"commitment": commitment(committed), "nonce": rid},
-        }
+        },
+        app.player_id,
     )
     hand, dealer = dealt_hands(fair_order(other, "", rid), 2)
     proof = {
@@ -318,7 +321,7 @@ def test_a_proof_that_breaks_the_commitment_seen_before_the_deal_is_not_fair() -
         "dealer": {"cards": dealer},
         "fairness": proof,
     }
-    app._note_fairness(showdown)
+    app.witness.note(showdown, app.player_id)
     assert app.verdicts[rid].problems == (
         "the proof's commitment 66687aad…5f2925 is not the one saved before the deal "
         "(630dcd29…d710dd)",

@@ -266,11 +266,13 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect(ann.get_by_test_id("countdown")).to_have_text(re.compile(r"^\d+s$"))
     await bob.get_by_test_id("deal").click()
 
-    # ----- decisions: everyone sees the same cards, the dealer's four backs and up card
+    # ----- decisions: each player sees their own hand and five backs for the others'
+    # (hands are private until showdown); everyone, the dealer's four backs and up card
     await expect_phase(everyone, "deciding")
-    for page in everyone:
-        await expect_cards(page, "seat-0-cards", ROUND_1[0])
-        await expect_cards(page, "seat-1-cards", ROUND_1[1])
+    backs: list[str | None] = [None] * 5
+    for page, own in ((ann, {0}), (bob, {1}), (cy, set())):
+        for seat in (0, 1):
+            await expect_cards(page, f"seat-{seat}-cards", ROUND_1[seat] if seat in own else backs)
         await expect_cards(page, "dealer-cards", [None, None, None, None, "5s"])
     await expect(ann.get_by_test_id("seat-0-hand")).to_have_text("Two Pair")
     await expect(ann.get_by_test_id("raise-0")).to_be_visible()
@@ -352,9 +354,9 @@ async def test_two_players_and_a_spectator_play_rounds(
 
     await cy.get_by_test_id("deal").click()
     await expect_phase(everyone, "deciding")
-    for page in everyone:
+    for page, own in ((ann, {0, 3}), (bob, {1}), (cy, {2})):
         for seat in range(4):
-            await expect_cards(page, f"seat-{seat}-cards", ROUND_2[seat])
+            await expect_cards(page, f"seat-{seat}-cards", ROUND_2[seat] if seat in own else backs)
         await expect_cards(page, "dealer-cards", [None, None, None, None, "4c"])
 
     await ann.get_by_test_id("raise-0").click()

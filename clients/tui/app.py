@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Final, cast
 
 from rich.text import Text
@@ -47,6 +47,7 @@ from clients.connection import (
     forget_stale_hands,
     with_own_hands,
 )
+from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import (
     CHIPS,
@@ -64,12 +65,12 @@ from clients.tui.render import (
     player_text,
     seats_text,
 )
-from clients.verify import Round, Unreadable, Verdict, check, round_from_record, round_from_snapshot
+from clients.tui.witness import FairnessWitness
+from clients.verify import Verdict
 from protocol.messages import CLIENT_SEED
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
-REMEMBERED_ROUNDS: Final = 500  # per-round fairness memory kept, oldest dropped first
 
 Job = Callable[[], Awaitable[None]]
 
@@ -387,10 +388,9 @@ class StudApp(App[None]):
         self.lobby: dict[str, Any] | None = None
         self.balance: dict[str, int] = {}
         self.jackpots: dict[str, int] = {}
-        self.bets: dict[int, list[int]] = {}  # own seat -> chips stacked for its next ante
-        self.progressive: dict[int, bool] = {}  # own seat -> progressive bet with that ante
-        self.last_bets: dict[int, tuple[int, bool]] = {}  # own seat -> last round's ante, prog
-        self.last_bets_round: str | None = None
+        self.slip = BetSlip()  # the chips stacked on our seats, and last round's bets
+        self.bets = self.slip.bets
+        self.progressive = self.slip.progressive
         self.hands: OwnHands = {}  # own cards of private deals, per table
         self.selected: int | None = None
         self.message = ""
@@ -411,12 +411,11 @@ class StudApp(App[None]):
         self._redraw_scheduled = False
         self._welcomed_once = False
         # fairness: what this terminal saw itself, so the proof is checked against it
-        self.commitments: dict[str, tuple[str, bool]] = {}  # round -> (commitment, before deal)
-        self.verdicts: dict[str, Verdict] = {}  # round -> check of its showdown proof
-        self.seed_choice: dict[str, str] = {}  # table -> the client seed the player chose
-        self.client_seeds: dict[str, str] = {}  # table -> the seed this session confirmed
-        self.pending_seeds: dict[str, str] = {}  # table -> a seed sent, not yet confirmed
-        self.round_seeds: dict[str, frozenset[str]] = {}  # round -> seeds that may have counted
+        self.witness = FairnessWitness()
+        self.verdicts = self.witness.verdicts
+        self.seed_choice = self.witness.seed_choice
+        self.client_seeds = self.witness.client_seeds
+        self.pending_seeds = self.witness.pending_seeds
         self.history: list[dict[str, Any]] | None = None  # the last `history` received
         self.history_verdicts: dict[str, Verdict] = {}
 
@@ -491,24 +490,7 @@ class StudApp(App[None]):
             stake,
             self.last_round,
             placed=placed,
-            rebet=self.rebet_words(),
-        )
-
-    def rebet_words(self) -> str:
-        """What `a` would stack again, e.g. "seat 1 $10.00 + progressive"; "" if nothing
-        (or if it is stacked already)."""
-        again = [
-            (seat, amount, prog)
-            for seat, (amount, prog) in sorted(self.last_bets.items())
-            if seat in self.own_seats() and self._buildable(seat)
-        ]
-        if all(
-            sum(self.bets.get(s, [])) == a and self.progressive.get(s, False) == p
-            for s, a, p in again
-        ):
-            return ""
-        return ", ".join(
-            f"seat {s + 1} {money(a)}" + (" + progressive" if p else "") for s, a, p in again
+            rebet=self.slip.rebet_words(self._rebettable),
         )
 
     def table_titles(self) -> dict[str, str]:
@@ -554,13 +536,13 @@ class StudApp(App[None]):
             jp = frame.get("jackpot")
             if isinstance(jp, dict) and jp.get("name") is not None:
                 self.jackpots[str(jp["name"])] = int(jp["amount"])
-            self._note_fairness(frame)
+            self.witness.note(frame, self.player_id)
             if table == self.table_id:
                 ends = frame.get("ends_in_ms")
                 now = asyncio.get_running_loop().time()
                 self.deadline = None if ends is None else now + ends / 1000
                 self._fix_selection()
-                self._settle_bets(frame)
+                self.slip.settle(frame, self.player_id)
                 if frame["phase"] == "showdown":
                     self.last_round = last_round_text(frame, self.player_id) or self.last_round
         elif t == "hand":
@@ -573,7 +555,8 @@ class StudApp(App[None]):
         elif t == "history":
             self.history = [r for r in frame.get("rounds") or [] if isinstance(r, dict)]
             self.history_verdicts = {
-                str(r.get("round_id")): self._check_record(r) for r in self.history
+                str(r.get("round_id")): self.witness.check_record(r, self.player_id)
+                for r in self.history
             }
         elif t == "jackpot":
             self.jackpots[str(frame["name"])] = int(frame["amount"])
@@ -587,102 +570,17 @@ class StudApp(App[None]):
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
 
-    def _note_fairness(self, snap: dict[str, Any]) -> None:
-        """Remember the commitment before the deal and the seeds we may have dealt with;
-        check the proof once, at the round's first showdown snapshot."""
-        rid, phase, table = snap.get("round_id"), snap.get("phase"), str(snap["table"])
-        fair = snap.get("fairness")
-        if rid is None:
-            return
-        rid = str(rid)
-        if (
-            phase in ("betting", "deciding")
-            and isinstance(fair, dict)
-            and fair.get("commitment")
-            and rid not in self.commitments
-        ):
-            # seen in betting, before the cards are out, it binds the deck; seen in
-            # deciding (joined late) it still binds the seed revealed at showdown
-            _remember(self.commitments, rid, (str(fair["commitment"]), phase == "betting"))
-        if phase in ("deciding", "showdown") and rid not in self.round_seeds:
-            seeds = {self.client_seeds[table]} if table in self.client_seeds else set()
-            if table in self.pending_seeds:  # sent, maybe too late: either may have counted
-                seeds |= {self.pending_seeds[table], self.client_seeds.get(table, "")}
-            if seeds:
-                _remember(self.round_seeds, rid, frozenset(seeds))
-        if phase == "showdown" and rid not in self.verdicts:
-            try:
-                rnd = round_from_snapshot(snap)
-            except Unreadable as e:
-                _remember(self.verdicts, rid, Verdict(rid, (str(e),)))
-                return
-            owners = {
-                i: str(s.get("player_id"))
-                for i, s in enumerate(snap.get("seats") or [])
-                if isinstance(s, dict)
-            }
-            _remember(self.verdicts, rid, self._check(rnd, owners))
-
-    def _check_record(self, record: dict[str, Any]) -> Verdict:
-        rid = str(record.get("round_id"))
-        try:
-            rnd = round_from_record(record)
-        except Unreadable as e:
-            return Verdict(rid, (str(e),))
-        owners = {
-            int(s["seat"]): str(s.get("player_id"))
-            for s in record.get("seats") or []
-            if isinstance(s, dict) and type(s.get("seat")) is int
-        }
-        return self._check(rnd, owners)
-
-    def _check(self, rnd: Round, owners: dict[int, str]) -> Verdict:
-        """Against the commitment this terminal saw (if it saw one) and, for our own seats
-        (`owners`: seat -> player id), the client seeds we may have had in effect."""
-        promised, before = self.commitments.get(rnd.round_id, (None, True))
-        allowed = self.round_seeds.get(rnd.round_id)
-        me = self.player_id
-        mine = {h.seat: allowed for h in rnd.hands if allowed and owners.get(h.seat) == me}
-        return check(rnd, promised=promised, before_deal=before, my_seeds=mine)
-
     def _fix_selection(self) -> None:
         mine = self.own_seats()
         if self.selected not in mine:
             self.selected = mine[0] if mine else None
-        for seat in list(self.bets):
-            if seat not in mine:
-                del self.bets[seat]
-        for seat in list(self.progressive):
-            if seat not in mine:
-                del self.progressive[seat]
-
-    def _settle_bets(self, snap: dict[str, Any]) -> None:
-        """Chips stacked on a seat whose ante is now on the table are spent: the seat starts
-        the next round empty. Once the cards are out, this round's antes on our seats are
-        last round's bets, for `a`."""
-        me = self.player_id
-        mine = [
-            (i, s)
-            for i, s in enumerate(snap["seats"])
-            if isinstance(s, dict) and s["player_id"] == me
-        ]
-        for i, s in mine:
-            if s["ante"] > 0:
-                self.bets.pop(i, None)
-                self.progressive.pop(i, None)
-        rid = snap.get("round_id")
-        if snap["phase"] in ("deciding", "showdown") and rid and rid != self.last_bets_round:
-            placed = {i: (int(s["ante"]), bool(s["progressive"])) for i, s in mine if s["ante"]}
-            if placed:  # a round we sat out leaves the bets before it
-                self.last_bets, self.last_bets_round = placed, str(rid)
+        self.slip.keep_only(mine)
 
     async def _on_welcome(self, welcome: dict[str, Any], session_lost: bool) -> None:
         self.balance = dict(welcome.get("balance", {}))
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
-            self.bets.clear()
-            self.progressive.clear()
-            self.last_bets.clear()
+            self.slip.reset()
             self.say("The server no longer knew this session: you are a new player.", error=True)
         # a restarted server, or another replica, may not hold our seeds: send them again
         self.client_seeds.clear()
@@ -780,9 +678,7 @@ class StudApp(App[None]):
                 return
             self.table_id = None
             self.tables.pop(table_id, None)
-            self.bets.clear()
-            self.progressive.clear()
-            self.last_bets.clear()
+            self.slip.reset()
             self.selected = None
             self.deadline = None
             if isinstance(self.screen, WatchScreen):
@@ -817,13 +713,12 @@ class StudApp(App[None]):
         if not self._buildable(self.selected):
             self.say("This seat's bet is placed: wait for the next round.", error=True)
             return
-        self.bets.setdefault(self.selected, []).append(CHIPS[index])
+        self.slip.add(self.selected, index)
         self.message = ""
         self.redraw_soon()
 
     def remove_chip(self) -> None:
-        if self.selected is not None and self.bets.get(self.selected):
-            self.bets[self.selected].pop()
+        if self.selected is not None and self.slip.remove(self.selected):
             self.redraw_soon()
 
     def toggle_progressive(self) -> None:
@@ -834,32 +729,23 @@ class StudApp(App[None]):
         if not self._buildable(seat):
             self.say("This seat's bet is placed: wait for the next round.", error=True)
             return
-        self.progressive[seat] = on = not self.progressive.get(seat, False)
+        on = self.slip.toggle(seat)
         self.say(f"Progressive bet {'on' if on else 'off'} for seat {seat + 1}.")
+
+    def _rebettable(self, seat: int) -> bool:
+        return seat in self.own_seats() and self._buildable(seat)
 
     def rebet(self) -> None:
         """Stack last round's ante and progressive again on every own seat that had one."""
-        again = [s for s in self.last_bets if s in self.own_seats() and self._buildable(s)]
-        if not again:
+        words = self.slip.rebet(self._rebettable)
+        if not words:
             self.say("Nothing to rebet: no bet of last round can go on a seat now.", error=True)
             return
-        for seat in again:
-            amount, prog = self.last_bets[seat]
-            self.bets[seat] = chips_for(amount)
-            self.progressive[seat] = prog
-        words = ", ".join(
-            f"seat {s + 1} {money(self.last_bets[s][0])}"
-            + (" + progressive" if self.last_bets[s][1] else "")
-            for s in sorted(again)
-        )
         self.say(f"Rebet: {words}. Press d to deal.")
 
     def clear_bets(self) -> None:
         """Take every chip (and the progressive) off the seats whose bets are not placed."""
-        for seat in self.own_seats():
-            if self._buildable(seat):
-                self.bets.pop(seat, None)
-                self.progressive.pop(seat, None)
+        self.slip.clear(s for s in self.own_seats() if self._buildable(s))
         self.say("Bets cleared.")
 
     def next_seat(self) -> None:
@@ -971,20 +857,3 @@ class StudApp(App[None]):
             self.say(f"Bought {money(BUY_AMOUNT)} of chips.")
 
         self.submit(job)
-
-
-def chips_for(cents: int) -> list[int]:
-    """The chips that make up `cents`, largest first (a rebet's stack)."""
-    chips = []
-    for chip in sorted(CHIPS, reverse=True):
-        while cents >= chip:
-            chips.append(chip)
-            cents -= chip
-    return chips
-
-
-def _remember(memory: MutableMapping[str, Any], key: str, value: Any) -> None:
-    """Store, forgetting the oldest entries past `REMEMBERED_ROUNDS` (dicts keep order)."""
-    memory[key] = value
-    while len(memory) > REMEMBERED_ROUNDS:
-        del memory[next(iter(memory))]
