@@ -262,7 +262,9 @@ def test_a_leave_told_ok_whose_refund_never_landed_is_reported() -> None:
     # the server refunded her in memory (her seat is not in the settlement), the store never
     w.settle("alpha-3", [("bob", 1, 0)])
     checks, _ = reconcile(w.evidence())
-    assert kinds(checks, "d") == {"ante_applied_unasked"}
+    assert failing(checks) == {"d": {"refund_told_missing"}, "f": {"told_ok_not_applied"}}
+    missing = next(v for c in checks for v in c.violations if v.kind == "refund_told_missing")
+    assert missing.op is not None and missing.op["op"] == "leave"
 
 
 def test_a_raise_told_failed_but_charged_on_an_auto_folded_hand_is_reported() -> None:

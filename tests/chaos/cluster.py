@@ -388,13 +388,16 @@ class Cluster:
         await self.redis.start()
         await asyncio.gather(*(s.start() for s in self.servers.values()))
 
-    async def heal(self) -> None:
-        """Whatever is stopped continues, whatever is down starts again."""
+    async def heal_redis(self) -> None:
         if self.redis.stopped:
             self.redis.signal(signal.SIGCONT)
         if not self.redis.alive:
             self.redis.process = None
             await self.redis.start()
+
+    async def heal(self) -> None:
+        """Whatever is stopped continues, whatever is down starts again."""
+        await self.heal_redis()
         for s in self.servers.values():
             if s.stopped:
                 s.signal(signal.SIGCONT)

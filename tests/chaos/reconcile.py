@@ -132,6 +132,16 @@ class Facts:
     injector_errors: list[str] = field(default_factory=list)
     expected_kinds: list[str] = field(default_factory=list)  # fault kinds the run must inject
 
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["faults"] = [f.to_dict() for f in self.faults]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Facts:
+        faults = [Fault(**f) for f in data.pop("faults", [])]
+        return cls(**data, faults=faults)
+
 
 @dataclass
 class Evidence:
@@ -469,8 +479,10 @@ def check_rounds(
       4. r open: reported by check b;
       5. each result shown at showdown to p for s in r: r is settled (not voided,
          not open) and p's net at s in r's ledger equals the shown `result.net`.
-    An excess that nothing told explains names the requests told failed (error
-    replies) for that seat around the round, the likely ones applied anyway.
+    An excess that nothing told explains names the antes told failed (error replies)
+    of that seat and amount around the round, the likely ones applied anyway
+    (`ante_applied_unasked`); with none, the withdrawal or leave told ok whose
+    refund never reached the ledger (`refund_told_missing`).
     """
     c = CheckResult("d", "each round's ledger matches what its seats were told and shown")
     findings: list[Finding] = []
@@ -482,6 +494,7 @@ def check_rounds(
     told_raise: Counter[Key] = Counter()
     amb_raise: Counter[Key] = Counter()
     ok_antes: dict[Key, list[Op]] = defaultdict(list)
+    back_ops: dict[Key, list[Op]] = defaultdict(list)  # acknowledged refunds (withdraw, leave)
     failed_antes: dict[tuple[str, int, str], list[Op]] = defaultdict(list)
     failed_raises: dict[Key, list[Op]] = defaultdict(list)
     spare: list[Op] = []  # antes that may or may not be in the ledger
@@ -503,6 +516,7 @@ def check_rounds(
             key = (op.round_id, op.seat, op.player)
             if op.ok:
                 told_back[key] += 1
+                back_ops[key].append(op)
             elif op.unknown:
                 amb_back[key] += 1
         elif op.op == "raise" and op.round_id and op.seat is not None:
@@ -528,10 +542,12 @@ def check_rounds(
                 record = settlement_record(store, str(rid), table_of(str(rid), rs, tables))
             if again:
                 told_back[key] += 1
+                back_ops[key].append(op)
             elif record is not None:
                 seats = {(s.get("seat"), s.get("player_id")) for s in record.get("seats", [])}
                 if (int(seat), op.player) not in seats:
                     told_back[key] += 1
+                    back_ops[key].append(op)
             else:
                 amb_back[key] += 1
 
@@ -610,23 +626,37 @@ def check_rounds(
                     extra[_amount(o)] -= 1
                     suspects.append(o)
             suspects = suspects[: pos.live - high]
-            for o in suspects:
-                findings.append(Finding(o, "told_failed_applied", f"ante in round {rid}"))
-            c.add(
-                "ante_applied_unasked",
-                "the ledger has an ante in play that the player was not told was taken "
-                "(or was told was given back)",
-                expected=told,
-                actual=pos.live,
-                op=suspects[0].brief() if suspects else None,
-                extra={
-                    "state": state,
-                    "antes": pos.antes,
-                    "refunded": pos.refunded,
-                    "told_failed": [o.brief() for o in suspects],
-                },
-                **where,
-            )
+            refunds = back_ops.get(key, [])
+            if suspects or not refunds:
+                for o in suspects:
+                    findings.append(Finding(o, "told_failed_applied", f"ante in round {rid}"))
+                c.add(
+                    "ante_applied_unasked",
+                    "the ledger has an ante in play that no acknowledged request accounts for",
+                    expected=told,
+                    actual=pos.live,
+                    op=suspects[0].brief() if suspects else None,
+                    extra={
+                        "state": state,
+                        "antes": pos.antes,
+                        "refunded": pos.refunded,
+                        "told_failed": [o.brief() for o in suspects],
+                    },
+                    **where,
+                )
+            else:
+                for o in refunds[: pos.live - high]:
+                    findings.append(Finding(o, "told_ok_not_applied", f"no refund in round {rid}"))
+                c.add(
+                    "refund_told_missing",
+                    f"the player was told the ante was given back ({refunds[0].op} ok) but "
+                    "the ledger never refunded it: the round kept it",
+                    expected=told,
+                    actual=pos.live,
+                    op=refunds[0].brief(),
+                    extra={"state": state, "antes": pos.antes, "refunded": pos.refunded},
+                    **where,
+                )
         elif pos.live < low:
             oks = ok_antes.get(key, [])
             for o in oks[: low - pos.live]:
@@ -1080,7 +1110,13 @@ def reconcile(ev: Evidence) -> tuple[list[CheckResult], dict[str, Any]]:
         check_harness(ev),
     ]
     _tag_faults(checks, windows, ev.facts.faults)
-    return checks, fault_figures(ev, windows, split)
+    figures = fault_figures(ev, windows, split)
+    for check in checks:
+        for v in check.violations:
+            for kind in v.extra.get("faults", []):
+                entry = figures.setdefault(kind, {"injected": 0})
+                entry["violations"] = entry.get("violations", 0) + 1
+    return checks, figures
 
 
 def _overlaps(lo: float, hi: float, f: Fault) -> bool:

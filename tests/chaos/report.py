@@ -69,7 +69,7 @@ class Report:
             f"  work dir: {self.workdir}",
             "",
             "faults (kind: injected, settled rounds across, cents moved in them, "
-            "split-brain s, takeover s):",
+            "split-brain s, violations around them, takeover s):",
         ]
         for kind, fig in sorted(self.by_kind.items()):
             takeover = [
@@ -79,7 +79,8 @@ class Report:
             lines.append(
                 f"  {kind:13} x{fig.get('injected', 0)}: {fig.get('rounds_across', 0)} rounds, "
                 f"{fig.get('cents_moved', 0)} cents, split-brain "
-                f"{fig.get('split_brain_seconds', 0.0):.3f}s"
+                f"{fig.get('split_brain_seconds', 0.0):.3f}s, "
+                f"{fig.get('violations', 0)} violations"
                 + (f", takeover {'; '.join(takeover)}" if takeover else "")
             )
         lines.append("")

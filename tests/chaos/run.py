@@ -19,11 +19,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import random
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.chaos.bots import ChaosBot
@@ -124,8 +125,7 @@ async def run_chaos(options: Options) -> Report:
             t.cancel()
         facts.shutdown_start = time.time()
         facts.exits = await cluster.terminate_servers(options.shutdown_max)
-        if not cluster.redis.alive or cluster.redis.stopped:
-            await cluster.heal()
+        await cluster.heal_redis()  # (it is up: the servers just stopped through it)
         dump = await dump_store(cluster.redis.url, namespace)
     finally:
         stop.set()
@@ -139,20 +139,30 @@ async def run_chaos(options: Options) -> Report:
         journal.save(workdir / "journal.json")
     dump.save(workdir / "store.json")
     facts.bot_failures = [f"{b.name}: {f}" for b in bots for f in b.failures]
-    logs = read_logs(log for s in cluster.servers.values() for log in s.logs())
+    (workdir / "facts.json").write_text(json.dumps(facts.to_dict()), encoding="utf-8")
+    return reconcile_dir(workdir, options.seed, options.seconds, time.time() - began)
+
+
+def reconcile_dir(workdir: Path, seed: int, seconds: float, wall: float) -> Report:
+    """Reconcile a run from the files it left in `workdir`; writes its report there."""
+    journal = Journal.load(workdir / "journal.json")
+    dump = StoreDump.load(workdir / "store.json")
+    facts = Facts.from_dict(json.loads((workdir / "facts.json").read_text(encoding="utf-8")))
+    files = sorted((workdir / "logs").glob("*.log"))
+    logs = read_logs((p.stem.replace(".", "#"), p) for p in files)
     checks, by_kind = reconcile(Evidence(journal, dump, logs, facts))
     report = Report(
-        seed=options.seed,
-        seconds=options.seconds,
+        seed=seed,
+        seconds=seconds,
         workdir=str(workdir),
-        wall_seconds=time.time() - began,
+        wall_seconds=wall,
         checks=checks,
         faults=facts.faults,
         by_kind=by_kind,
         totals={
-            "servers": len(cluster.servers),
-            "incarnations": sum(s.incarnation + 1 for s in cluster.servers.values()),
-            "tables": len(TABLES),
+            "servers": len({p.stem.split(".")[0] for p in files}),
+            "incarnations": len(files),
+            "tables": len(facts.tables),
             "players": len(journal.players),
             "requests": len(journal.ops),
             "results_shown": len(journal.shown),
@@ -172,9 +182,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", type=Path, help="default: a new temporary directory")
     parser.add_argument("--json", action="store_true", help="print report.json, not the summary")
+    parser.add_argument(
+        "--reconcile", type=Path, metavar="WORKDIR", help="only reconcile a finished run again"
+    )
     args = parser.parse_args(argv)
-    options = Options(seconds=args.seconds, seed=args.seed, workdir=args.workdir)
-    report = asyncio.run(run_chaos(replace(options)))
+    if args.reconcile is not None:
+        report = reconcile_dir(args.reconcile, args.seed, args.seconds, 0.0)
+    else:
+        options = Options(seconds=args.seconds, seed=args.seed, workdir=args.workdir)
+        report = asyncio.run(run_chaos(options))
     if args.json:
         print((Path(report.workdir) / "report.json").read_text(encoding="utf-8"))
     else:

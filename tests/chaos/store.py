@@ -70,6 +70,23 @@ class StoreDump:
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_dict()), encoding="utf-8")
 
+    @classmethod
+    def load(cls, path: Path) -> StoreDump:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rounds = {}
+        for rid, r in data["rounds"].items():
+            ledger = [Row(**row) for row in r.pop("ledger")]
+            rounds[rid] = RoundState(**r, ledger=ledger)
+        return cls(
+            acct=data["acct"],
+            held=data["held"],
+            rounds=rounds,
+            open_sets=data["open_sets"],
+            table_history=data["table_history"],
+            owners=data["owners"],
+            players=set(data["players"]),
+        )
+
 
 async def dump_store(url: str, namespace: str) -> StoreDump:
     prefix = f"{{{namespace}}}:"
