@@ -377,3 +377,20 @@ def test_subset_sums_name_the_purchases() -> None:
     found = subset_with_sum(ops, 70_005)
     assert found is not None and [o.fields["amount"] for o in found] == [30_002, 40_003]
     assert subset_with_sum(ops, 12) is None
+
+
+def test_a_round_settled_as_its_host_was_killed_may_lack_its_log_line() -> None:
+    w = played()
+    w.open_round("beta-9", "beta")
+    w.ante("beta-9", "bob", 0, 100)
+    w.settle("beta-9", [("bob", 0, 200)])
+    w.logs = [r for r in w.logs if r.fields.get("round_id") != "beta-9"]
+    # not near any kill: the check cannot see who settled it, and says so
+    checks, _ = reconcile(w.evidence())
+    assert kinds(checks, "e") == {"round_not_logged"}
+    # SIGKILLed in the same instant: the line died with the process
+    w.faults.append(Fault("host_kill", "s1", w.t + 0.01, w.t + 2, {"identity": "s1#0"}))
+    checks, _ = reconcile(w.evidence())
+    assert kinds(checks, "e") == set()
+    hosts = next(c for c in checks if c.name == "e")
+    assert any("beta-9" in note for note in hosts.notes)

@@ -64,12 +64,12 @@ class Fault:
         return asdict(self)
 
 
-def schedule(seed: int, cycles: int = 50) -> list[str]:
+def schedule(seed: int, cycle: tuple[str, ...] = CYCLE, cycles: int = 50) -> list[str]:
     """The order of the faults: every kind of a cycle, shuffled per cycle."""
     rng = random.Random(seed)
     out: list[str] = []
     for _ in range(cycles):
-        kinds = list(CYCLE)
+        kinds = list(cycle)
         rng.shuffle(kinds)
         out += kinds
     return out
@@ -82,12 +82,14 @@ class Injector:
         bots: list[ChaosBot],
         journal: Journal,
         seed: int,
+        kinds: tuple[str, ...] = KINDS,
     ) -> None:
         self.cluster = cluster
         self.bots = bots
         self.journal = journal
         self.rng = random.Random(seed ^ 0x5EED)
-        self.order = schedule(seed)
+        self.cycle = tuple(k for k in CYCLE if k in kinds)
+        self.order = schedule(seed, self.cycle) if self.cycle else []
         self.faults: list[Fault] = []
         self.errors: list[str] = []
 
@@ -95,10 +97,12 @@ class Injector:
         """Inject faults until `seconds` have passed and a whole cycle is done (the
         one under way finishes), at most `FINISH_CYCLE` seconds longer."""
         deadline = time.time() + seconds
+        if not self.order:
+            await asyncio.sleep(seconds)
         for n, kind in enumerate(self.order):
             await asyncio.sleep(self.rng.uniform(2.0, 3.5))
             late = time.time() >= deadline
-            if late and (n >= len(CYCLE) or time.time() >= deadline + FINISH_CYCLE):
+            if late and (n >= len(self.cycle) or time.time() >= deadline + FINISH_CYCLE):
                 break
             try:
                 fault = await self.inject(kind)

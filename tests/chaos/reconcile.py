@@ -866,6 +866,22 @@ def _process_overlaps(
     return intervals
 
 
+#: Seconds before a SIGKILL within which a round may end in the store with its log line
+#: lost with the process (no server can log atomically with a Redis write).
+KILL_MARGIN = 1.0
+
+
+def _ended_near_kill(ev: Evidence, round_id: str, windows: dict[str, tuple[float, float]]) -> bool:
+    ends = [windows[round_id][1]] if round_id in windows else []
+    rs = ev.store.rounds.get(round_id)
+    if rs is not None:
+        for entry in ev.store.table_history.get(rs.table, []):
+            if (entry.get("record") or {}).get("round_id") == round_id:
+                ends.append(int(entry.get("settled_at", 0)) / 1000)
+    kills = [f.start for f in ev.facts.faults if f.kind == "host_kill"]
+    return any(k - KILL_MARGIN - SLACK <= end <= k + KILL_MARGIN for end in ends for k in kills)
+
+
 def check_hosts(ev: Evidence) -> tuple[CheckResult, dict[str, list[tuple[float, float]]]]:
     """No moment with two hosts for one table, from the servers' logs.
 
@@ -932,8 +948,16 @@ def check_hosts(ev: Evidence) -> tuple[CheckResult, dict[str, list[tuple[float, 
             intervals = _process_overlaps(c, table, evs)
         split[table] = merge(intervals)
     logged = {(e.round_id, e.kind) for e in events if e.round_id}
+    windows = round_windows(ev)
     for kind, rounds in ((SETTLE, settled), (VOID, voided)):
         unlogged = sorted(rid for rid in rounds if (rid, kind) not in logged)
+        lost = [rid for rid in unlogged if _ended_near_kill(ev, rid, windows)]
+        if lost:
+            c.notes.append(
+                f"{len(lost)} round(s) ended just before their host was SIGKILLed, "
+                f"their {kind} line lost with it: {', '.join(lost[:5])}"
+            )
+        unlogged = [rid for rid in unlogged if rid not in lost]
         if unlogged:
             c.add(
                 "round_not_logged",

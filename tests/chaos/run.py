@@ -51,6 +51,7 @@ class Options:
     seconds: float = 60.0  # of fault injection
     seed: int = 1
     workdir: Path | None = None
+    kinds: tuple[str, ...] = KINDS  # the fault kinds to inject (none: a calibration run)
     settings: Settings = field(default_factory=Settings)
     warmup_max: float = 15.0  # until every table has shown a result
     calm_min: float = 3.0
@@ -98,7 +99,7 @@ async def run_chaos(options: Options) -> Report:
         starting_credits=options.settings.starting_credits,
         tables=sorted(TABLES),
         fleet_ttl=options.settings.fleet_ttl,
-        expected_kinds=list(KINDS),
+        expected_kinds=list(options.kinds),
     )
     dump = StoreDump()
     try:
@@ -113,7 +114,7 @@ async def run_chaos(options: Options) -> Report:
         await _wait_until(
             lambda: {s.table for s in journal.shown} >= set(TABLES), options.warmup_max
         )
-        injector = Injector(cluster, bots, journal, options.seed)
+        injector = Injector(cluster, bots, journal, options.seed, options.kinds)
         await asyncio.wait_for(injector.run(options.seconds), options.seconds + 90)
         facts.faults = injector.faults
         await cluster.heal()
@@ -183,13 +184,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, help="default: a new temporary directory")
     parser.add_argument("--json", action="store_true", help="print report.json, not the summary")
     parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help=f"comma-separated fault kinds to inject, of {','.join(KINDS)}; '' for none",
+    )
+    parser.add_argument(
         "--reconcile", type=Path, metavar="WORKDIR", help="only reconcile a finished run again"
     )
     args = parser.parse_args(argv)
     if args.reconcile is not None:
         report = reconcile_dir(args.reconcile, args.seed, args.seconds, 0.0)
     else:
-        options = Options(seconds=args.seconds, seed=args.seed, workdir=args.workdir)
+        kinds = tuple(k for k in args.kinds.split(",") if k)
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            parser.error(f"unknown fault kinds: {', '.join(sorted(unknown))}")
+        options = Options(args.seconds, args.seed, args.workdir, kinds=kinds)
         report = asyncio.run(run_chaos(options))
     if args.json:
         print((Path(report.workdir) / "report.json").read_text(encoding="utf-8"))
