@@ -8,7 +8,7 @@ WEB_DEPS := clients/web/node_modules/.package-lock.json
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: run test lint bench browser clean
+.PHONY: run test lint bench browser chaos clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/evaluator.py
+
+# The chaos test, longer than the one in `make test`: faults for SECONDS, seeded by SEED;
+# prints the report and fails on any violation (files in a temporary directory it names).
+SECONDS ?= 120
+SEED ?= 1
+chaos: $(STAMP)
+	$(BIN)/python -m tests.chaos --seconds $(SECONDS) --seed $(SEED)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache clients/web/node_modules
