@@ -139,10 +139,10 @@ class Requests:
                 await self._room(msg.table).stand(self._pid(session), msg.seat)
                 sessions.reply(session, msg)
             case Ante():
-                await self._room(msg.table).ante(
+                rid = await self._room(msg.table).ante(
                     self._pid(session), msg.seat, msg.amount, msg.progressive, started
                 )
-                sessions.reply(session, msg)
+                sessions.reply(session, msg, round_id=rid)
             case Withdraw():
                 await self._room(msg.table).withdraw(self._pid(session), msg.seat)
                 sessions.reply(session, msg)

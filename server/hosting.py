@@ -73,23 +73,24 @@ class Hosting:
                 room.lose()
             return False
         if claim.fresh:
+            log.info(
+                "table claimed",
+                extra={"table": room.id, "epoch": claim.epoch, "process_id": self.process_id},
+            )
             voided = await self.store.recover(Fence(room.id, claim.epoch))
             for round_id in voided:
                 log.warning(
-                    "round voided: its host is gone; every bet refunded",
+                    "round voided",
                     extra={
                         "round_id": round_id,
                         "table": room.id,
                         "epoch": claim.epoch,
                         "process_id": self.process_id,
+                        "why": "its host is gone; every bet refunded",
                     },
                 )
             if voided:
                 await self.jackpots.refresh_all()
-            log.info(
-                "table claimed",
-                extra={"table": room.id, "epoch": claim.epoch, "process_id": self.process_id},
-            )
             self.lobby.changed()
         valid = math.inf if self.ttl is None else sent + SAFE_SHARE * self.ttl
         room.hosted(Lease(claim.epoch, valid), fresh=claim.fresh)

@@ -144,6 +144,7 @@ class Room:
         self._sent_seq = -1
         self._last_view: dict[str, Any] | None = None  # what viewers were last shown
         self._hands_sent: str | None = None  # the round whose private hands went out
+        self._logged_deal: str | None = None
         self._flush: asyncio.Handle | None = None  # a snapshot send scheduled this turn
         self._started: list[float] = []  # arrival times of the requests it answers
         self._queued = 0  # commands waiting for the lock
@@ -437,9 +438,17 @@ class Room:
         try:
             return await action()
         finally:
+            self._note_deal()
             self._reschedule()
             self.publish(started)
             self.lock.release()
+
+    def _note_deal(self) -> None:
+        """Log each deal once, with its epoch (the fencing record of who dealt when)."""
+        rid = self.table.round_id
+        if self.table.phase in (Phase.DECIDING, Phase.SHOWDOWN) and rid != self._logged_deal:
+            self._logged_deal = rid
+            self._log("round dealt", round_id=rid)
 
     def _refuse_early(self) -> None:
         """Refuse before queueing on the lock while the table is suspended."""
@@ -468,10 +477,11 @@ class Room:
 
     async def ante(
         self, player_id: str, seat: int, amount: int, progressive: bool, started: float
-    ) -> Wallet:
+    ) -> str:
+        """Place the ante; returns the round it is in."""
         self._refuse_early()
 
-        async def act() -> Wallet:
+        async def act() -> str:
             self._guard(new_bets=True)
             effects = self.table.ante_effects(player_id, seat, amount, progressive)
             rid = effects.transfers[0].round_id
@@ -487,7 +497,7 @@ class Room:
             self.host.push_wallet(player_id, wallet)
             if progressive:
                 await self.host.meter_moved(self.config.jackpot, effects.transfers)
-            return wallet
+            return rid
 
         return await self.run(act, started)
 
@@ -659,7 +669,7 @@ class Room:
     async def _carry_out(self, effects: Effects) -> None:
         """Apply what the engine already did (timers, departures): transfers and holds,
         then the settlement; both are owed, so both are repeated until they land."""
-        phase = self.table.phase
+        self._note_deal()  # logged when it happened, not when its writes landed
         if effects.transfers or effects.holds:
             rid = (effects.transfers or effects.holds)[0].round_id
             op = self._op(rid, "effects")
@@ -668,16 +678,20 @@ class Room:
                 "effects", op, lambda: self.store.apply(fence, op, effects.transfers, effects.holds)
             )
             self._push(wallets)
-        if phase is Phase.BETTING and self.table.phase is Phase.DECIDING:
-            self._log("round dealt", round_id=self.table.round_id)
         await self._settle(effects)
 
     async def _close_if_emptied(self, round_id: str | None) -> None:
         """A round whose every ante was taken back holds no money: close it in the journal."""
         if round_id is not None and self.table.round_id is None:
-            fence = self.fence
+            fence, started = self.fence, time.time()
             await self._duty(
                 "close", f"{round_id}:close", lambda: self.store.void(fence, round_id, [], [])
+            )
+            self._log(
+                "round voided",
+                round_id=round_id,
+                why="every ante was taken back",
+                started_at=round(started, 3),
             )
 
     async def _settle(self, effects: Effects) -> None:
@@ -687,15 +701,15 @@ class Room:
             return
         jp = self.config.jackpot
         seed = self.host.jackpot_seed(jp)
-        fence = self.fence
+        fence, started = self.fence, time.time()
         settled = await self._duty(
             "settle",
             f"{s.round_id}:settle",
             lambda: self.store.settle(fence, s.round_id, s.transfers, s.claims, jp, seed, s.record),
         )
-        self._paid(s, settled)
+        self._paid(s, settled, started)
 
-    def _paid(self, s: Settlement, settled: Any) -> None:
+    def _paid(self, s: Settlement, settled: Any, started: float) -> None:
         for paid in settled.paid:
             self.table.record_jackpot(paid.seat, paid.amount)
             seat = self.table.seats[paid.seat]
@@ -716,7 +730,14 @@ class Room:
             self.host.set_meter(name, amount)
         self.host.metrics.rounds += 1
         self.host.metrics.hands += len(s.record["seats"])
-        self._log("round settled", round_id=s.round_id, hands=len(s.record["seats"]))
+        # started_at: when the write was first sent. It applied between then and now,
+        # under this epoch (the fence refuses it otherwise), so it is when this host acted
+        self._log(
+            "round settled",
+            round_id=s.round_id,
+            hands=len(s.record["seats"]),
+            started_at=round(started, 3),
+        )
 
     # ----- timers --------------------------------------------------------------
 
@@ -774,7 +795,7 @@ class Room:
             rid = self.table.round_id
             assert rid is not None
             effects = self.table.void_round()
-            fence = self.fence
+            fence, started = self.fence, time.time()
             await self._duty(
                 "void",
                 f"{rid}:void",
@@ -783,7 +804,13 @@ class Room:
             for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
                 with contextlib.suppress(StoreError):
                     self.host.push_wallet(pid, await self.store.wallet(pid))
-            self._log("round voided", logging.WARNING, round_id=rid, why="shutdown")
+            self._log(
+                "round voided",
+                logging.WARNING,
+                round_id=rid,
+                why="shutdown",
+                started_at=round(started, 3),
+            )
 
         try:
             await self.run(act)

@@ -13,17 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.chaos.evidence import CheckResult, Evidence, Facts, position
 from tests.chaos.faults import Fault
 from tests.chaos.journal import ERROR, NO_REPLY, OK, Journal, Op, Shown
 from tests.chaos.logs import LogRecord, ServerLogs
-from tests.chaos.reconcile import (
-    CheckResult,
-    Evidence,
-    Facts,
-    position,
-    reconcile,
-    subset_with_sum,
-)
+from tests.chaos.reconcile import reconcile, subset_with_sum
 from tests.chaos.store import RoundState, Row, StoreDump
 
 pytestmark = pytest.mark.chaos

@@ -218,7 +218,7 @@ async def test_a_killed_process_round_is_voided_once_on_restart(
         assert sum(totals.values()) == 0  # double entry: wallets + house + meter = buy-ins
         await asyncio.to_thread(server.stop)
     log = server.log.read_text()
-    assert log.count("round voided: its host is gone") == 1
+    assert log.count("round voided") == 1
 
 
 @pytest.fixture

@@ -294,9 +294,9 @@ class MemoryStore:
                 raise settle_conflict(round_id)
             assert rnd.result is not None
             return replace(rnd.result, replayed=True)
+        self._fence(fence)  # a stale host hears that it lost the table, not why the round ended
         if rnd is not None and rnd.state == "voided":
             raise closed_error(round_id, "voided")
-        self._fence(fence)
         if rnd is not None and rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         text = record_json(record)
@@ -349,11 +349,11 @@ class MemoryStore:
     ) -> None:
         check_entries(transfers, holds)
         rnd = self.rounds.get(round_id)
+        self._fence(fence)  # a stale host learns it lost the table
         if rnd is not None and rnd.state == "voided":
             return
         if rnd is not None and rnd.state == "settled":
             raise closed_error(round_id, "settled")
-        self._fence(fence)
         if rnd is not None and rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         self._check_covered(transfers)

@@ -283,7 +283,7 @@ class ChaosBot:
         w = self.wire
         if w is None or w.closed:
             return None
-        snap = w.client.tables.get(self.table)
+        snap = w.client.view(self.table)  # our own cards of a private deal filled in
         return (w.url, snap) if snap is not None else None
 
     # ----- the loop ------------------------------------------------------------
@@ -485,8 +485,9 @@ class ChaosBot:
             cards = (snap.get("dealer") or {}).get("cards") or []
             up = cards[-1] if cards else None
             for i, s in mine.items():
-                hand = s.get("cards")
-                if hand and s.get("decision") is None and self._ready(f"decide{i}"):
+                hand: list[str] = s.get("cards") or []
+                known = bool(hand) and None not in hand  # face down: our `hand` frame is due
+                if known and s.get("decision") is None and self._ready(f"decide{i}"):
                     choice = bool(up) and should_raise(hand, str(up))
                     if self.rng.random() < 0.1:
                         choice = not choice

@@ -209,7 +209,8 @@ class Injector:
             deciding = [
                 b for b in self.bots if (s := b.snapshot()) and s[1].get("phase") == "deciding"
             ]
-            chosen = self.rng.sample(deciding or self.bots, k=min(2, len(self.bots)))
+            pool = deciding or self.bots
+            chosen = self.rng.sample(pool, k=min(2, len(pool)))
             begun = time.time()
             cuts = await asyncio.gather(*(b.abort_mid_decision(4.0) for b in chosen))
             times = [t for t in cuts if t is not None]

@@ -84,6 +84,10 @@ def read_logs(files: Iterable[tuple[str, Path]]) -> ServerLogs:
                 continue
             fields = {k: v for k, v in rec.items() if k not in ("ts", "msg")}
             ts, msg = float(rec["ts"]), str(rec.get("msg"))
+            # a write's line comes once it is confirmed; it applied, under its epoch,
+            # between `started_at` (when it was first sent) and the line
+            if isinstance(rec.get("started_at"), int | float):
+                ts = float(rec["started_at"])
             out.records.append(LogRecord(identity, ts, msg, fields, n))
     return out
 

@@ -12,9 +12,9 @@ if state == 'settled' then
   if redis.call('HGET', key, 'digest') ~= REQ.digest then return err('conflict', {round = rid}) end
   return '{"ok":' .. redis.call('HGET', key, 'result') .. ',"replayed":true}'
 end
-if state == 'voided' then return err('closed', {round = rid, state = state}) end
 local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
+if state == 'voided' then return err('closed', {round = rid, state = state}) end
 local tid = redis.call('HGET', key, 'table')
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)

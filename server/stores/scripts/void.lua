@@ -2,10 +2,10 @@
 -- round: its refunds, its holds released, closed; voiding twice refunds once
 local rid = REQ.round
 local state = state_of(rid)
+local refused = fence_error(REQ.table, REQ.epoch)  -- a stale host learns it lost the table
+if refused then return refused end
 if state == 'voided' then return ok(true) end
 if state == 'settled' then return err('closed', {round = rid, state = state}) end
-local refused = fence_error(REQ.table, REQ.epoch)
-if refused then return refused end
 local tid = redis.call('HGET', round_key(rid), 'table')
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)
