@@ -71,6 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--name", default=_default_name(), help="your name at the table")
     play.add_argument("--table", help="open this table straight away instead of the lobby")
     play.add_argument("--token", help="resume the player of an earlier session (printed on exit)")
+    play.add_argument("--user", help="sign in to this account (the password is asked for)")
+    play.add_argument(
+        "--register",
+        action="store_true",
+        help="with --user: create that account first, as a new player called --name",
+    )
 
     watch = sub.add_parser("watch", help="watch a table as a spectator")
     watch.add_argument("--url", default=DEFAULT_URL)
@@ -145,9 +151,19 @@ def main(argv: list[str] | None = None) -> int:
     from clients.tui import StudApp
 
     token = getattr(args, "token", None)
+    account: tuple[str, str] | None = None
+    if args.command == "play" and args.user:
+        account, token = _sign_in(args)
+        if token is None:
+            return 1
+    elif args.command == "play" and args.register:
+        parser.error("--register needs --user NAME")
     app = StudApp(args.url, args.name, table=args.table, watch=args.command == "watch", token=token)
+    app.link.account = account
     app.run()
-    if app.link.token and args.command == "play":
+    if account is not None:
+        print(f"Signed in as {account[0]}: sign in again with stud-client play --user {account[0]}")
+    elif app.link.token and args.command == "play":
         # The token is the player's key to their wallet, seats and history: shown
         # once, on the player's own terminal, when the table is closed.
         print(
@@ -156,6 +172,28 @@ def main(argv: list[str] | None = None) -> int:
             f"  verify:  stud-client verify --url {args.url} --token {app.link.token} --last 10"
         )
     return 0
+
+
+def _sign_in(args: argparse.Namespace) -> tuple[tuple[str, str], str | None]:
+    """Ask for the password (never echoed, never stored) and check it with the server."""
+    from clients.connection import ServerError
+    from clients.tui.link import sign_in
+
+    password = getpass.getpass(f"Password for {args.user}: ")
+    if args.register and getpass.getpass("The same password again: ") != password:
+        print("stud-client: the two passwords differ", file=sys.stderr)
+        return (args.user, ""), None
+    try:
+        token = asyncio.run(
+            sign_in(args.url, args.name, args.user, password, register=args.register)
+        )
+    except ServerError as e:
+        print(f"stud-client: {e.frame.get('message') or e.code}", file=sys.stderr)
+        return (args.user, ""), None
+    except OSError as e:
+        print(f"stud-client: cannot reach {args.url}: {e}", file=sys.stderr)
+        return (args.user, ""), None
+    return (args.user, password), token
 
 
 if __name__ == "__main__":

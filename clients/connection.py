@@ -159,10 +159,23 @@ class StudClient:
             fields["name"] = name
         if token is not None:
             fields["token"] = token
-        self.welcome = await self.request("hello", **fields)
-        self.balance = dict(self.welcome.get("balance", {}))
-        self.jackpots.update(self.welcome.get("jackpots", {}))
-        return self.welcome
+        return self._welcomed(await self.request("hello", **fields))
+
+    async def login(self, username: str, password: str) -> dict[str, Any]:
+        """Switch this (welcomed) connection to an account; returns its `welcome`."""
+        return self._welcomed(await self.request("login", username=username, password=password))
+
+    async def register(self, username: str, password: str) -> dict[str, Any]:
+        """Make this connection's guest an account (its wallet and seats stay)."""
+        reply = await self.request("register", username=username, password=password)
+        self.welcome = {**self.welcome, "username": reply.get("username", username)}
+        return reply
+
+    def _welcomed(self, welcome: dict[str, Any]) -> dict[str, Any]:
+        self.welcome = welcome
+        self.balance = dict(welcome.get("balance", {}))
+        self.jackpots.update(welcome.get("jackpots", {}))
+        return welcome
 
     # ----- receiving -----------------------------------------------------------
 

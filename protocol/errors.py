@@ -48,6 +48,14 @@ class ErrorCode(StrEnum):
     TABLE_SUSPENDED = "table_suspended"
     TABLE_MOVED = "table_moved"
     STORE_UNAVAILABLE = "store_unavailable"
+    USERNAME_TAKEN = "username_taken"
+    WEAK_PASSWORD = "weak_password"
+    BAD_CREDENTIALS = "bad_credentials"
+    TOO_MANY_ATTEMPTS = "too_many_attempts"
+    BUSY = "busy"
+    ALREADY_REGISTERED = "already_registered"
+    NOT_REGISTERED = "not_registered"
+    SEATED = "seated"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -118,6 +126,29 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.STORE_UNAVAILABLE: (
         "The game's data store could not be reached and nothing was applied: the request "
         "never reached it, or it was cancelled before it could apply. Try again."
+    ),
+    ErrorCode.USERNAME_TAKEN: (
+        "Another account has this username (usernames are compared without regard to case)."
+    ),
+    ErrorCode.WEAK_PASSWORD: (
+        "The password is refused: it must be 10 to 128 characters and not the username."
+    ),
+    ErrorCode.BAD_CREDENTIALS: (
+        "Wrong username or password (the same answer for an unknown username and a wrong password)."
+    ),
+    ErrorCode.TOO_MANY_ATTEMPTS: (
+        "Too many failed password checks for this account or from this address: none is "
+        "checked before `retry_after` seconds."
+    ),
+    ErrorCode.BUSY: (
+        "The server is checking too many passwords right now: nothing was changed; try again "
+        "after `retry_after` seconds."
+    ),
+    ErrorCode.ALREADY_REGISTERED: "This connection's player is an account already.",
+    ErrorCode.NOT_REGISTERED: "A guest has no password: `register` first.",
+    ErrorCode.SEATED: (
+        "You hold a seat at a table of this server: leave it before you sign in or out "
+        "(nothing was changed)."
     ),
     ErrorCode.INTERNAL_ERROR: "An unexpected server fault; nothing was applied.",
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Final, Protocol, get_type_hints
 
@@ -103,6 +103,15 @@ class OneOf:
 
 
 @dataclass(frozen=True, slots=True)
+class Secret:
+    """A password: any string. Its length and strength are the server's to judge
+    (`weak_password`); no message about it ever repeats any of it."""
+
+    def problem(self, value: object) -> str | None:
+        return None if type(value) is str else f"must be a string, not {kind_name(value)}"
+
+
+@dataclass(frozen=True, slots=True)
 class RequestIdKind:
     """`id`: an int 0..2**53 or a string of 1..64 characters."""
 
@@ -127,6 +136,8 @@ CLIENT_SEED: Final = Str(
 )
 HISTORY_LIMIT: Final = Int(1, 50)
 REQUEST_ID: Final = RequestIdKind()
+USERNAME: Final = Str(3, 24, re.compile(r"[A-Za-z0-9_]+"), "3 to 24 of a-z, 0-9 or _")
+PASSWORD: Final = Secret()
 
 
 # --- client messages ------------------------------------------------------------
@@ -258,6 +269,38 @@ class History(Request):
     limit: Annotated[int, HISTORY_LIMIT] = 50
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Register(Request):
+    """Make the connection's guest an account (its wallet, history and seats stay)."""
+
+    TYPE: ClassVar[str] = "register"
+    username: Annotated[str, USERNAME]
+    password: Annotated[str, PASSWORD] = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Login(Request):
+    """Switch the connection to an account; answered by `welcome`."""
+
+    TYPE: ClassVar[str] = "login"
+    username: Annotated[str, USERNAME]
+    password: Annotated[str, PASSWORD] = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Logout(Request):
+    """Revoke the connection's token; the connection is then no longer welcomed."""
+
+    TYPE: ClassVar[str] = "logout"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangePassword(Request):
+    TYPE: ClassVar[str] = "change_password"
+    old: Annotated[str, PASSWORD] = field(repr=False)
+    new: Annotated[str, PASSWORD] = field(repr=False)
+
+
 #: Every client message; `match` on it and mypy checks the cases are exhaustive.
 ClientMessage = (
     Hello
@@ -276,6 +319,10 @@ ClientMessage = (
     | Balance
     | Seed
     | History
+    | Register
+    | Login
+    | Logout
+    | ChangePassword
 )
 
 MESSAGE_CLASSES: Final[Mapping[str, type[ClientMessage]]] = {
@@ -297,6 +344,10 @@ MESSAGE_CLASSES: Final[Mapping[str, type[ClientMessage]]] = {
         Balance,
         Seed,
         History,
+        Register,
+        Login,
+        Logout,
+        ChangePassword,
     )
 }
 CLIENT_TYPES: Final = frozenset(MESSAGE_CLASSES)

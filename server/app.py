@@ -35,6 +35,7 @@ from server.jackpots import JackpotNews
 from server.lobby import Lobby
 from server.metrics import Metrics
 from server.outbox import Outbox
+from server.passwords import Passwords
 from server.room import Room
 from server.sessions import Sessions
 from server.stores.base import Store, Wallet
@@ -63,6 +64,14 @@ class StudServer:
         self.metrics.store_retries = lambda: self.pending.retries
         self.metrics.store_abandoned = lambda: self.pending.abandoned
         self.sessions = Sessions(self.metrics, self.outbox)
+        accounts = config.accounts
+        self.passwords = Passwords(
+            time_cost=accounts.time_cost,
+            memory_cost=accounts.memory_cost,
+            parallelism=accounts.parallelism,
+            threads=accounts.hash_threads,
+            max_waiting=accounts.max_waiting_hashes,
+        )
         self.jackpots = JackpotNews(
             {name: jp.seed for name, jp in config.jackpots.items()},
             self.store,
@@ -101,6 +110,7 @@ class StudServer:
             self.pending,
             self.spawn,
             lambda: self.stopping,
+            self.passwords,
         )
         self.gateway = Gateway(
             config.limits,
@@ -119,6 +129,7 @@ class StudServer:
     # ----- lifecycle -----------------------------------------------------------
 
     async def start(self) -> None:
+        await self.passwords.start()
         await self.jackpots.ensure(announce=False)
         if self.fleet is not None:
             await self.fleet.start()
@@ -172,6 +183,7 @@ class StudServer:
             await self.server.wait_closed()
         for task in list(self._tasks):
             task.cancel()
+        self.passwords.close()
         await self.store.close()
 
     async def serve_until_signalled(self) -> None:

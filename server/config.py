@@ -47,6 +47,20 @@ class WalletConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class AccountsConfig:
+    # argon2id, as OWASP's minimum for it: 19 MiB, 2 passes, 1 lane
+    time_cost: int = 2
+    memory_cost: int = 19_456  # KiB
+    parallelism: int = 1
+    hash_threads: int = 1  # threads hashing; the event loop keeps the rest of the CPU
+    max_waiting_hashes: int = 32  # past this many queued or running: `busy`
+    window: float = 600.0  # seconds failed password checks are counted over
+    max_failures_per_account: int = 10
+    max_failures_per_address: int = 30
+    address_header: str = ""  # e.g. "X-Forwarded-For" behind a proxy: its last address
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     host: str = "127.0.0.1"
     port: int = 8765
@@ -58,6 +72,7 @@ class Config:
     store_patience: float = 10.0  # seconds a player's write may stay in doubt, then abandoned
     limits: Limits = field(default_factory=Limits)
     wallet: WalletConfig = field(default_factory=WalletConfig)
+    accounts: AccountsConfig = field(default_factory=AccountsConfig)
     timers: Timers = field(default_factory=Timers)
     reconnect_grace: float = 60.0  # seconds a gone player keeps their seats
     shutdown_grace: float = 30.0  # seconds running rounds get to finish on SIGTERM
@@ -143,7 +158,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
 
 
 def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
-    known = {"server", "limits", "wallet", "timers", "jackpots", "variants", "tables"}
+    known = {"server", "limits", "wallet", "accounts", "timers", "jackpots", "variants", "tables"}
     _no_extra(data, known, "")
     server = _section(data, "server")
     _no_extra(
@@ -175,6 +190,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError("limits: max_frame_bytes >= 256, rate_per_second > 0, rate_burst >= 1")
     if limits.max_unsent_bytes < 65_536:
         raise ConfigError("limits.max_unsent_bytes: at least 65536 (a big lobby must fit)")
+    accounts = AccountsConfig(**_typed(_section(data, "accounts"), AccountsConfig(), "accounts"))
+    _check_accounts(accounts)
 
     variants: dict[str, Variant] = dict(VARIANTS)
     if "variants" in data:
@@ -194,8 +211,10 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"{where}: seed >= 0 cents, contribution_bp in 0..10000")
         jackpots[name] = jp
 
-    scalars = _typed(server, Config(), "server", skip={"limits", "wallet", "timers"})
-    base = replace(Config(), **scalars, limits=limits, wallet=wallet, timers=timers)
+    scalars = _typed(server, Config(), "server", skip={"limits", "wallet", "timers", "accounts"})
+    base = replace(
+        Config(), **scalars, limits=limits, wallet=wallet, accounts=accounts, timers=timers
+    )
     if not 1 <= base.max_seats_per_player <= MAX_SEATS:
         raise ConfigError(f"server.max_seats_per_player: must be 1..{MAX_SEATS}")
     if not base.store_timeout > 0 or not base.fleet_ttl > 0 or not base.store_patience >= 0:
@@ -270,6 +289,17 @@ def _table(
         )
     except ValueError as e:
         raise ConfigError(f"{where}: {e}") from e
+
+
+def _check_accounts(a: AccountsConfig) -> None:
+    if a.time_cost < 1 or a.parallelism < 1 or a.memory_cost < 8 * a.parallelism:
+        raise ConfigError(
+            "accounts: time_cost >= 1, parallelism >= 1, memory_cost >= 8 KiB per lane"
+        )
+    if a.hash_threads < 1 or a.max_waiting_hashes < 1:
+        raise ConfigError("accounts: hash_threads and max_waiting_hashes must be >= 1")
+    if not a.window > 0 or a.max_failures_per_account < 1 or a.max_failures_per_address < 1:
+        raise ConfigError("accounts: window > 0 seconds, max_failures_per_* >= 1")
 
 
 def _is_slug(text: str) -> bool:

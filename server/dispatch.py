@@ -16,11 +16,12 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from protocol.codec import PROTOCOL_VERSION, negotiate_version
-from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.errors import CloseCode, ErrorCode, ProtocolError, RequestId
 from protocol.messages import (
     Ante,
     Balance,
     BuyChips,
+    ChangePassword,
     ClientMessage,
     Deal,
     Fold,
@@ -29,19 +30,24 @@ from protocol.messages import (
     Join,
     Leave,
     Lobby,
+    Login,
+    Logout,
     Ping,
     Raise,
+    Register,
     Seed,
     Sit,
     Stand,
     Withdraw,
 )
+from server.accounts import Accounts
 from server.config import Config
 from server.durable import Pending, until_known
 from server.game.table import Decision, Refusal
 from server.jackpots import JackpotNews
 from server.lobby import Lobby as LobbyView
 from server.metrics import Metrics
+from server.passwords import Passwords
 from server.room import Room
 from server.sessions import Session, Sessions
 from server.stores.base import NotOwner, Player, Store, StoreError, new_player
@@ -64,6 +70,7 @@ class Requests:
         pending: Pending,
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         stopping: Callable[[], bool],
+        passwords: Passwords,
     ) -> None:
         self.config = config
         self.store = store
@@ -75,6 +82,18 @@ class Requests:
         self.pending = pending
         self.spawn = spawn
         self.stopping = stopping
+        self.accounts = Accounts(
+            config.accounts,
+            store,
+            sessions,
+            passwords,
+            pending,
+            patience=config.store_patience,
+            welcome=self.welcome,
+            forget_tables=self.forget_tables,
+            seated=self.seated,
+            spawn=spawn,
+        )
 
     async def handle(self, session: Session, msg: ClientMessage, started: float) -> None:
         sessions = self.sessions
@@ -162,6 +181,8 @@ class Requests:
                 decision = Decision.FOLD if isinstance(msg, Fold) else Decision.RAISE
                 await self._room(msg.table).decide(self._pid(session), msg.seat, decision, started)
                 sessions.reply(session, msg)
+            case Register() | Login() | Logout() | ChangePassword():
+                await self.accounts.handle(session, msg)
 
     # ----- identity ------------------------------------------------------------
 
@@ -199,6 +220,13 @@ class Requests:
             raise ProtocolError(
                 ErrorCode.MISSING_FIELD, "hello needs a name or a token", field="name"
             )
+        session.version = version
+        await self.welcome(session, player, msg.id, resumed)
+
+    async def welcome(
+        self, session: Session, player: Player, request_id: RequestId | None, resumed: bool
+    ) -> None:
+        """The connection is `player`'s now: say so (`welcome`), and re-join their tables."""
         was_gone, older = self.sessions.attach(session, player)
         for other in older:  # one connection per player: the newest wins
             self.spawn(self.sessions.close(other.ws, CloseCode.NORMAL, REPLACED))
@@ -213,11 +241,12 @@ class Requests:
             session.ws,
             {
                 "t": "welcome",
-                "id": msg.id,
-                "v": version,
+                "id": request_id,
+                "v": session.version,
                 "player_id": player.player_id,
                 "token": player.token,
                 "name": player.name,
+                "username": player.username,
                 "resumed": resumed,
                 "balance": wallet.to_public(),
                 "seats": seats,
@@ -262,6 +291,18 @@ class Requests:
             if room.table.seats_of(player_id):
                 with contextlib.suppress(Refusal, NotOwner, StoreError):
                     await room.remove_player(player_id, by_request=False)
+
+    def forget_tables(self, session: Session) -> None:
+        """The connection watches no table any more (its player changes)."""
+        for table_id in session.tables:
+            room = self.rooms.get(table_id)
+            if room is not None:
+                room.remove_viewer(session.ws)
+        session.tables.clear()
+
+    def seated(self, player_id: str) -> bool:
+        """Whether the player holds a seat at a table of this process."""
+        return any(room.table.seats_of(player_id) for room in self.rooms.values())
 
     def table_lost(self, table_id: str) -> None:
         """The table is hosted elsewhere now: no connection here watches it any more."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
-from protocol.codec import encode
+from protocol.codec import PROTOCOL_VERSION, encode
 from protocol.errors import ProtocolError, RequestId
 from protocol.messages import ClientMessage
 from server.metrics import Metrics
@@ -32,6 +32,7 @@ class Session:
     bucket: TokenBucket
     player: Player | None = None
     tables: set[str] = field(default_factory=set)
+    version: int = PROTOCOL_VERSION  # the one its hello chose
 
 
 @dataclass(eq=False)
@@ -89,6 +90,30 @@ class Sessions:
             presence.grace.cancel()
             presence.grace = None
         return was_gone, older
+
+    def detach(self, session: Session) -> None:
+        """The connection is no longer its player's (a logout, or a login as another
+        player); a player left with no connection here is forgotten (they hold no seat
+        here: signing in or out is refused while seated)."""
+        if session.player is None:
+            return
+        pid = session.player.player_id
+        session.player = None
+        presence = self.presence.get(pid)
+        if presence is None:
+            return
+        presence.sessions.discard(session)
+        if not presence.sessions:
+            if presence.grace is not None:
+                presence.grace.cancel()
+            del self.presence[pid]
+
+    def renamed(self, player: Player) -> None:
+        """The player became an account: every connection of theirs knows it."""
+        presence = self.presence.get(player.player_id)
+        for session in presence.sessions if presence else ():
+            assert session.player is not None
+            session.player = replace(session.player, username=player.username)
 
     def start_grace(self, player_id: str, seconds: float, expired: Callable[[], None]) -> None:
         presence = self.presence.get(player_id)

@@ -18,6 +18,9 @@ TEST_TABLES = [
     {"id": "beta", "variant": "stud-poker", "seats": 3, "min_ante": 100, "max_ante": 5_000},
 ]
 
+#: argon2id parameters for tests: the same algorithm and code path, at a lower cost.
+CHEAP_ARGON2: dict[str, Any] = {"time_cost": 1, "memory_cost": 1024, "parallelism": 1}
+
 
 def make_config(**overrides: Any) -> Config:
     data: dict[str, Any] = {
@@ -25,6 +28,8 @@ def make_config(**overrides: Any) -> Config:
         "timers": overrides.pop("timers", {"betting": 30, "decision": 30, "results": 0.2}),
         "jackpots": overrides.pop("jackpots", {"main": {"seed": 100_000, "contribution_bp": 5000}}),
         "wallet": overrides.pop("wallet", {"starting_credits": 100_000, "starting_bonus": 5_000}),
+        # real argon2id, with a small cost so the suite stays quick
+        "accounts": {**CHEAP_ARGON2, **overrides.pop("accounts", {})},
     }
     for section in ("limits", "server"):
         if section in overrides:
@@ -74,4 +79,4 @@ async def connect() -> AsyncIterator[ClientFactory]:
         await client.close()
 
 
-__all__ = ["TEST_TABLES", "make_config"]
+__all__ = ["CHEAP_ARGON2", "TEST_TABLES", "make_config"]

@@ -31,6 +31,7 @@ from protocol import (
     Ante,
     Balance,
     BuyChips,
+    ChangePassword,
     CloseCode,
     Deal,
     ErrorCode,
@@ -41,9 +42,12 @@ from protocol import (
     Leave,
     Limits,
     Lobby,
+    Login,
+    Logout,
     Ping,
     ProtocolError,
     Raise,
+    Register,
     Request,
     SeatRequest,
     Seed,
@@ -369,6 +373,16 @@ VALID: list[tuple[dict[str, Any], Request]] = [
     ({"t": "seed", "table": "t", "client_seed": ""}, Seed(table="t", client_seed="")),
     ({"t": "history"}, History()),
     ({"t": "history", "limit": 5}, History(limit=5)),
+    (
+        {"t": "register", "username": "Ann_99", "password": "x"},
+        Register(username="Ann_99", password="x"),
+    ),
+    ({"t": "login", "username": "abc", "password": ""}, Login(username="abc", password="")),
+    ({"t": "logout", "id": 3}, Logout(id=3)),
+    (
+        {"t": "change_password", "old": "a" * 200, "new": "b"},
+        ChangePassword(old="a" * 200, new="b"),
+    ),
 ]
 
 
@@ -489,6 +503,37 @@ REFUSED: list[tuple[str, dict[str, Any], ErrorCode, str]] = [
     ("buy bool", {"t": "buy_chips", "amount": True}, INVALID, "amount"),
     ("buy zero", {"t": "buy_chips", "amount": 0}, INVALID, "amount"),
     ("buy none", {"t": "buy_chips"}, MISSING, "amount"),
+    # accounts
+    ("username short", {"t": "login", "username": "ab", "password": "p"}, INVALID, "username"),
+    (
+        "username long",
+        {"t": "register", "username": "a" * 25, "password": "p"},
+        INVALID,
+        "username",
+    ),
+    ("username dash", {"t": "login", "username": "ann-1", "password": "p"}, INVALID, "username"),
+    ("username accent", {"t": "login", "username": "zoë", "password": "p"}, INVALID, "username"),
+    (
+        "username space",
+        {"t": "register", "username": "ann 1", "password": "p"},
+        INVALID,
+        "username",
+    ),
+    ("no password", {"t": "login", "username": "ann"}, MISSING, "password"),
+    (
+        "password int",
+        {"t": "login", "username": "ann", "password": 1234567890},
+        INVALID,
+        "password",
+    ),
+    (
+        "password bin",
+        {"t": "register", "username": "ann", "password": b"x" * 12},
+        INVALID,
+        "password",
+    ),
+    ("no old", {"t": "change_password", "new": "x" * 12}, MISSING, "old"),
+    ("new list", {"t": "change_password", "old": "x", "new": ["x"]}, INVALID, "new"),
     # id
     ("id negative", {"t": "ping", "id": -1}, INVALID, "id"),
     ("id too big", {"t": "ping", "id": 2**53 + 1}, INVALID, "id"),
@@ -518,6 +563,20 @@ def test_messages_say_what_is_wrong() -> None:
     assert "1 to 1000000000000" in refused({**ANTE, "amount": 0}).message
     assert "'x'" in refused({"t": "ping", "x": 1}).message
     assert "steal" in refused({"t": "steal"}).message
+
+
+def test_no_refusal_repeats_a_password() -> None:
+    secret = "hunter2-but-longer"
+    frames: list[dict[str, Any]] = [
+        {"t": "login", "username": "a b", "password": secret},
+        {"t": "register", "username": "ann", "password": secret, "extra": 1},
+        {"t": "change_password", "old": secret, "new": 5},
+        {"t": "change_password", "old": secret},
+    ]
+    for frame in frames:
+        error = refused(frame)
+        assert secret not in repr(error.to_frame())
+    assert secret not in repr(Login(username="ann", password=secret))
 
 
 def test_error_echoes_a_valid_id() -> None:

@@ -41,7 +41,15 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from clients.connection import ServerError, StudClient
-from server.config import ENVIRONMENT, Config, JackpotConfig, Limits, WalletConfig, load_config
+from server.config import (
+    ENVIRONMENT,
+    AccountsConfig,
+    Config,
+    JackpotConfig,
+    Limits,
+    WalletConfig,
+    load_config,
+)
 from server.game.table import TableConfig, Timers
 from server.stores.redis import RedisStore
 from tests.redis_fixture import RedisServer, free_port, time_limit
@@ -259,10 +267,11 @@ def test_the_operations_guide_documents_every_setting() -> None:
         "[server]": Config,
         "[limits]": Limits,
         "[wallet]": WalletConfig,
+        "[accounts]": AccountsConfig,
         "[timers]": Timers,
         "[jackpots.NAME]": JackpotConfig,
     }
-    nested = {"limits", "wallet", "timers", "variants", "jackpots", "tables", "name"}
+    nested = {"limits", "wallet", "accounts", "timers", "variants", "jackpots", "tables", "name"}
     for section, kind in sections.items():
         settings = {f.name for f in dataclasses.fields(kind)} - nested
         assert set(rows[section]) == settings, section

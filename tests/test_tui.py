@@ -9,13 +9,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from clients.connection import absorb_hand
+from clients.connection import ServerError, absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
 from clients.tui.app import HistoryScreen, SeedScreen
+from clients.tui.link import sign_in
 from clients.tui.render import PLAY_KEYS, card_markup, describe_error, fairness_text, seats_text
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order
@@ -529,3 +531,25 @@ def test_the_two_clients_use_the_same_words() -> None:
         assert f'"{words}"' in js, words
     for words in LOBBY_PHASES.values():
         assert f'"{words}"' in lobby_js, words
+
+
+async def test_an_account_signs_in_and_signs_in_again_when_its_token_is_revoked(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """`stud-client play --user NAME`: the password is checked before the table opens
+    (`sign_in`), and a token the server no longer takes is replaced by a new login."""
+    server = await make_server()
+    with pytest.raises(ServerError) as e:
+        await sign_in(url(server), "hal", "hal_9000", "open the pod bay")
+    assert e.value.code == "bad_credentials"
+    first = await sign_in(url(server), "hal", "hal_9000", "open the pod bay", register=True)
+    token = await sign_in(url(server), "someone", "HAL_9000", "open the pod bay")
+    assert token != first
+    await server.store.revoke_token(token)  # e.g. a password change on another device
+    app = StudApp(url(server), "hal", token=token)
+    app.link.account = ("hal_9000", "open the pod bay")
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: app.link.welcome.get("username") == "hal_9000", "a login")
+        resumed = await server.store.player_by_token(first)
+        assert resumed is not None and app.player_id == resumed.player_id
+        assert app.link.token not in (token, first)

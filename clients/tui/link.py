@@ -5,7 +5,9 @@ the connection drops, `Link` reconnects with exponential backoff (and jitter, so
 a restarted server is not hit by every client at once) and says `hello` with
 the token, so the server resumes the same player and seats. A token the server
 no longer knows (a restarted server without Redis) falls back to a new player
-with the same name, and says so.
+with the same name, and says so; for an account (`account`: the username and
+password `stud-client play --user` asked for, kept in memory only) it signs in
+again instead.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Link:
         self.backoff = backoff
         self.request_timeout = request_timeout
         self.token: str | None = None
+        self.account: tuple[str, str] | None = None  # (username, password) to sign in with
         self.client: StudClient | None = None
         self.welcome: dict[str, Any] = {}
         self.connects = 0  # successful hellos, for the status line and tests
@@ -121,6 +124,9 @@ class Link:
                     raise
         self.welcome = await asyncio.wait_for(client.hello(name=self.name), self.request_timeout)
         session_lost = self.token is not None
+        if self.account is not None:
+            self.welcome = await asyncio.wait_for(client.login(*self.account), self.request_timeout)
+            session_lost = False  # the account is the same, wherever it signs in
         self.token = str(self.welcome["token"])
         return session_lost
 
@@ -128,3 +134,24 @@ class Link:
         pause = delay * random.uniform(0.8, 1.2)
         self.on_status(f"{why}; retrying in {pause:.1f}s")
         await asyncio.sleep(pause)
+
+
+async def sign_in(
+    url: str, name: str, username: str, password: str, *, register: bool = False
+) -> str:
+    """Check an account's password before the table opens; its session token.
+
+    With `register`, a new guest called `name` becomes the account `username`
+    first. Raises ServerError (bad_credentials, username_taken, ...) as the server
+    words it, and OSError when the server cannot be reached.
+    """
+    client = await StudClient.open(url, history=False)
+    try:
+        await client.hello(name=name)
+        if register:
+            await client.register(username, password)
+            return client.token
+        welcome = await client.login(username, password)
+        return str(welcome["token"])
+    finally:
+        await client.close()

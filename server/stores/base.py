@@ -23,7 +23,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from server.game.ledger import Hold, JackpotClaim, Transfer
@@ -88,6 +88,18 @@ class RoundConflict(StoreError):
     code = "internal_error"
 
 
+class UsernameTaken(StoreError):
+    """Another player holds this username (case-folded)."""
+
+    code = "username_taken"
+
+
+class AlreadyRegistered(StoreError):
+    """The player is an account already (under another username)."""
+
+    code = "already_registered"
+
+
 class InvalidRequest(StoreError):
     """The caller broke the store's contract (a bet of two players, an amount out of range)."""
 
@@ -117,9 +129,32 @@ class Wallet:
 
 @dataclass(frozen=True, slots=True)
 class Player:
+    """A player as one connection knows them: `token` is that connection's (an account
+    may have several, one per device); `username` is None for a guest."""
+
     player_id: str
     name: str
     token: str
+    username: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What signing in needs of an account: `password_hash` is argon2's encoded string."""
+
+    player_id: str
+    username: str
+    name: str
+    password_hash: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Failures:
+    """A failure counter: failed password checks in the current window, and the
+    seconds until that window ends (0 when there is none)."""
+
+    count: int
+    retry_after: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +213,56 @@ class Store(Protocol):
         ...
 
     async def player_by_token(self, token: str) -> Player | None: ...
+
+    # accounts
+    async def register(
+        self, player_id: str, username: str, password_hash: str, token: str
+    ) -> Player:
+        """Make the player an account, atomically: claim `username` (unique without
+        regard to case: UsernameTaken) and keep its password hash; `token` is listed as
+        one of the account's. AlreadyRegistered when the player has another username.
+        Idempotent: the same player and username again changes nothing. Grants nothing:
+        the player's credits are the ones it got when it was created."""
+        ...
+
+    async def credentials(self, username: str) -> Credentials | None:
+        """The account with this username (any case), or None."""
+        ...
+
+    async def issue_token(self, player_id: str, token: str) -> None:
+        """One more session token for the player (a sign-in); stored hashed."""
+        ...
+
+    async def revoke_token(self, token: str) -> None:
+        """Forget a session token: no hello resumes with it again. Idempotent."""
+        ...
+
+    async def set_password(
+        self,
+        username: str,
+        player_id: str,
+        old_hash: str,
+        new_hash: str,
+        *,
+        revoke_except: str | None = None,
+    ) -> bool:
+        """Replace the account's hash if it is still `old_hash` (compare and set); True
+        when it is `new_hash` now (a repeat is True again), False when another change
+        came first. With `revoke_except` (a token), every other token of the account
+        is revoked in the same step."""
+        ...
+
+    # failed password checks, counted per key ("user:<name>", "addr:<address>")
+    async def failures(self, keys: Sequence[str]) -> list[Failures]:
+        """Each key's count in its current window."""
+        ...
+
+    async def add_failure(self, keys: Sequence[str], window: float) -> list[int]:
+        """Count one failure under each key, atomically; a key's first failure opens
+        its window of `window` seconds (the count is forgotten when it ends)."""
+        ...
+
+    async def clear_failures(self, key: str) -> None: ...
 
     # table leases
     async def claim(self, table_id: str, holder: str, epoch: int, ttl: float | None) -> Claim:
@@ -393,6 +478,28 @@ def one_round(transfers: Sequence[Transfer], holds: Sequence[Hold]) -> str:
     if len(rounds) != 1 or "" in rounds:
         raise InvalidRequest("a table's batch belongs to exactly one round")
     return rounds.pop()
+
+
+def fold_username(username: str) -> str:
+    """The form usernames are compared in (they are ASCII letters, digits and _)."""
+    return username.lower()
+
+
+def token_hash(token: str) -> str:
+    """Session tokens are kept hashed, so a copy of the data cannot be used to log in."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def username_taken(username: str) -> UsernameTaken:
+    return UsernameTaken(f"the username {username!r} is taken", username=username)
+
+
+def already_registered(username: str) -> AlreadyRegistered:
+    return AlreadyRegistered(f"this player is the account {username!r} already")
+
+
+def unknown_player(player_id: str) -> InvalidRequest:
+    return InvalidRequest(f"no player {player_id!r}")
 
 
 def new_player(name: str) -> Player:

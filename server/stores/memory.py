@@ -30,12 +30,15 @@ from server.stores.base import (
     HITS_LIMIT,
     Claim,
     ClaimPaid,
+    Credentials,
+    Failures,
     Fence,
     InvalidRequest,
     Player,
     Settled,
     Wallet,
     abandoned,
+    already_registered,
     bet_needed,
     bet_owner,
     buy_in_error,
@@ -43,6 +46,7 @@ from server.stores.base import (
     check_entries,
     closed_error,
     cover_error,
+    fold_username,
     funds_error,
     new_player,
     not_owner,
@@ -50,13 +54,18 @@ from server.stores.base import (
     record_json,
     record_players,
     settle_conflict,
+    token_hash,
     transfers_digest,
+    unknown_player,
+    username_taken,
     wallet_ids,
     with_jackpots,
 )
 
 __all__ = ["HISTORY_LIMIT", "MemoryStore"]
 
+#: Failure counters kept before the ended windows are swept out.
+_FAILS_KEPT = 10_000
 #: What an abandoned operation id is remembered as.
 _DEAD = object()
 
@@ -80,7 +89,10 @@ class MemoryStore:
         self.holds: dict[tuple[str, int], int] = {}  # (round_id, seat) -> cents
         self.hold_owner: dict[tuple[str, int], str] = {}  # (round_id, seat) -> player id
         self.players: dict[str, Player] = {}
-        self.tokens: dict[str, str] = {}
+        self.tokens: dict[str, str] = {}  # sha256(token) -> player id, as in Redis
+        self.player_tokens: dict[str, set[str]] = defaultdict(set)  # player -> token hashes
+        self.users: dict[str, tuple[str, str]] = {}  # folded username -> (player id, hash)
+        self.fails: dict[str, tuple[int, float]] = {}  # key -> (count, window's end)
         self.seeds: dict[str, int] = {}
         self.rounds: dict[str, _Round] = {}
         self.ledger: list[Transfer] = []
@@ -113,7 +125,7 @@ class MemoryStore:
         if player.player_id in self.players:
             return self.players[player.player_id]
         self.players[player.player_id] = player
-        self.tokens[player.token] = player.player_id
+        self._add_token(player.player_id, player.token)
         if credits > 0:
             self._move(
                 Transfer("", None, Reason.BUY_IN, WORLD, player_account(player.player_id), credits)
@@ -122,8 +134,102 @@ class MemoryStore:
         return player
 
     async def player_by_token(self, token: str) -> Player | None:
-        pid = self.tokens.get(token)
-        return None if pid is None else self.players[pid]
+        pid = self.tokens.get(token_hash(token))
+        return None if pid is None else replace(self.players[pid], token=token)
+
+    def _add_token(self, player_id: str, token: str) -> None:
+        digest = token_hash(token)
+        self.tokens[digest] = player_id
+        self.player_tokens[player_id].add(digest)
+
+    # ----- accounts -----------------------------------------------------------
+
+    async def register(
+        self, player_id: str, username: str, password_hash: str, token: str
+    ) -> Player:
+        player = self.players.get(player_id)
+        if player is None:
+            raise unknown_player(player_id)
+        folded = fold_username(username)
+        owner = self.users.get(folded)
+        if owner is not None:
+            if owner[0] == player_id:
+                return replace(player, token=token)  # a repeat: done already
+            raise username_taken(username)
+        if player.username is not None:
+            raise already_registered(player.username)
+        self.users[folded] = (player_id, password_hash)
+        self.players[player_id] = player = replace(player, username=username)
+        self._add_token(player_id, token)
+        return replace(player, token=token)
+
+    async def credentials(self, username: str) -> Credentials | None:
+        entry = self.users.get(fold_username(username))
+        if entry is None:
+            return None
+        player = self.players[entry[0]]
+        assert player.username is not None
+        return Credentials(player.player_id, player.username, player.name, entry[1])
+
+    async def issue_token(self, player_id: str, token: str) -> None:
+        if player_id not in self.players:
+            raise unknown_player(player_id)
+        self._add_token(player_id, token)
+
+    async def revoke_token(self, token: str) -> None:
+        digest = token_hash(token)
+        pid = self.tokens.pop(digest, None)
+        if pid is not None:
+            self.player_tokens[pid].discard(digest)
+
+    async def set_password(
+        self,
+        username: str,
+        player_id: str,
+        old_hash: str,
+        new_hash: str,
+        *,
+        revoke_except: str | None = None,
+    ) -> bool:
+        folded = fold_username(username)
+        entry = self.users.get(folded)
+        if entry is None or entry[0] != player_id:
+            raise unknown_player(player_id)
+        if entry[1] == new_hash:
+            return True
+        if entry[1] != old_hash:
+            return False
+        self.users[folded] = (player_id, new_hash)
+        if revoke_except is not None:
+            keep = token_hash(revoke_except)
+            for digest in self.player_tokens[player_id] - {keep}:
+                self.tokens.pop(digest, None)
+            self.player_tokens[player_id] &= {keep}
+        return True
+
+    async def failures(self, keys: Sequence[str]) -> list[Failures]:
+        now = time.monotonic()
+        out = []
+        for key in keys:
+            count, end = self.fails.get(key, (0, now))
+            out.append(Failures(count, end - now) if end > now else Failures(0, 0.0))
+        return out
+
+    async def add_failure(self, keys: Sequence[str], window: float) -> list[int]:
+        now = time.monotonic()
+        if len(self.fails) > _FAILS_KEPT:  # forget the windows that ended
+            self.fails = {k: v for k, v in self.fails.items() if v[1] > now}
+        counts = []
+        for key in keys:
+            count, end = self.fails.get(key, (0, now))
+            if end <= now:
+                count, end = 0, now + window
+            self.fails[key] = (count + 1, end)
+            counts.append(count + 1)
+        return counts
+
+    async def clear_failures(self, key: str) -> None:
+        self.fails.pop(key, None)
 
     # ----- table leases -------------------------------------------------------
 

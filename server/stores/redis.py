@@ -13,8 +13,12 @@ script may touch any of them; tests and deployments never collide):
     acct                     hash  account -> cents ("player:<id>", "house",
                                    "meter:<jackpot>", "world")
     bonus, held              hash  player id -> cents
-    players                  hash  player id -> {"name": ...}
+    players                  hash  player id -> {"name": ..., "username": ... (accounts)}
     tokens                   hash  sha256(session token) -> player id
+    ptokens:<player id>      set   the player's token hashes (revoked on a password change)
+    users                    hash  case-folded username -> {"player": id, "hash": argon2id}
+    fails:user:<name>        string failed password checks for a username, expiring
+    fails:addr:<address>     string failed password checks from a client address, expiring
     seeds                    hash  jackpot -> seed cents (the meters that exist)
     round:<id>               hash  table, state (open|settled|voided), digest, result
     round:<id>:ledger        list  every transfer applied for the round (the journal)
@@ -66,6 +70,8 @@ from server.stores.base import (
     MAX_CENTS,
     Claim,
     ClaimPaid,
+    Credentials,
+    Failures,
     Fence,
     InvalidRequest,
     OutcomeUnknown,
@@ -75,12 +81,14 @@ from server.stores.base import (
     StoreUnavailable,
     Wallet,
     abandoned,
+    already_registered,
     bet_owner,
     buy_in_error,
     check_cents,
     check_entries,
     closed_error,
     cover_error,
+    fold_username,
     funds_error,
     new_player,
     not_owner,
@@ -88,8 +96,11 @@ from server.stores.base import (
     record_json,
     record_players,
     settle_conflict,
+    token_hash,
     transfer_row,
     transfers_digest,
+    unknown_player,
+    username_taken,
     wallet_ids,
     with_jackpots,
 )
@@ -113,6 +124,10 @@ SCRIPTS = (
     "settle",
     "void",
     "recover",
+    "register",
+    "token",
+    "set_password",
+    "fail",
 )
 _NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 #: What asyncio-redis raises when the connection is gone or cannot be made.
@@ -429,7 +444,7 @@ class RedisStore:
         request = {
             "id": player.player_id,
             "name": name,
-            "token_hash": _token_hash(player.token),
+            "token_hash": token_hash(player.token),
             "credits": credits,
             "bonus": bonus,
         }
@@ -438,13 +453,94 @@ class RedisStore:
 
     async def player_by_token(self, token: str) -> Player | None:
         async def lookup(conn: Any) -> Player | None:
-            pid = await conn.hget(self.prefix + "tokens", _token_hash(token))
+            pid = await conn.hget(self.prefix + "tokens", token_hash(token))
             if pid is None:
                 return None
             profile = await conn.hget(self.prefix + "players", pid)
-            return None if profile is None else Player(pid, json.loads(profile)["name"], token)
+            if profile is None:
+                return None
+            data = json.loads(profile)
+            return Player(pid, data["name"], token, data.get("username"))
 
         return await self._run("a token lookup", lookup)
+
+    # ----- accounts -----------------------------------------------------------
+
+    async def register(
+        self, player_id: str, username: str, password_hash: str, token: str
+    ) -> Player:
+        request = {
+            "id": player_id,
+            "username": username,
+            "folded": fold_username(username),
+            "hash": password_hash,
+            "token_hash": token_hash(token),
+        }
+        data = (await self._script("register", request))["ok"]
+        return Player(player_id, data["name"], token, data["username"])
+
+    async def credentials(self, username: str) -> Credentials | None:
+        async def lookup(conn: Any) -> Credentials | None:
+            entry = await conn.hget(self.prefix + "users", fold_username(username))
+            if entry is None:
+                return None
+            account = json.loads(entry)
+            profile = await conn.hget(self.prefix + "players", account["player"])
+            if profile is None:
+                return None
+            data = json.loads(profile)
+            return Credentials(account["player"], data["username"], data["name"], account["hash"])
+
+        return await self._run("a credentials lookup", lookup)
+
+    async def issue_token(self, player_id: str, token: str) -> None:
+        await self._script(
+            "token", {"op": "issue", "id": player_id, "token_hash": token_hash(token)}
+        )
+
+    async def revoke_token(self, token: str) -> None:
+        await self._script("token", {"op": "revoke", "token_hash": token_hash(token)})
+
+    async def set_password(
+        self,
+        username: str,
+        player_id: str,
+        old_hash: str,
+        new_hash: str,
+        *,
+        revoke_except: str | None = None,
+    ) -> bool:
+        request = {
+            "id": player_id,
+            "folded": fold_username(username),
+            "old": old_hash,
+            "new": new_hash,
+            "keep": "" if revoke_except is None else token_hash(revoke_except),
+        }
+        return bool((await self._script("set_password", request))["ok"])
+
+    async def failures(self, keys: Sequence[str]) -> list[Failures]:
+        async def read(conn: Any) -> list[Failures]:
+            out = []
+            for key in keys:
+                full = f"{self.prefix}fails:{key}"
+                count = int(await conn.get(full) or 0)
+                ttl_ms = await conn.pttl(full)
+                out.append(Failures(count, max(ttl_ms, 0) / 1000) if count else Failures(0, 0.0))
+            return out
+
+        return await self._run("a failures read", read)
+
+    async def add_failure(self, keys: Sequence[str], window: float) -> list[int]:
+        request = {"keys": list(keys), "window_ms": max(1, int(window * 1000))}
+        counts: list[int] = (await self._script("fail", request))["ok"]
+        return counts
+
+    async def clear_failures(self, key: str) -> None:
+        async def clear(conn: Any) -> None:
+            await conn.delete([f"{self.prefix}fails:{key}"])
+
+        await self._run("clearing failures", clear, write=True)
 
     # ----- table leases -------------------------------------------------------
 
@@ -676,6 +772,12 @@ def _refusal(data: dict[str, Any]) -> StoreError:
         return not_owner(data["table"], data["epoch"])
     if code == "abandoned":
         return abandoned(data["op"])
+    if code == "username_taken":
+        return username_taken(data["username"])
+    if code == "already_registered":
+        return already_registered(data["username"])
+    if code == "unknown_player":
+        return unknown_player(data["player"])
     return StoreError(f"unexpected store reply: {data!r}")
 
 
@@ -693,11 +795,6 @@ def _entry(text: str) -> dict[str, Any]:
     entry: dict[str, Any] = data.pop("record")
     entry.update(data)
     return with_jackpots(entry)
-
-
-def _token_hash(token: str) -> str:
-    """Session tokens are kept hashed, so a copy of the data cannot be used to log in."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _describe(exc: BaseException | None) -> str:

@@ -15,6 +15,7 @@
 // commitment seen before the deal and the seed in force then, which a Verify
 // compares with the proof.
 
+import { accountToken, accountWelcomed, forgetAccount, setupAccount } from "./account.js";
 import { Connection } from "./connection.js";
 import { dealDone, justDealt, nextCardIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
@@ -186,7 +187,7 @@ const conn = new Connection(wsUrl.href, {
 
 /** Say hello: resume with the tab's token, else as the name the player gave. */
 async function hello() {
-  const token = sessionStorage.getItem(KEYS.token);
+  const token = accountToken() ?? sessionStorage.getItem(KEYS.token);
   const name = sessionStorage.getItem(KEYS.name);
   if (!token && !name) {
     state.needName = true;
@@ -199,6 +200,7 @@ async function hello() {
     if (err.code === "invalid_token") {
       // The server forgot us (e.g. it restarted): start over under the same name.
       sessionStorage.removeItem(KEYS.token);
+      forgetAccount(); // an account's token revoked elsewhere (sign out, password change)
       showError("Your previous session has ended on the server; you are starting again as a new player.");
       if (conn.open) hello();
       return;
@@ -215,6 +217,7 @@ function welcome(w) {
   state.needName = false;
   sessionStorage.setItem(KEYS.token, w.token);
   sessionStorage.setItem(KEYS.name, w.name);
+  accountWelcomed(w);
   conn.request("lobby", { watch: true }).catch(showError);
   // Rejoin every table where we sit (the server also does it on a resume,
   // but not when it has not yet seen the old connection go) and the one on screen.
@@ -1020,5 +1023,6 @@ setInterval(tick, 200);
 // A handle for debugging from the console (and for the browser tests).
 window.stud = { state, conn, fairness, verifyDeal, verifyHistory, loadHistory, absorb };
 
+setupAccount({ conn, welcome, showError });
 render();
 conn.start();

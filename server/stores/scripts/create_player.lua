@@ -3,6 +3,7 @@
 if redis.call('HEXISTS', P .. 'players', REQ.id) == 1 then return ok(wallet(REQ.id)) end
 redis.call('HSET', P .. 'players', REQ.id, enc(obj({name = REQ.name})))
 redis.call('HSET', P .. 'tokens', REQ.token_hash, REQ.id)
+redis.call('SADD', P .. 'ptokens:' .. REQ.id, REQ.token_hash)
 if REQ.credits > 0 then
   move({'', NULL, 'buy-in', 'world', 'player:' .. REQ.id, REQ.credits}, false)
 end

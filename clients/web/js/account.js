@@ -1,0 +1,154 @@
+// Accounts in the browser: sign up, sign in, sign out (PROTOCOL.md section 3).
+//
+// A guest's token stays per tab in sessionStorage (app.js). An account's token
+// is kept in localStorage too, so every tab of this origin and every reload
+// goes on signed in: `accountToken()` is what app.js says hello with first.
+// Only one tab plays at a time (the server keeps one connection per player);
+// the others offer "Play in this tab". Signing out in one tab revokes the
+// token on the server, and the other tabs of the origin go back to the start.
+//
+// The password is read from the form when it is sent and never stored.
+
+import { errorText } from "./format.js";
+
+const ACCOUNT = "stud.account"; // localStorage: {token, username} of the signed-in account
+const SESSION = { token: "stud.token", name: "stud.name", table: "stud.table" }; // app.js's keys
+const PROTOCOL_VERSION = 1;
+
+let app = null; // {conn, welcome, showError}
+let me = null; // the last welcome's {username} (null before one)
+let arrivedOn = -1; // the socket (conn.opens) a sign-in from the start screen said hello on
+
+const $ = (id) => document.getElementById(id);
+
+function stored() {
+  try {
+    const value = JSON.parse(localStorage.getItem(ACCOUNT));
+    return value && typeof value.token === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The signed-in account's token, if this origin has one: app.js resumes with it first. */
+export function accountToken() {
+  return stored()?.token ?? null;
+}
+
+/** The account's token was refused (revoked elsewhere): forget it, go on as a guest. */
+export function forgetAccount() {
+  localStorage.removeItem(ACCOUNT);
+}
+
+/** Every welcome goes through here: an account's token is kept for every tab. */
+export function accountWelcomed(w) {
+  me = { username: w.username ?? null };
+  if (w.username) localStorage.setItem(ACCOUNT, JSON.stringify({ token: w.token, username: w.username }));
+  drawBar();
+}
+
+/** Wire the buttons and the dialog; `hooks` are app.js's connection and functions. */
+export function setupAccount(hooks) {
+  app = hooks;
+  $("account-bar").addEventListener("click", (event) => {
+    const action = event.target.closest("[data-account]")?.dataset.account;
+    if (action === "signup" || action === "signin") openDialog(action);
+    if (action === "signout") signOut();
+  });
+  $("signin-start").addEventListener("click", () => openDialog("signin"));
+  $("account-cancel").addEventListener("click", () => $("account-dialog").close());
+  $("account-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    submit();
+  });
+  window.addEventListener("storage", (event) => {
+    // Another tab signed out: this one goes back to the start too.
+    if (event.key === ACCOUNT && !event.newValue && me?.username) restart();
+  });
+  drawBar();
+}
+
+function drawBar() {
+  const bar = $("account-bar");
+  if (!bar) return;
+  bar.hidden = me === null;
+  bar.replaceChildren();
+  if (me === null) return;
+  const button = (action, text) => {
+    const el = Object.assign(document.createElement("button"), { type: "button", className: "btn small", textContent: text });
+    el.dataset.account = action;
+    el.dataset.testid = action;
+    return el;
+  };
+  if (me.username) {
+    const name = Object.assign(document.createElement("span"), { className: "account-name", textContent: me.username });
+    name.dataset.testid = "account-name";
+    bar.append(name, button("signout", "Sign out"));
+  } else {
+    bar.append(button("signup", "Sign up"), button("signin", "Sign in"));
+  }
+}
+
+function openDialog(mode) {
+  const dialog = $("account-dialog");
+  dialog.dataset.mode = mode;
+  $("account-title").textContent = mode === "signup" ? "Sign up: keep your chips" : "Sign in";
+  $("account-note").textContent = mode === "signup"
+    ? "Your chips, history and seats stay yours, on any device. Usernames: 3 to 24 letters, digits or _. Passwords: 10 to 128 characters."
+    : "Sign in to your account from this device.";
+  $("account-submit").textContent = mode === "signup" ? "Create my account" : "Sign in";
+  $("account-password").autocomplete = mode === "signup" ? "new-password" : "current-password";
+  $("account-password").value = "";
+  $("account-error").textContent = "";
+  dialog.showModal();
+  $("account-username").focus();
+}
+
+async function submit() {
+  const dialog = $("account-dialog");
+  const username = $("account-username").value.trim();
+  const password = $("account-password").value;
+  const button = $("account-submit");
+  button.disabled = true;
+  $("account-error").textContent = "";
+  try {
+    if (dialog.dataset.mode === "signup") {
+      const ok = await app.conn.request("register", { username, password });
+      const token = sessionStorage.getItem(SESSION.token);
+      if (token) localStorage.setItem(ACCOUNT, JSON.stringify({ token, username: ok.username }));
+      me = { username: ok.username };
+      drawBar();
+    } else {
+      if (me === null && arrivedOn !== app.conn.opens) {
+        // login needs a welcomed connection: arrive as a guest first (named as the account)
+        await app.conn.request("hello", { v: PROTOCOL_VERSION, name: username });
+        arrivedOn = app.conn.opens;
+      }
+      const w = await app.conn.request("login", { username, password });
+      app.welcome(w);
+    }
+    $("account-password").value = "";
+    dialog.close();
+  } catch (err) {
+    $("account-error").textContent = errorText(err);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function signOut() {
+  try {
+    await app.conn.request("logout");
+  } catch (err) {
+    app.showError(err);
+    return;
+  }
+  forgetAccount();
+  restart();
+}
+
+/** Back to the start: no token, no name, a fresh page. */
+function restart() {
+  for (const key of Object.values(SESSION)) sessionStorage.removeItem(key);
+  location.reload();
+}

@@ -1,0 +1,259 @@
+"""Accounts: register, login, logout and change_password (PROTOCOL.md section 3).
+
+A guest becomes an account by `register` (same player, wallet, history, seats
+and token); `login` switches a connection to an account from any device and
+any process of the fleet; `logout` revokes the connection's token. Passwords
+are hashed with argon2id off the event loop (`server/passwords.py`); the store
+keeps the hash only.
+
+Failed password checks are counted per account and per client address in the
+store, so every process of a fleet sees the same counts; past a limit, checks
+are refused (`too_many_attempts`) without hashing anything. An unknown
+username and a wrong password take the same path: one store read, one argon2
+check (a dummy hash for the unknown user), one failure counted, one answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from protocol.errors import ErrorCode, ProtocolError, RequestId
+from protocol.messages import ChangePassword, Login, Logout, Register
+from server.config import AccountsConfig
+from server.durable import Pending, until_known
+from server.passwords import Passwords, PasswordsBusy
+from server.sessions import Session, Sessions
+from server.stores.base import Player, Store, StoreError, fold_username
+
+log = logging.getLogger("stud.accounts")
+
+PASSWORD_MIN = 10
+PASSWORD_MAX = 128
+BAD_CREDENTIALS = "wrong username or password"
+
+#: Sends the `welcome` for `player` on the connection: (session, player, request id, resumed).
+Welcome = Callable[[Session, Player, RequestId | None, bool], Awaitable[None]]
+
+
+def password_problem(password: str, username: str) -> str | None:
+    """Why a new password is refused (`weak_password`), or None. Never quotes it."""
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        return f"a password is {PASSWORD_MIN} to {PASSWORD_MAX} characters, got {len(password)}"
+    if password.lower() == username.lower():
+        return "the password may not be the username"
+    return None
+
+
+class Accounts:
+    def __init__(
+        self,
+        config: AccountsConfig,
+        store: Store,
+        sessions: Sessions,
+        passwords: Passwords,
+        pending: Pending,
+        *,
+        patience: float,
+        welcome: Welcome,
+        forget_tables: Callable[[Session], None],
+        seated: Callable[[str], bool],
+        spawn: Callable[[Coroutine[Any, Any, Any]], None],
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.sessions = sessions
+        self.passwords = passwords
+        self.pending = pending
+        self.patience = patience
+        self.welcome = welcome
+        self.forget_tables = forget_tables
+        self.seated = seated
+        self.spawn = spawn
+
+    async def handle(
+        self, session: Session, msg: Register | Login | Logout | ChangePassword
+    ) -> None:
+        try:
+            match msg:
+                case Register():
+                    await self.register(session, msg)
+                case Login():
+                    await self.login(session, msg)
+                case Logout():
+                    await self.logout(session, msg)
+                case ChangePassword():
+                    await self.change_password(session, msg)
+        except PasswordsBusy as e:
+            raise ProtocolError(
+                ErrorCode.BUSY,
+                "the server is checking too many passwords right now: try again in a moment",
+                details={"retry_after": e.retry_after},
+            ) from None
+
+    # ----- the messages ----------------------------------------------------------
+
+    async def register(self, session: Session, msg: Register) -> None:
+        player = _player(session)
+        if player.username is not None:
+            raise ProtocolError(
+                ErrorCode.ALREADY_REGISTERED, f"you are the account {player.username!r} already"
+            )
+        _strong(msg.password, msg.username)
+        if await self.store.credentials(msg.username) is not None:  # spare the hash
+            raise ProtocolError(
+                ErrorCode.USERNAME_TAKEN,
+                f"the username {msg.username!r} is taken",
+                field="username",
+            )
+        hashed = await self.passwords.hash(msg.password)
+        pid = player.player_id
+        account = await until_known(  # a repeat of the same claim changes nothing
+            lambda: self.store.register(pid, msg.username, hashed, player.token),
+            what="register",
+            op=f"register:{pid}",
+            pending=self.pending,
+            patience=self.patience,
+        )
+        self.sessions.renamed(account)
+        log.info("account registered", extra={"player_id": pid, "username": account.username})
+        self.sessions.reply(session, msg, username=account.username)
+
+    async def login(self, session: Session, msg: Login) -> None:
+        current = _player(session)
+        self._not_seated(current)
+        keys = self._keys(session, msg.username)
+        await self._throttle(keys)
+        creds = await self.store.credentials(msg.username)
+        good = await self.passwords.verify(creds.password_hash if creds else None, msg.password)
+        if creds is None or not good:
+            await self._failed(keys)
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, BAD_CREDENTIALS)
+        await self.store.clear_failures(keys[0])
+        if self.passwords.needs_rehash(creds.password_hash):
+            self.spawn(
+                self._rehash(creds.username, creds.player_id, creds.password_hash, msg.password)
+            )
+        token = secrets.token_urlsafe(32)
+        await until_known(
+            lambda: self.store.issue_token(creds.player_id, token),
+            what="issue_token",
+            op=f"token:{creds.player_id}",
+            pending=self.pending,
+            patience=self.patience,
+        )
+        self.forget_tables(session)
+        self.sessions.detach(session)
+        account = Player(creds.player_id, creds.name, token, creds.username)
+        log.info("signed in", extra={"player_id": account.player_id, "username": account.username})
+        await self.welcome(session, account, msg.id, True)
+
+    async def logout(self, session: Session, msg: Logout) -> None:
+        player = _player(session)
+        self._not_seated(player)
+        await until_known(
+            lambda: self.store.revoke_token(player.token),
+            what="revoke_token",
+            op=f"revoke:{player.player_id}",
+            pending=self.pending,
+            patience=self.patience,
+        )
+        self.sessions.reply(session, msg)
+        self.forget_tables(session)
+        self.sessions.detach(session)
+
+    async def change_password(self, session: Session, msg: ChangePassword) -> None:
+        player = _player(session)
+        if player.username is None:
+            raise ProtocolError(ErrorCode.NOT_REGISTERED, "a guest has no password: register first")
+        username = player.username
+        _strong(msg.new, username, field="new")
+        keys = self._keys(session, username)
+        await self._throttle(keys)
+        creds = await self.store.credentials(username)
+        good = await self.passwords.verify(creds.password_hash if creds else None, msg.old)
+        if creds is None or not good:
+            await self._failed(keys)
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong", field="old")
+        new_hash = await self.passwords.hash(msg.new)
+        changed = await until_known(
+            lambda: self.store.set_password(
+                username,
+                player.player_id,
+                creds.password_hash,
+                new_hash,
+                revoke_except=player.token,
+            ),
+            what="set_password",
+            op=f"password:{player.player_id}",
+            pending=self.pending,
+            patience=self.patience,
+        )
+        if not changed:  # another change came first: the old password is not current
+            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong", field="old")
+        log.info("password changed", extra={"player_id": player.player_id, "username": username})
+        self.sessions.reply(session, msg)
+
+    # ----- helpers -------------------------------------------------------------
+
+    def _not_seated(self, player: Player) -> None:
+        if self.seated(player.player_id):
+            raise ProtocolError(
+                ErrorCode.SEATED, "you hold a seat here: leave the table before signing in or out"
+            )
+
+    def _keys(self, session: Session, username: str) -> list[str]:
+        """The failure counters a password check of `username` from here counts in."""
+        return [f"user:{fold_username(username)}", f"addr:{self.address(session)}"]
+
+    def address(self, session: Session) -> str:
+        """The client's address: the socket's peer, or behind a proxy the last entry of
+        the configured header (the one the proxy appended)."""
+        header = self.config.address_header
+        if header:
+            value = session.ws.request.headers.get(header) if session.ws.request else None
+            if value:
+                return value.split(",")[-1].strip()[:64]
+        peer = session.ws.remote_address
+        return str(peer[0]) if peer else "unknown"
+
+    async def _throttle(self, keys: list[str]) -> None:
+        """too_many_attempts while either counter is at its limit; nothing is hashed."""
+        cfg = self.config
+        limits = (cfg.max_failures_per_account, cfg.max_failures_per_address)
+        counts = await self.store.failures(keys)
+        over = [f for f, limit in zip(counts, limits, strict=True) if f.count >= limit]
+        if over:
+            wait = max(1, math.ceil(max(f.retry_after for f in over)))
+            log.warning("password checks throttled", extra={"keys": keys})
+            raise ProtocolError(
+                ErrorCode.TOO_MANY_ATTEMPTS,
+                f"too many failed sign-ins: try again in {wait} seconds",
+                details={"retry_after": wait},
+            )
+
+    async def _failed(self, keys: list[str]) -> None:
+        await self.store.add_failure(keys, self.config.window)
+
+    async def _rehash(self, username: str, player_id: str, old: str, password: str) -> None:
+        """The hash was made with other parameters: replace it (best effort)."""
+        try:
+            new = await self.passwords.hash(password)
+            await self.store.set_password(username, player_id, old, new)
+        except (PasswordsBusy, StoreError) as e:
+            log.info("password rehash postponed: %s", type(e).__name__)
+
+
+def _player(session: Session) -> Player:
+    if session.player is None:
+        raise ProtocolError(ErrorCode.NOT_WELCOMED, "say hello first")
+    return session.player
+
+
+def _strong(password: str, username: str, field: str = "password") -> None:
+    problem = password_problem(password, username)
+    if problem is not None:
+        raise ProtocolError(ErrorCode.WEAK_PASSWORD, problem, field=field)

@@ -1,0 +1,136 @@
+"""Accounts in the browser client, in a real headless Chromium: sign up as the guest
+one is, stay signed in across a reload and a second tab, sign out, and sign in
+from another browser context (another device) with the chips kept.
+
+Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+from playwright.async_api import Browser, Page, expect
+
+from tests.conftest import ServerFactory
+from tests.test_web import (
+    VIEWPORT,
+    WAIT_MS,
+    browser,
+    collect_problems,
+    enter,
+    expect_wallet,
+    needs_chromium,
+    open_page,
+    shot,
+)
+
+__all__ = ["browser"]  # the fixture, used below
+
+pytestmark = needs_chromium
+
+START = 100_000  # conftest's starting credits
+BOUGHT = 25_000
+PASSWORD = "correct horse battery"
+
+
+async def fill_dialog(page: Page, username: str, password: str) -> None:
+    dialog = page.get_by_test_id("account-dialog")
+    await expect(dialog).to_be_visible()
+    await page.get_by_test_id("account-username").fill(username)
+    await page.get_by_test_id("account-password").fill(password)
+    await page.get_by_test_id("account-submit").click()
+
+
+async def signed_in_as(page: Page, username: str, name: str) -> None:
+    await expect(page.get_by_test_id("account-name")).to_have_text(username, timeout=WAIT_MS)
+    await expect(page.get_by_test_id("player-name")).to_have_text(name, timeout=WAIT_MS)
+
+
+async def player_id(page: Page) -> str:
+    value = await page.evaluate("() => window.stud.state.me && window.stud.state.me.player_id")
+    assert isinstance(value, str)
+    return value
+
+
+async def test_sign_up_reload_sign_out_and_sign_in_elsewhere(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server()
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+
+    # ----- a guest buys chips, then signs up: the same player, the chips kept
+    ann = await open_page(browser, url, problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("buy-amount").fill(str(BOUGHT // 100))
+    await ann.get_by_test_id("buy-chips").click()
+    await expect_wallet(ann, START + BOUGHT)
+    guest = await player_id(ann)
+    await ann.get_by_test_id("signup").click()
+    await fill_dialog(ann, "ann_99", "too short")  # refused, in words, in the dialog
+    await expect(ann.get_by_test_id("account-error")).to_contain_text("10 to 128 characters")
+    await ann.get_by_test_id("account-password").fill(PASSWORD)
+    await ann.get_by_test_id("account-submit").click()
+    await signed_in_as(ann, "ann_99", "Ann")
+    await expect(ann.get_by_test_id("account-dialog")).to_be_hidden()
+    assert await player_id(ann) == guest
+    await shot(ann, "account-signed-up.png")
+
+    # ----- a reload, and a second tab of the same browser: still signed in
+    await ann.reload()
+    await signed_in_as(ann, "ann_99", "Ann")
+    await expect_wallet(ann, START + BOUGHT)
+    tab = await ann.context.new_page()
+    collect_problems(tab, problems)
+    await tab.goto(url)
+    await signed_in_as(tab, "ann_99", "Ann")
+    assert await player_id(tab) == guest
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab")
+
+    # ----- sign out (in the tab that plays): both tabs are back at the start
+    await tab.get_by_test_id("signout").click()
+    for page in (tab, ann):
+        await expect(page.get_by_test_id("name-input")).to_be_visible(timeout=WAIT_MS)
+        await expect(page.get_by_test_id("account-bar")).to_be_hidden()
+    assert await tab.evaluate("() => localStorage.getItem('stud.account')") is None
+
+    # ----- another device: a wrong password, then the right one
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    other = await context.new_page()
+    collect_problems(other, problems)
+    await other.goto(url)
+    await other.get_by_test_id("signin-start").click()
+    await fill_dialog(other, "ANN_99", "not the password")
+    await expect(other.get_by_test_id("account-error")).to_have_text("Wrong username or password")
+    await other.get_by_test_id("account-password").fill(PASSWORD)
+    await other.get_by_test_id("account-submit").click()
+    await signed_in_as(other, "ann_99", "Ann")
+    await expect_wallet(other, START + BOUGHT)
+    assert await player_id(other) == guest
+    await expect(other.get_by_test_id("lobby-table-alpha")).to_be_visible()
+    await shot(other, "account-signed-in.png")
+    await other.reload()
+    await signed_in_as(other, "ann_99", "Ann")
+    await context.close()
+    assert problems == [], problems
+
+
+async def test_a_guest_signs_in_from_the_lobby(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server()
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    first = await open_page(browser, url, problems)
+    await enter(first, "Bo")
+    await first.get_by_test_id("signup").click()
+    await fill_dialog(first, "bo_bo", PASSWORD)
+    await signed_in_as(first, "bo_bo", "Bo")
+    account = await player_id(first)
+    await first.context.close()
+    guest = await open_page(browser, url, problems)
+    await enter(guest, "Somebody")
+    await guest.get_by_test_id("signin").click()
+    await fill_dialog(guest, "bo_bo", PASSWORD)
+    await signed_in_as(guest, "bo_bo", "Bo")
+    assert await player_id(guest) == account
+    assert problems == [], problems
