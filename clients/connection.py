@@ -92,6 +92,15 @@ def with_own_hands(snap: dict[str, Any], store: OwnHands, player_id: str | None)
     return snap if seats is None else {**snap, "seats": seats}
 
 
+def as_it_stands(snap: dict[str, Any]) -> dict[str, Any]:
+    """A suspended table's snapshot drawn as it stood: its round's `phase`, with `paused`
+    holding the suspension (PROTOCOL.md section 6, Faults); any other as it is."""
+    paused = snap.get("suspended")
+    if not isinstance(paused, dict):
+        return snap
+    return {**snap, "phase": paused.get("phase", snap.get("phase")), "paused": paused}
+
+
 class StudClient:
     """One connection. `history=False` keeps no list of past frames (bots, load runs);
     `listeners` see every frame in order, so nothing between two wake-ups is missed."""

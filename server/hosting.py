@@ -70,6 +70,15 @@ class Hosting:
         sent = asyncio.get_running_loop().time()
         held = {r.id: r.lease.epoch if r.lease is not None else 0 for r in rooms}
         claims = await self.leases.claim_many(held, self.process_id, self.ttl)
+        took = asyncio.get_running_loop().time() - sent
+        if self.ttl is not None and took > self.ttl / 3:
+            log.warning(
+                "lease renewal took %.2fs (leases last %.1fs, acted on for %.1fs)",
+                took,
+                self.ttl,
+                SAFE_SHARE * self.ttl,
+                extra={"seconds": took, "tables": len(rooms)},
+            )
         for room in rooms:
             try:
                 await self._take(room, claims[room.id], sent)

@@ -134,6 +134,7 @@ class Room:
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
+        self._writes_out = 0  # store writes being carried now (any turn)
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
@@ -329,11 +330,15 @@ class Room:
             view["suspended"] = None
             self._last_view = view
             return encode(view)
-        # What was last shown, paused: nothing that is not durable yet (a showdown whose
-        # settlement is in doubt) is revealed while the table waits for the store.
-        base = self._last_view
+        # Paused: what is durable. While a write is out, what was last shown (a showdown
+        # whose settlement is in doubt is not revealed); with none out (a lapsed lease),
+        # the table as it stands, every change of it in the store already.
+        base = self._last_view if self._writes_out else None
         if base is None:
-            base = {**self.table.view(self.now()), "t": "table", "title": self.config.title}
+            base = self.table.view(self.now())
+            base.update(t="table", title=self.config.title or self.id, spectators=0)
+            jp = self.config.jackpot
+            base["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
         s = self.suspended
         view = {
             **base,
@@ -641,6 +646,7 @@ class Room:
     ) -> T:
         """A player's write: its true outcome, however long the store takes to give it."""
         started = self.now()
+        self._writes_out += 1
         try:
             result = await until_known(
                 call,
@@ -664,12 +670,15 @@ class Room:
         except StoreError:
             self._resume()
             raise
+        finally:
+            self._writes_out -= 1
         self._resume()
         return result
 
     async def _duty(self, what: str, op: str, call: Callable[[], Awaitable[T]]) -> T:
         """A write the table owes: repeated until it lands (or the server stops)."""
         started = self.now()
+        self._writes_out += 1
         try:
             result = await until_known(
                 call,
@@ -684,6 +693,8 @@ class Room:
         except NotOwner:
             self.lose()
             raise
+        finally:
+            self._writes_out -= 1
         self._resume()
         return result
 

@@ -139,6 +139,8 @@ def reconcile_books(
         "wallets_ok": not wrong,
         "wallets_wrong": len(wrong),
     }
+    if wrong:  # a few, to see what went wrong
+        out["wrong_examples"] = wrong[:5]
     if before is None or after is None:
         out["books"] = "unavailable: GET /ledger (loopback only) did not answer"
         out["ok"] = False

@@ -236,7 +236,9 @@ class Bot(Client):
                 b = bucket(now - act.sent)
                 self.stats.player[b] += 1
                 self.stats.by_action[act.action][b] += 1
-        if f["phase"] == "showdown" and self.seat >= 0 and f["round_id"] not in self.counted:
+        paused = f.get("suspended") or {}
+        shown = f["phase"] == "showdown" or paused.get("phase") == "showdown"
+        if shown and self.seat >= 0 and f["round_id"] not in self.counted:
             me = f["seats"][self.seat]
             if me is not None and me.get("result") and me["player_id"] == self.player_id:
                 self.counted.add(f["round_id"])

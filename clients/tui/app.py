@@ -44,6 +44,7 @@ from clients.connection import (
     OwnHands,
     ServerError,
     absorb_hand,
+    as_it_stands,
     forget_stale_hands,
     with_own_hands,
 )
@@ -430,7 +431,9 @@ class StudApp(App[None]):
     def snapshot(self) -> dict[str, Any] | None:
         """The table on screen, with the player's own cards of a private deal in it."""
         snap = None if self.table_id is None else self.tables.get(self.table_id)
-        return None if snap is None else with_own_hands(snap, self.hands, self.player_id)
+        if snap is None:
+            return None
+        return as_it_stands(with_own_hands(snap, self.hands, self.player_id))
 
     def own_seats(self) -> list[int]:
         snap, me = self.snapshot, self.player_id

@@ -27,6 +27,13 @@ PHASES: Final = {
     "deciding": "Fold or raise",
     "showdown": "Showdown",
 }
+#: why a suspended table waits (the browser says the same)
+PAUSED: Final = {
+    "store": "the game's data store is not answering. Nothing is lost; play goes on where it "
+    "stopped.",
+    "lease": "this server is out of touch with the others. Nothing is lost; play goes on where "
+    "it stopped.",
+}
 #: the lobby's word for a table's phase (the browser's lobby uses the same)
 LOBBY_PHASES: Final = {
     "waiting": "Waiting",
@@ -164,6 +171,10 @@ def info_text(
     line1 = " · ".join(parts)
     clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
     line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
+    paused = snap.get("paused")
+    if isinstance(paused, dict):  # a suspended table (clients/connection.py as_it_stands)
+        why = PAUSED.get(str(paused.get("reason")), PAUSED["store"])
+        line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)}): {why}"
     if amount is not None:
         line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
     return Text.from_markup(line1 + "\n" + line2)

@@ -43,7 +43,18 @@ export function buildAmount(build) {
  *   deal (deal.js startDeal, or null), rebet ({seat: {amount, progressive}} or null),
  *   sideOpen, fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox)
  */
+/** Why a suspended table waits, in words (PROTOCOL.md §6, Faults). */
+const PAUSED_WHY = {
+  store: "Paused: the game's data store is not answering. Nothing is lost; play goes on where it stopped.",
+  lease: "Paused: this server is out of touch with the others. Nothing is lost; play goes on where it stopped.",
+};
+
 export function renderTable(ctx) {
+  // A suspended table is drawn as it stood (its round's phase), under a notice, with
+  // every control off; `data-phase` says "suspended".
+  const paused = ctx.snap.suspended ?? null;
+  const raw = ctx.snap;
+  if (paused) ctx = { ...ctx, snap: { ...raw, phase: paused.phase }, busy: true, paused };
   const { snap } = ctx;
   const mine = snap.seats
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
@@ -52,8 +63,9 @@ export function renderTable(ctx) {
   const dealing = ctx.deal && ctx.deal.round_id === snap.round_id && !dealDone(ctx.deal, ctx.now) ? ctx.deal : null;
   const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
   return h("section", {
-    id: "table", class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}`,
-    "data-testid": "table-view", "data-table": snap.table, "data-phase": snap.phase,
+    id: "table",
+    class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${paused ? " suspended" : ""}`,
+    "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase,
     "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
   },
@@ -78,8 +90,8 @@ function tableHead(v) {
       `Progressive ${dollars(snap.progressive_stake, { short: true })}`),
     h("div", { class: "watchers", "data-testid": "spectators", "data-count": snap.spectators ?? 0,
       title: "Spectators" }, `${snap.spectators ?? 0} watching`),
-    h("div", { class: `phase-pill phase-${snap.phase}`, "data-testid": "phase" },
-      PHASE_NAMES[snap.phase] ?? snap.phase,
+    h("div", { class: `phase-pill phase-${v.paused ? "suspended" : snap.phase}`, "data-testid": "phase" },
+      v.paused ? "Paused" : PHASE_NAMES[snap.phase] ?? snap.phase,
       h("span", { class: `countdown${ms !== null && ms < 5000 ? " urgent" : ""}`,
         "data-testid": "countdown", hidden: ms === null }, countdownText(ms))),
     h("div", { class: "meter small" },
@@ -142,6 +154,7 @@ function dealerZone(v) {
 
 function message(v) {
   const { snap, seated } = v;
+  if (v.paused) return PAUSED_WHY[v.paused.reason] ?? PAUSED_WHY.store;
   const people = snap.seats.filter(Boolean);
   const players = new Set(people.map((s) => s.player_id));
   switch (snap.phase) {

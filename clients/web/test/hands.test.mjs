@@ -129,3 +129,23 @@ test("open hands (and a server that sends no `hands`) are drawn as the snapshot 
   }
   assert.ok(faceDown(DOWN) && !faceDown(ANN) && !faceDown(null));
 });
+
+test("a suspended table is drawn as it stood, paused, with every control off", () => {
+  const store = {};
+  absorbHand(store, HAND_FRAME);
+  const snap = { ...snapshot(), phase: "suspended", ends_in_ms: null,
+    suspended: { phase: "deciding", reason: "store", since_ms: 1767225600000 } };
+  const root = renderTable({
+    snap: withOwnHands(snap, store, "p-ann"), me: { player_id: "p-ann" }, row: null,
+    build: () => ({ chips: [], progressive: false }), chip: 500, busy: false, maxSeats: 3,
+    receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    layout: { mode: "flow", positions: [], vars: {} }, selected: null, deal: null, rebet: null, fair: {},
+  });
+  const view = root.byTestId("table-view") ?? root;
+  assert.equal(view.getAttribute("data-phase"), "suspended");
+  assert.match(root.byTestId("table-message").textContent, /Paused: the game's data store/);
+  assert.equal(root.byTestId("phase").textContent.startsWith("Paused"), true);
+  assert.deepEqual(root.byTestId("seat-0-cards").withClass("card").map((c) => c.getAttribute("data-card")), ANN);
+  const fold = root.byTestId("fold-0");
+  assert.ok(fold === null || fold.getAttribute("disabled") !== null, "no decision while paused");
+});
