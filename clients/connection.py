@@ -223,6 +223,9 @@ class StudClient:
         if t == "table":
             self.tables[frame["table"]] = frame
             forget_stale_hands(self.hands, frame)
+            jp = frame.get("jackpot")  # a table's snapshot carries its meter, as it stands
+            if isinstance(jp, dict) and jp.get("name") is not None:
+                self.jackpots[str(jp["name"])] = int(jp["amount"])
         elif t == "hand":
             absorb_hand(self.hands, frame)
         elif t == "balance":

@@ -80,6 +80,7 @@ class StudServer:
             self.outbox,
             self.sessions.welcomed,
             self.spawn,
+            saw=self._saw_meter,
             shared=fleet is not None or not isinstance(self.store, MemoryStore),
         )
         self.rooms = {t.table_id: Room(self, t, shuffle) for t in config.tables}
@@ -234,6 +235,17 @@ class StudServer:
             pending_writes=len(self.pending.writes),
             oldest_pending=self.pending.oldest_seconds(),
         )
+
+    def _saw_meter(self, ws: ServerConnection, name: str, amount: int) -> bool:
+        """The connection watches a table on this meter whose last snapshot showed it."""
+        session = self.sessions.by_ws.get(ws)
+        if session is None:
+            return False
+        for table_id in session.tables:
+            room = self.rooms.get(table_id)
+            if room is not None and room.config.jackpot == name and room.shown_meter == amount:
+                return True
+        return False
 
     def jackpot_seed(self, name: str) -> int:
         return self.config.jackpots[name].seed

@@ -40,6 +40,7 @@ class JackpotNews:
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         *,
         shared: bool,
+        saw: Callable[[ServerConnection, str, int], bool] = lambda ws, name, amount: False,
     ) -> None:
         self.seeds = seeds
         self.store = store
@@ -47,6 +48,7 @@ class JackpotNews:
         self.metrics = metrics
         self.outbox = outbox
         self.audience = audience  # every welcomed connection
+        self.saw = saw  # whether a connection was shown this amount already (a table snapshot)
         self.spawn = spawn
         self.meters: dict[str, int] = {}
         self._dirty = False
@@ -147,15 +149,14 @@ class JackpotNews:
         if not self._dirty:
             return
         self._dirty = False
-        conns = self.audience()
-        frames = [
-            encode({"t": "jackpot", "name": name, "amount": amount})
-            for name, amount in self.meters.items()
-        ]
-        # in slices, letting requests in between: writing to 10,000 sockets
-        # takes ~100 ms, too long to hold the event loop in one go
-        for i in range(0, len(conns), PUSH_SLICE):
-            if i:
-                await asyncio.sleep(0)
-            for frame in frames:
+        everyone = self.audience()
+        for name, amount in list(self.meters.items()):
+            frame = encode({"t": "jackpot", "name": name, "amount": amount})
+            # a viewer of a table on this meter read the amount in its last snapshot
+            conns = [ws for ws in everyone if not self.saw(ws, name, amount)]
+            # in slices, letting requests in between: writing to 10,000 sockets
+            # takes ~100 ms, too long to hold the event loop in one go
+            for i in range(0, len(conns), PUSH_SLICE):
+                if i:
+                    await asyncio.sleep(0)
                 self.metrics.frames_out += self.outbox.send_all(conns[i : i + PUSH_SLICE], frame)

@@ -135,6 +135,7 @@ class Room:
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
         self._writes_out = 0  # store writes being carried now (any turn)
+        self.shown_meter = -1  # the jackpot amount in the snapshot last built
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
@@ -328,6 +329,7 @@ class Room:
             jp = self.config.jackpot
             view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
             view["suspended"] = None
+            self.shown_meter = self.host.meter(jp)
             self._last_view = view
             return encode(view)
         # Paused: what is durable. While a write is out, what was last shown (a showdown

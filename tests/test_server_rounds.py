@@ -239,7 +239,12 @@ async def test_other_tables_keep_playing_and_jackpot_is_shared(
     won = await b.wait_for(lambda c: next((f for f in c.frames if f["t"] == "jackpot_won"), None))
     assert won["amount"] == meter_before_claim and won["category"] == "ROYAL_FLUSH"
     await b.wait_for(lambda c: c.jackpots.get("main") == SEED)  # reset to the seed
-    snap = await showdown(a)
+    # the showdown, though the table may be waiting again already (a 0.2 s pause)
+    snap = await a.wait_for(
+        lambda c: next(
+            (f for f in c.frames if f["t"] == "table" and f["phase"] == "showdown"), None
+        )
+    )
     assert snap["seats"][0]["result"]["progressive_prize"] == meter_before_claim
     await balance_settles(a, START - 100 - 100 + 100 + 100 * 200 + 100 + meter_before_claim)
     await a.request("history")
