@@ -115,6 +115,7 @@ class Suspension:
     wall_ms: int
 
 
+PAUSED = "the casino has paused this table: the round in play finishes, no new one starts"
 REASONS = {
     "store": "the game's data store is not answering: the table is paused, nothing is lost",
     "lease": "this server cannot reach the fleet to keep the table: the table is paused",
@@ -134,6 +135,7 @@ class Room:
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
+        self.paused: dict[str, Any] | None = None  # an operator's pause: {reason, since_ms}
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._probe: asyncio.Task[None] | None = None
@@ -324,6 +326,7 @@ class Room:
             jp = self.config.jackpot
             view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
             view["suspended"] = None
+            view["paused"] = self.paused
             self._last_view = view
             return encode(view)
         # What was last shown, paused: nothing that is not durable yet (a showdown whose
@@ -339,6 +342,7 @@ class Room:
             "ends_in_ms": None,
             "spectators": self.spectator_count(),
             "suspended": {"phase": base["phase"], "reason": s.reason, "since_ms": s.wall_ms},
+            "paused": self.paused,
         }
         return encode(view)
 
@@ -483,6 +487,8 @@ class Room:
 
         async def act() -> str:
             self._guard(new_bets=True)
+            if self.paused is not None:
+                raise Refusal("table_paused", PAUSED, reason=self.paused["reason"])
             effects = self.table.ante_effects(player_id, seat, amount, progressive)
             rid = effects.transfers[0].round_id
             op = self._op(rid, f"{seat}:ante")
@@ -788,34 +794,71 @@ class Room:
                 await asyncio.wait_for(self._idle.wait(), remaining)
         self._give_up_at = max(deadline, self.now()) + 1.0
         self._resumed.set()  # waiting departures go on (and find the table closing)
-
-        async def act() -> None:
-            if self.lease is None or self.table.phase not in (Phase.BETTING, Phase.DECIDING):
-                return
-            rid = self.table.round_id
-            assert rid is not None
-            effects = self.table.void_round()
-            fence, started = self.fence, time.time()
-            await self._duty(
-                "void",
-                f"{rid}:void",
-                lambda: self.store.void(fence, rid, effects.transfers, effects.holds),
-            )
-            for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
-                with contextlib.suppress(StoreError):
-                    self.host.push_wallet(pid, await self.store.wallet(pid))
-            self._log(
-                "round voided",
-                logging.WARNING,
-                round_id=rid,
-                why="shutdown",
-                started_at=round(started, 3),
-            )
-
         try:
-            await self.run(act)
+            await self.run(lambda: self._void("shutdown"))
         except (NotOwner, GaveUp) as e:  # the journal keeps the round: the next host voids it
             self._log("round left to the next host", logging.WARNING, reason=str(e))
+
+    async def _void(self, why: str) -> str | None:
+        """Refund every bet of the running round once (idempotent by round id); locked."""
+        if self.lease is None or self.table.phase not in (Phase.BETTING, Phase.DECIDING):
+            return None
+        rid = self.table.round_id
+        assert rid is not None
+        effects = self.table.void_round()
+        fence, started = self.fence, time.time()
+        await self._duty(
+            "void",
+            f"{rid}:void",
+            lambda: self.store.void(fence, rid, effects.transfers, effects.holds),
+        )
+        for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
+            with contextlib.suppress(StoreError):
+                self.host.push_wallet(pid, await self.store.wallet(pid))
+        await self.host.meter_moved(self.config.jackpot, effects.transfers)
+        self._log(
+            "round voided", logging.WARNING, round_id=rid, why=why, started_at=round(started, 3)
+        )
+        return rid
+
+    # ----- an operator's acts (server/admin/) ------------------------------------
+
+    def set_paused(self, paused: dict[str, Any] | None) -> bool:
+        """Pause ({reason, since_ms}: antes refused, the round in play goes on) or resume."""
+        if paused == self.paused:
+            return False
+        self.paused = paused
+        self.table.touch()  # a new snapshot: every viewer sees it
+        self.publish()
+        self.host.lobby_changed()
+        return True
+
+    async def void_round(self, round_id: str) -> bool:
+        """Void `round_id` as at shutdown, if it is running here (else False)."""
+
+        async def act() -> bool:
+            self._guard()
+            if self.table.round_id != round_id:
+                return False
+            return await self._void("an operator voided it; every bet refunded") is not None
+
+        return await self.run(act)
+
+    async def release_player(self, player_id: str) -> bool:
+        """Free the player's seats between rounds (`Table.release_seats`); False if none."""
+
+        async def act() -> bool:
+            self._guard()
+            rid = self.table.round_id
+            effects = self.table.release_seats(self.now(), player_id)
+            if effects is None:
+                return False
+            await self._carry_out(effects)
+            await self._close_if_emptied(rid)
+            await self.host.meter_moved(self.config.jackpot, effects.transfers)
+            return True
+
+        return await self.run(act)
 
     def describe(self) -> dict[str, Any]:
         """This table's lobby row."""
@@ -834,6 +877,7 @@ class Room:
             "max_seats_per_player": self.config.max_seats_per_player,
             "spectators": self.spectator_count(),
             "phase": "suspended" if self.suspended else str(t.phase),
+            "paused": self.paused is not None,
             "jackpot": self.config.jackpot,
             "url": self.host.public_url,
         }
