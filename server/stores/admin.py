@@ -253,6 +253,10 @@ def conflict(action_id: str) -> ActionConflict:
 
 
 class AdminStore(Protocol):
+    async def prepare(self) -> None:
+        """Ready to be used (Redis: the scripts loaded)."""
+        ...
+
     # ----- operators --------------------------------------------------------------
     async def put_operator(
         self, name: str, password_hash: str, *, replace: bool, now_ms: int

@@ -54,6 +54,9 @@ class MemoryAdmin:
         self.processes: dict[str, dict[str, Any]] = {}
         self.stats: dict[str, dict[str, list[int]]] = defaultdict(dict)  # table -> round -> row
 
+    async def prepare(self) -> None:
+        return None
+
     # ----- operators --------------------------------------------------------------
 
     async def put_operator(

@@ -59,6 +59,15 @@ class RedisAdmin:
         self.store = store
         self._sources = _sources()
 
+    async def prepare(self) -> None:
+        """Load the scripts now (a first EVALSHA would find none and say Redis lost them)."""
+
+        async def load(conn: Any) -> None:
+            for source in self._sources.values():
+                await conn.script_load(source)
+
+        await self.store.run("SCRIPT LOAD", load)
+
     async def _call(
         self, script: str, request: dict[str, Any], text: str | None = None, *, write: bool
     ) -> Any:
