@@ -164,6 +164,10 @@ def info_text(
     line1 = " · ".join(parts)
     clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
     line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
+    paused = snap.get("paused")
+    if paused:  # the casino paused the table: the round in play finishes, no ante is taken
+        reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
+        line2 += f"  [b red]PAUSED by the casino{reason}[/]"
     if amount is not None:
         line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
     return Text.from_markup(line1 + "\n" + line2)

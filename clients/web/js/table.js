@@ -82,6 +82,9 @@ function tableHead(v) {
       PHASE_NAMES[snap.phase] ?? snap.phase,
       h("span", { class: `countdown${ms !== null && ms < 5000 ? " urgent" : ""}`,
         "data-testid": "countdown", hidden: ms === null }, countdownText(ms))),
+    h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
+      title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
+    "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
       h("span", { class: "meter-value", "data-testid": "jackpot-meter", "data-cents": v.jackpot ?? 0 },
@@ -142,6 +145,9 @@ function dealerZone(v) {
 
 function message(v) {
   const { snap, seated } = v;
+  if (snap.paused && snap.phase === "waiting") {
+    return "The casino has paused this table: no new round starts until it resumes.";
+  }
   const people = snap.seats.filter(Boolean);
   const players = new Set(people.map((s) => s.player_id));
   switch (snap.phase) {
@@ -366,7 +372,8 @@ function controls(v) {
   const ready = seats.some((s) => s.ready);
   const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0);
   const placed = seats.some((s) => s.ante > 0);
-  const canDeal = open && !ready && !v.busy && (toPlace.length > 0 || placed);
+  // a paused table takes no ante: only a round in play (antes placed) may still be dealt
+  const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused) || placed);
   const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
     snap.progressive_stake);
   const rebets = rebetSeats(v);
