@@ -498,3 +498,15 @@ async def test_the_house_edge_is_the_exact_one(make_console: ConsoleFactory) -> 
     report = analyze(VARIANTS["stud-poker"])
     assert edge["house_edge_ante_exact"] == str(report.house_edge_ante)
     assert edge["element_of_risk_exact"] == str(report.element_of_risk)
+
+
+async def test_the_page_and_the_player_modules_are_served(make_console: ConsoleFactory) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    page = await http(op.port, "GET", "/")
+    assert page.status == 200 and b"console" in page.body.lower()
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    module = await http(op.port, "GET", "/web/js/table.js")
+    assert module.status == 200 and module.headers["content-type"].startswith("text/javascript")
+    head = await http(op.port, "HEAD", "/admin/js/console.js")
+    assert head.status == 200 and head.body == b""
