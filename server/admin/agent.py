@@ -138,7 +138,7 @@ class Agent:
     # ----- paused tables and suspended players -----------------------------------------
 
     def _follow(self, state: AdminState, began: int) -> None:
-        self.paused = state.paused
+        self.paused = dict(state.paused)
         for room in self.host.rooms.values():
             if self._busy(room.id) or self._touched.get(room.id, -1) >= began:
                 continue  # an act of ours is changing it: the store may not show it yet
@@ -209,6 +209,11 @@ class Agent:
             log.warning("operator act not finished: %s", e, extra={"action": act.id})
             return
         self._touched[room.id] = self._step
+        if flag is not None:  # shown at once, before the next step reads it back
+            if "set" in flag:
+                self.paused[room.id] = flag["set"]
+            else:
+                self.paused.pop(room.id, None)
         log.info(
             "operator act carried out",
             extra={

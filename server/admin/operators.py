@@ -105,7 +105,7 @@ class Operators:
 
     async def sign_in(self, name: str, password: str, address: str) -> SignedIn:
         await self.load_file()
-        keys = [f"op:{fold_operator(name)}", f"opaddr:{address}"]
+        keys = [f"op:{fold_operator(name)[:32]}", f"opaddr:{address[:64]}"]
         limits = (self.accounts.max_failures_per_account, self.accounts.max_failures_per_address)
         counts = await self.store.failures(keys)
         over = [f for f, limit in zip(counts, limits, strict=True) if f.count >= limit]

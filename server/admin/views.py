@@ -98,6 +98,8 @@ class Views:
         if room is not None and room.active:
             row, view = room.describe(), self.agent.view(room)
             paused = self.agent.paused.get(table_id)
+            if paused is None and room.paused is not None:  # not read back from the store yet
+                paused = {**room.paused, "by": None, "action": None}
             process, updated = self.host.process_id, now
             suspended = room.suspended.reason if room.suspended else None
         else:
