@@ -567,8 +567,11 @@ class Room:
 
         await self.run(act, started)
 
-    async def remove_player(self, player_id: str, *, by_request: bool = True) -> None:
-        """The player leaves: antes back while betting, undecided hands fold.
+    async def remove_player(
+        self, player_id: str, *, by_request: bool = True, fold: bool = True
+    ) -> None:
+        """The player leaves: antes back while betting, undecided hands fold (`fold`
+        False, an operator's removal: a dealt hand plays on, `Table.release_seats`).
 
         While the table is suspended the departure waits, and is answered once applied.
         """
@@ -582,7 +585,10 @@ class Room:
                 self._suspend("lease", self.now())
                 return False
             rid = self.table.round_id
-            effects = self.table.remove_player(self.now(), player_id, by_request=by_request)
+            if fold:
+                effects = self.table.remove_player(self.now(), player_id, by_request=by_request)
+            else:
+                effects = self.table.release_seats(self.now(), player_id) or Effects()
             await self._carry_out(effects)
             await self._close_if_emptied(rid)
             # a settlement reports the meter as the store has it, refunds included
@@ -823,16 +829,6 @@ class Room:
 
     # ----- an operator's acts (server/admin/) ------------------------------------
 
-    def set_paused(self, paused: dict[str, Any] | None) -> bool:
-        """Pause ({reason, since_ms}: antes refused, the round in play goes on) or resume."""
-        if paused == self.paused:
-            return False
-        self.paused = paused
-        self.table.touch()  # a new snapshot: every viewer sees it
-        self.publish()
-        self.host.lobby_changed()
-        return True
-
     async def void_round(self, round_id: str) -> bool:
         """Void `round_id` as at shutdown, if it is running here (else False)."""
 
@@ -841,22 +837,6 @@ class Room:
             if self.table.round_id != round_id:
                 return False
             return await self._void("an operator voided it; every bet refunded") is not None
-
-        return await self.run(act)
-
-    async def release_player(self, player_id: str) -> bool:
-        """Free the player's seats between rounds (`Table.release_seats`); False if none."""
-
-        async def act() -> bool:
-            self._guard()
-            rid = self.table.round_id
-            effects = self.table.release_seats(self.now(), player_id)
-            if effects is None:
-                return False
-            await self._carry_out(effects)
-            await self._close_if_emptied(rid)
-            await self.host.meter_moved(self.config.jackpot, effects.transfers)
-            return True
 
         return await self.run(act)
 

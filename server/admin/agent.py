@@ -45,6 +45,18 @@ STATS_INTERVAL = 10.0
 TABLE_ACTS = ("pause", "resume", "void", "remove")
 
 
+def set_paused(room: Room, paused: dict[str, Any] | None) -> bool:
+    """Pause the table (`{reason, since_ms}`: antes refused, the round in play goes on)
+    or resume it (None), shown to every viewer at once. True if it changed."""
+    if paused == room.paused:
+        return False
+    room.paused = paused
+    room.table.touch()  # a new snapshot: every viewer sees it
+    room.publish()
+    room.host.lobby_changed()
+    return True
+
+
 def public_pause(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     """What players see of a pause (the snapshot's `paused`): no operator's name."""
     if entry is None:
@@ -142,7 +154,7 @@ class Agent:
         for room in self.host.rooms.values():
             if self._busy(room.id) or self._touched.get(room.id, -1) >= began:
                 continue  # an act of ours is changing it: the store may not show it yet
-            room.set_paused(public_pause(state.paused.get(room.id)))
+            set_paused(room, public_pause(state.paused.get(room.id)))
         self.suspended = state.suspended
         for player_id in state.suspended:
             for room in self._hosted():
@@ -160,7 +172,7 @@ class Agent:
 
     async def _release(self, room: Room, player_id: str) -> None:
         try:
-            await room.release_player(player_id)
+            await room.remove_player(player_id, by_request=False, fold=False)
             log.info(
                 "suspended player's seats released",
                 extra={"table": room.id, "player_id": player_id},
@@ -234,12 +246,12 @@ class Agent:
             if room.paused is not None:
                 return "unchanged", {"code": "paused_already"}, None
             entry = suspension(act)
-            room.set_paused(public_pause(entry))
+            set_paused(room, public_pause(entry))
             return "applied", {}, {"set": entry}
         if act.action == "resume":
             if room.paused is None:
                 return "unchanged", {"code": "not_paused"}, None
-            room.set_paused(None)
+            set_paused(room, None)
             return "applied", {}, {"clear": True}
         if act.action == "void":
             round_id = str(act.request.get("round_id", ""))
@@ -253,10 +265,11 @@ class Agent:
             return "refused", {"code": code}, None
         if act.action == "remove":
             player_id = str(act.request.get("player_id", ""))
-            if await room.release_player(player_id):
-                at_end = player_id in room.table.leaving
-                return "applied", {"player_id": player_id, "at_round_end": at_end}, None
-            return "unchanged", {"code": "not_seated"}, None
+            if not room.table.seats_of(player_id):
+                return "unchanged", {"code": "not_seated"}, None
+            await room.remove_player(player_id, by_request=False, fold=False)
+            at_end = player_id in room.table.leaving
+            return "applied", {"player_id": player_id, "at_round_end": at_end}, None
         return "refused", {"code": "unknown_action"}, None
 
     # ----- what the console shows ----------------------------------------------------------
