@@ -137,8 +137,7 @@ class StudServer:
         if self.fleet is not None:
             await self.fleet.start()
         await self.admin.start()  # paused tables are known before anyone can ante
-        for room in self.rooms.values():
-            await self.hosting.host(room)
+        await self.hosting.claim(list(self.rooms.values()))
         self.server = await serve(
             self.gateway.handler,
             self.config.host,
@@ -156,7 +155,8 @@ class StudServer:
         self.spawn(self._sweep())
         self.spawn(self._watch_loop())
         if self.fleet is not None:
-            self.spawn(every(self.fleet.heartbeat, self.hosting.heartbeat, "fleet heartbeat"))
+            self.spawn(every(self.fleet.heartbeat, self.hosting.heartbeat, "lease renewal"))
+            self.spawn(every(self.fleet.heartbeat, self.hosting.share, "lobby sharing"))
         hosted = [r.id for r in self.hosting.hosted()]
         log.info(
             "serving on %s:%s, tables %s",
@@ -190,6 +190,8 @@ class StudServer:
             task.cancel()
         self.passwords.close()
         await self.store.close()
+        if self.fleet is not None and self.fleet.store is not self.store:
+            await self.fleet.store.close()
 
     async def serve_until_signalled(self) -> None:
         await self.start()
@@ -290,7 +292,7 @@ class StudServer:
             await self.jackpots.flush()
             rooms, self._rooms_to_refresh = self._rooms_to_refresh, set()
             for room in rooms:
-                if not room.lock.locked():
+                if not room.turns.busy():
                     room.table.touch()  # the spectator count is part of the snapshot
                     room.publish()
                 else:

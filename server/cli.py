@@ -183,7 +183,12 @@ async def _stores(config: Config) -> dict[str, Any]:
     store = await RedisStore.connect(
         config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
     )
-    fleet = Fleet(store, secrets.token_hex(6), config.public_url, ttl=config.fleet_ttl)
+    # the fleet's leases and lobby on a connection of their own: a lobby write or a
+    # lease renewal never waits behind a table's money, nor the other way round
+    side = await RedisStore.connect(
+        config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
+    )
+    fleet = Fleet(side, secrets.token_hex(6), config.public_url, ttl=config.fleet_ttl)
     return {"store": store, "fleet": fleet}
 
 

@@ -24,6 +24,35 @@ from server.stores.redis import RedisStore, parse_redis_url
 log = logging.getLogger("stud.fleet")
 
 
+#: Write a process's changed lobby rows and its liveness; return every process's entry.
+#: lobby:procs: process -> {"ts", "v"}; lobby:p:<process>: table -> row (JSON).
+PUBLISH = """
+local P, proc, req = ARGV[1], ARGV[2], cjson.decode(ARGV[3])
+local rows = P .. 'lobby:p:' .. proc
+for tid, row in pairs(req.set) do redis.call('HSET', rows, tid, row) end
+for _, tid in ipairs(req.del) do redis.call('HDEL', rows, tid) end
+redis.call('PEXPIRE', rows, req.ttl_ms)
+redis.call('HSET', P .. 'lobby:procs', proc, cjson.encode({ts = req.now, v = req.v}))
+local out, flat = {}, redis.call('HGETALL', P .. 'lobby:procs')
+for i = 1, #flat, 2 do
+  local entry = cjson.decode(flat[i + 1])
+  if entry.ts < req.now - 2 * req.ttl_ms / 1000 then  -- long gone: forget it
+    redis.call('HDEL', P .. 'lobby:procs', flat[i])
+  else
+    out[flat[i]] = entry
+  end
+end
+return cjson.encode(out)
+"""
+
+#: Forget a process's lobby rows (it is shutting down).
+DROP = """
+redis.call('DEL', ARGV[1] .. 'lobby:p:' .. ARGV[2])
+redis.call('HDEL', ARGV[1] .. 'lobby:procs', ARGV[2])
+return 1
+"""
+
+
 class Fleet:
     def __init__(
         self,
@@ -45,6 +74,9 @@ class Fleet:
         self.channel = f"{self.prefix}jackpot"
         self._subscriber: asyncio.Task[None] | None = None
         self._closed = False
+        self._published: dict[str, dict[str, Any]] = {}  # table -> the row last written
+        self._version = 0  # grows when this process's rows change
+        self._remote: dict[str, tuple[int, list[dict[str, Any]]]] = {}  # process -> rows
 
     @property
     def heartbeat(self) -> float:
@@ -55,55 +87,74 @@ class Fleet:
 
     async def close(self, tables: list[str]) -> None:
         self._closed = True
-        for table_id in tables:
-            try:
-                await self._drop_row(table_id)
-            except Exception as e:  # shutting down: rows go stale and are ignored anyway
-                log.warning("could not drop the lobby row of %s: %s", table_id, e)
+        try:  # our rows go at once; a standby's lobby lists its own when it takes over
+            await self.store.eval_script(DROP, [], [self.prefix, self.process_id])
+        except Exception as e:  # shutting down: rows go stale and are ignored anyway
+            log.warning("could not drop this process's lobby rows: %s", e)
         if self._subscriber is not None:
             self._subscriber.cancel()
             await asyncio.gather(self._subscriber, return_exceptions=True)
 
-    async def _drop_row(self, table_id: str) -> None:
-        async def drop(conn: Any) -> None:
-            await conn.hdel(self._lobby_key(), [table_id])
-
-        await self.store.run("drop lobby row", drop)
-
-    def _lobby_key(self) -> str:
-        return f"{self.prefix}lobby"
-
     # ----- the lobby of every process ------------------------------------------
 
-    async def publish_rows(self, rows: list[dict[str, Any]]) -> None:
+    async def publish_rows(self, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Write the rows that changed since the last heartbeat (one round trip, also
+        when none did: it says this process is alive); returns every process's entry
+        (process -> {ts, v}) for `remote_rows`."""
         now = time.time()
-        values = {
-            row["id"]: json.dumps(
-                {**row, "url": self.public_url, "owner": self.process_id, "ts": now}
-            )
-            for row in rows
+        current = {row["id"]: row for row in rows}
+        changed = {
+            tid: json.dumps({**row, "url": self.public_url}, separators=(",", ":"))
+            for tid, row in current.items()
+            if self._published.get(tid) != row
         }
-        if values:
-            await self.store.run(
-                "publish lobby", lambda conn: conn.hmset(self._lobby_key(), values)
-            )
-
-    async def remote_rows(self, local: set[str]) -> list[dict[str, Any]]:
-        """Other processes' tables whose rows are fresh."""
-        raw = await self.store.run(
-            "read lobby", lambda conn: conn.hgetall_asdict(self._lobby_key())
+        gone = [tid for tid in self._published if tid not in current]
+        if changed or gone:
+            self._version += 1
+        request = {
+            "now": now,
+            "v": self._version,
+            "ttl_ms": int(3 * self.ttl * 1000),
+            "set": changed,
+            "del": gone,
+        }
+        reply = await self.store.eval_script(
+            PUBLISH, [], [self.prefix, self.process_id, json.dumps(request)]
         )
+        self._published = current
+        procs = json.loads(reply)
+        return {str(k): dict(v) for k, v in procs.items()}
+
+    async def remote_rows(
+        self, local: set[str], procs: dict[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Other processes' tables, from each live process's rows: read again only when
+        that process says they changed (its version), so a quiet fleet reads nothing."""
         horizon = time.time() - 3 * self.ttl
-        rows = []
-        for table_id, text in raw.items():
-            if table_id in local:
+        live = {
+            p: int(e.get("v", 0))
+            for p, e in procs.items()
+            if p != self.process_id and float(e.get("ts", 0)) >= horizon
+        }
+        for proc in [p for p in self._remote if p not in live]:
+            del self._remote[proc]
+        for proc, version in live.items():
+            cached = self._remote.get(proc)
+            if cached is not None and cached[0] == version:
                 continue
-            row = json.loads(text)
-            if row.get("ts", 0) >= horizon and row.get("owner") != self.process_id:
-                row.pop("ts", None)
-                row.pop("owner", None)
-                rows.append(row)
+            raw = await self._rows_of(proc)
+            self._remote[proc] = (version, [json.loads(text) for text in raw.values()])
+        rows = [r for _, rs in self._remote.values() for r in rs if r["id"] not in local]
         return sorted(rows, key=lambda r: str(r["id"]))
+
+    async def _rows_of(self, proc: str) -> dict[str, str]:
+        key = f"{self.prefix}lobby:p:{proc}"
+
+        async def read(conn: Any) -> dict[str, str]:
+            rows: dict[str, str] = await conn.hgetall_asdict(key)
+            return rows
+
+        return await self.store.run("read lobby", read)
 
     # ----- jackpot news --------------------------------------------------------
 

@@ -25,7 +25,7 @@ from server.fleet import Fleet
 from server.jackpots import JackpotNews
 from server.lobby import Lobby
 from server.room import Lease, Room
-from server.stores.base import Fence, Store, StoreError
+from server.stores.base import Claim, Fence, Store, StoreError
 
 log = logging.getLogger("stud.hosting")
 
@@ -53,16 +53,30 @@ class Hosting:
         self.stopping = stopping
         self.process_id = process_id
         self.ttl = ttl  # None: the lease never expires (one process, no fleet)
+        # leases go over the fleet's own connection, never queued behind money writes
+        self.leases: Store = fleet.store if fleet is not None else store
 
     def hosted(self) -> list[Room]:
         return [r for r in self.rooms.values() if r.active]
 
     async def host(self, room: Room) -> bool:
-        """Claim or renew the table's lease; a new epoch first voids what an older host
-        left open. Returns whether this process hosts the table now."""
+        """Claim or renew one table's lease (see `claim`)."""
+        await self.claim([room])
+        return room.active
+
+    async def claim(self, rooms: list[Room]) -> None:
+        """Claim or renew the tables' leases in one store call; a new epoch first voids
+        what an older host left open."""
         sent = asyncio.get_running_loop().time()
-        held = room.lease.epoch if room.lease is not None else 0
-        claim = await self.store.claim(room.id, self.process_id, held, self.ttl)
+        held = {r.id: r.lease.epoch if r.lease is not None else 0 for r in rooms}
+        claims = await self.leases.claim_many(held, self.process_id, self.ttl)
+        for room in rooms:
+            try:
+                await self._take(room, claims[room.id], sent)
+            except StoreError as e:  # its recovery did not land: the next heartbeat tries again
+                log.warning("table %s not taken yet: %s", room.id, e.message)
+
+    async def _take(self, room: Room, claim: Claim, sent: float) -> None:
         if not claim.granted:
             if room.active:
                 log.error(
@@ -71,7 +85,7 @@ class Hosting:
                     extra={"table": room.id, "owner": claim.owner, "epoch": claim.epoch},
                 )
                 room.lose()
-            return False
+            return
         if claim.fresh:
             log.info(
                 "table claimed",
@@ -94,29 +108,29 @@ class Hosting:
             self.lobby.changed()
         valid = math.inf if self.ttl is None else sent + SAFE_SHARE * self.ttl
         room.hosted(Lease(claim.epoch, valid), fresh=claim.fresh)
-        return True
 
     async def heartbeat(self) -> None:
-        """Renew our leases, take over tables whose holder is gone, share the lobby."""
+        """Renew our leases and take over tables whose holder is gone: nothing else, so
+        a slow lobby or meter read never holds a renewal back."""
+        if not self.stopping():
+            await self.claim(list(self.rooms.values()))
+
+    async def share(self) -> None:
+        """Share the lobby with the fleet, and put back meters a restarted Redis lost."""
         assert self.fleet is not None
         if self.stopping():
             return
         await self.jackpots.ensure()
-        for room in self.rooms.values():
-            try:
-                await self.host(room)
-            except StoreError as e:
-                log.warning("lease of %s not renewed: %s", room.id, e.message)
-        await self.fleet.publish_rows([r.describe() for r in self.hosted()])
+        procs = await self.fleet.publish_rows([r.describe() for r in self.hosted()])
         local = {r.id for r in self.hosted()}
-        self.lobby.set_remote(await self.fleet.remote_rows(local))
+        self.lobby.set_remote(await self.fleet.remote_rows(local, procs))
 
     async def release(self) -> None:
         """Give our tables back (shutdown): a standby takes them without waiting."""
         for room in self.hosted():
             assert room.lease is not None
             try:
-                await self.store.release(room.id, self.process_id, room.lease.epoch)
+                await self.leases.release(room.id, self.process_id, room.lease.epoch)
             except StoreError as e:  # the TTL frees the table anyway
                 log.warning("could not release table %s: %s", room.id, e.message)
         if self.fleet is not None:

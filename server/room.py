@@ -53,6 +53,7 @@ from server.stores.base import (
     StoreUnavailable,
     Wallet,
 )
+from server.turns import Turns
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
@@ -129,9 +130,11 @@ class Room:
         self.host = host
         self.config = config
         self._shuffle = shuffle
+        self._variant = config.variant.to_public()  # the lobby row's paytables: built once
         self.table = self._new_table()
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
-        self.lock = asyncio.Lock()
+        self.turns = Turns()
+        self._reserved: set[int] = set()  # seats with a shared turn's write out
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
@@ -294,7 +297,7 @@ class Room:
         self.publish()
 
     async def _resume_locked(self) -> None:
-        async with self.lock:
+        async with self.turns.turn(exclusive=True):
             self._resume()
 
     def _start_probe(self) -> None:
@@ -430,22 +433,39 @@ class Room:
 
     # ----- commands ------------------------------------------------------------
 
-    async def run(self, action: Callable[[], Awaitable[T]], started: float | None = None) -> T:
+    async def run(
+        self,
+        action: Callable[[], Awaitable[T]],
+        started: float | None = None,
+        *,
+        seat: int | None = None,
+    ) -> T:
+        """Run `action` in a turn at the table (server/turns.py): exclusive, or shared
+        when it writes for one `seat` alone (reserved for it while the write is out)."""
         self._queued += 1
+        began = False
         try:
-            await self.lock.acquire()
-        except BaseException:
-            self.publish()  # a send put off for this command must not wait for another
-            raise
+            async with self.turns.turn(exclusive=seat is None):
+                self._queued -= 1
+                began = True
+                try:
+                    if seat is None:
+                        return await action()
+                    if seat in self._reserved:
+                        raise Refusal("wrong_phase", f"seat {seat} has a bet being placed already")
+                    self._reserved.add(seat)
+                    try:
+                        return await action()
+                    finally:
+                        self._reserved.discard(seat)
+                finally:
+                    self._note_deal()
+                    self._reschedule()
+                    self.publish(started)
         finally:
-            self._queued -= 1
-        try:
-            return await action()
-        finally:
-            self._note_deal()
-            self._reschedule()
-            self.publish(started)
-            self.lock.release()
+            if not began:  # cancelled while waiting for its turn
+                self._queued -= 1
+                self.publish()  # a send put off for this command must not wait for another
 
     def _note_deal(self) -> None:
         """Log each deal once, with its epoch (the fencing record of who dealt when)."""
@@ -453,6 +473,12 @@ class Room:
         if self.table.phase in (Phase.DECIDING, Phase.SHOWDOWN) and rid != self._logged_deal:
             self._logged_deal = rid
             self._log("round dealt", round_id=rid)
+
+    def _still_hosted(self) -> None:
+        """After a shared turn's write: the table may have been lost meanwhile (another
+        turn's write was fenced off); the new host voids this round, refunding it."""
+        if self.lease is None:
+            raise Refusal("table_moved", f"table {self.id} is no longer hosted by this server")
 
     def _refuse_early(self) -> None:
         """Refuse before queueing on the lock while the table is suspended."""
@@ -499,13 +525,14 @@ class Room:
                 rid,
                 lambda: self.store.bet(fence, op, effects.transfers, effects.holds),
             )
+            self._still_hosted()
             self.table.place_ante(self.now(), player_id, seat, amount, progressive)
             self.host.push_wallet(player_id, wallet)
             if progressive:
                 await self.host.meter_moved(self.config.jackpot, effects.transfers)
             return rid
 
-        return await self.run(act, started)
+        return await self.run(act, started, seat=seat)
 
     async def withdraw(self, player_id: str, seat: int) -> None:
         self._refuse_early()
@@ -557,6 +584,7 @@ class Room:
                 lambda: self.store.apply(fence, op, effects.transfers, effects.holds),
             )
             self._push(wallets)
+            self._still_hosted()
             effects = self.table.decide(self.now(), player_id, seat, decision)
             try:
                 await self._settle(effects)
@@ -565,7 +593,7 @@ class Room:
                 # keeps the rest, and the table's next host voids the round
                 self._log("settlement left to the next host", logging.WARNING, reason=str(e))
 
-        await self.run(act, started)
+        await self.run(act, started, seat=seat)
 
     async def remove_player(
         self, player_id: str, *, by_request: bool = True, fold: bool = True
@@ -846,7 +874,7 @@ class Room:
         return {
             "id": self.id,
             "title": self.config.title or self.id,
-            "variant": self.config.variant.to_public(),
+            "variant": self._variant,
             "seats": self.config.seats,
             "taken": sum(1 for s in t.seats if s is not None),
             "min_ante": self.config.min_ante,

@@ -52,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="another [server] setting for the run, TOML value (e.g. fleet_ttl=30); repeatable",
     )
     p.add_argument("--server-log-level", default="warning", help="server log level (warning)")
+    p.add_argument("--keep-server-log", default="", metavar="PATH", help="copy the server's log")
 
 
 def load_command(args: argparse.Namespace) -> int:
@@ -102,6 +103,7 @@ def _load_command(args: argparse.Namespace) -> int:
         server_loop=args.server_loop,
         generator_uvloop=not args.no_uvloop,
         log_level=args.server_log_level,
+        keep_server_log=args.keep_server_log,
         jackpot_push_interval=args.jackpot_push_interval,
         server_settings=tuple(_setting(x) for x in args.server_setting),
     )

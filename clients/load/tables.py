@@ -71,6 +71,7 @@ class LoadOptions:
     server_loop: str = "default"  # default | uvloop | asyncio
     generator_uvloop: bool = True
     log_level: str = "warning"
+    keep_server_log: str = ""  # copy the server's log here at the end (a path)
     connect_concurrency: int = 100
     finish_timeout: float = 60.0
     jackpot_push_interval: float | None = None  # None: the server's default
@@ -300,6 +301,9 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
             workers.stop()
         if server is not None:
             server.stop()
+            if opts.keep_server_log:
+                with contextlib.suppress(OSError):
+                    shutil.copyfile(server.log, opts.keep_server_log)
         if redis_child is not None:
             redis_child.stop()
         elif redis_url and opts.url is None:

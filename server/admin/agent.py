@@ -1,7 +1,7 @@
 """What every process does for the operator console, with or without a console port.
 
-A table's act must be carried out by the process hosting the table: under the
-table's lock and with its lease's fence, like every other write for it. So the
+A table's act must be carried out by the process hosting the table: in an
+exclusive turn at the table and with its lease's fence, like every other write for it. So the
 console (on any process) only records the act in the store (`AdminStore.submit`),
 and each process's `Agent`, every `admin.poll_interval` seconds (at once when
 the act was asked here), reads what is pending (one store call), carries out
@@ -275,9 +275,9 @@ class Agent:
     # ----- what the console shows ----------------------------------------------------------
 
     def view(self, room: Room) -> dict[str, Any] | None:
-        """The snapshot the table's viewers see now (while a command holds the table's
-        lock, the last one seen: nothing that is not written yet)."""
-        if room.active and not room.lock.locked():
+        """The snapshot the table's viewers see now (while commands are at the table,
+        the last one seen: nothing that is not written yet)."""
+        if room.active and not room.turns.busy():
             view: dict[str, Any] = decode(room.snapshot(), SERVER_FRAME_LIMITS)
             self._views[room.id] = view
         return self._views.get(room.id) if room.active else None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -273,6 +273,12 @@ class Store(Protocol):
         last holder and nobody claimed it since (then the epoch stays). Refused,
         with the holder, while another holder's lease runs.
         """
+        ...
+
+    async def claim_many(
+        self, held: Mapping[str, int], holder: str, ttl: float | None
+    ) -> dict[str, Claim]:
+        """`claim` for several tables (table -> the epoch the caller holds) in one step."""
         ...
 
     async def release(self, table_id: str, holder: str, epoch: int) -> None:

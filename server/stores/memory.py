@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -252,6 +252,11 @@ class MemoryStore:
         self.epochs[table_id] = current
         self.leases[table_id] = (holder, current, expiry)
         return Claim(current, fresh=True)
+
+    async def claim_many(
+        self, held: Mapping[str, int], holder: str, ttl: float | None
+    ) -> dict[str, Claim]:
+        return {table: await self.claim(table, holder, epoch, ttl) for table, epoch in held.items()}
 
     async def release(self, table_id: str, holder: str, epoch: int) -> None:
         lease = self.leases.get(table_id)

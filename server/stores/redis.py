@@ -51,12 +51,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.util
 import json
 import logging
 import random
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -130,6 +131,13 @@ SCRIPTS = (
     "fail",
 )
 _NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+#: asyncio-redis' reply parser in C (hiredis) where it is installed: replies are parsed
+#: without a Python coroutine and future per item (BENCHMARKS.md measures it).
+PROTOCOL: Any = (
+    asyncio_redis.HiRedisProtocol
+    if importlib.util.find_spec("hiredis")
+    else (asyncio_redis.RedisProtocol)
+)
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 _LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
 
@@ -248,7 +256,9 @@ class RedisStore:
 
     async def _open(self) -> None:
         """A new connection, authenticated, its database selected, every script loaded."""
-        conn = await asyncio_redis.Connection.create(self.host, self.port, auto_reconnect=False)
+        conn = await asyncio_redis.Connection.create(
+            self.host, self.port, auto_reconnect=False, protocol_class=PROTOCOL
+        )
         # asyncio-redis checks every argument's type with inspect on each call (a tenth
         # of a table server's CPU under load); our calls are typed and tested.
         conn.protocol.enable_typechecking = False
@@ -344,7 +354,8 @@ class RedisStore:
     ) -> T:
         conn = await self._connection()  # StoreUnavailable here: nothing was sent
         try:
-            return await asyncio.wait_for(command(conn), self.timeout)
+            async with asyncio.timeout(self.timeout):  # no task per call, as wait_for makes
+                return await command(conn)
         except _LOST as e:
             self._lost(conn, e)
             if write:
@@ -545,16 +556,18 @@ class RedisStore:
     # ----- table leases -------------------------------------------------------
 
     async def claim(self, table_id: str, holder: str, epoch: int, ttl: float | None) -> Claim:
+        return (await self.claim_many({table_id: epoch}, holder, ttl))[table_id]
+
+    async def claim_many(
+        self, held: Mapping[str, int], holder: str, ttl: float | None
+    ) -> dict[str, Claim]:
         request = {
-            "table": table_id,
             "holder": holder,
-            "epoch": epoch,
             "ttl_ms": 0 if ttl is None else max(1, int(ttl * 1000)),
+            "tables": [[table, epoch] for table, epoch in held.items()],
         }
-        data = (await self._script("claim", request))["ok"]
-        if "owner" in data:
-            return Claim(int(data["epoch"]), owner=str(data["owner"]))
-        return Claim(int(data["epoch"]), fresh=bool(data["fresh"]))
+        data = (await self._script("claim", request))["ok"] if held else {}
+        return {table: _claim(answer) for table, answer in data.items()}
 
     async def release(self, table_id: str, holder: str, epoch: int) -> None:
         await self._script("release", {"table": table_id, "holder": holder, "epoch": epoch})
@@ -779,6 +792,12 @@ def _refusal(data: dict[str, Any]) -> StoreError:
     if code == "unknown_player":
         return unknown_player(data["player"])
     return StoreError(f"unexpected store reply: {data!r}")
+
+
+def _claim(data: dict[str, Any]) -> Claim:
+    if "owner" in data:
+        return Claim(int(data["epoch"]), owner=str(data["owner"]))
+    return Claim(int(data["epoch"]), fresh=bool(data["fresh"]))
 
 
 def _wallets(data: dict[str, list[int]]) -> dict[str, Wallet]:

@@ -202,7 +202,9 @@ class Wire:
         else:
             op.outcome, op.recv = OK, time.time()
             op.data = {k: v for k, v in reply.items() if k not in ("t", "id")}
-            if t == "ante" and op.seat is not None:
+            if t == "ante" and isinstance(reply.get("round_id"), str):
+                op.round_id = str(reply["round_id"])  # the server says which round it is in
+            elif t == "ante" and op.seat is not None:
                 seen = self._ante_seen.get((op.table, op.seat))
                 if seen is not None and seen[1] >= op.sent:
                     op.round_id = seen[0]

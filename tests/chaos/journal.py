@@ -143,8 +143,12 @@ class Journal:
     @classmethod
     def load(cls, path: Path) -> Journal:
         data = json.loads(path.read_text(encoding="utf-8"))
+        ops = [Op(**o) for o in data["ops"]]
+        for op in ops:  # what the server said wins over the round the bot guessed
+            if op.op == "ante" and isinstance((op.data or {}).get("round_id"), str):
+                op.round_id = op.data["round_id"]
         return cls(
-            [Op(**o) for o in data["ops"]],
+            ops,
             [Shown(**s) for s in data["shown"]],
             [BalanceSeen(**b) for b in data["balances"]],
             [Seen(**s) for s in data["seen"]],
