@@ -93,12 +93,12 @@ def with_own_hands(snap: dict[str, Any], store: OwnHands, player_id: str | None)
 
 
 def as_it_stands(snap: dict[str, Any]) -> dict[str, Any]:
-    """A suspended table's snapshot drawn as it stood: its round's `phase`, with `paused`
-    holding the suspension (PROTOCOL.md section 6, Faults); any other as it is."""
-    paused = snap.get("suspended")
-    if not isinstance(paused, dict):
+    """A suspended table's snapshot drawn as it stood: its round's `phase`, with
+    `suspension` holding why (PROTOCOL.md section 6, Faults); any other as it is."""
+    suspended = snap.get("suspended")
+    if not isinstance(suspended, dict):
         return snap
-    return {**snap, "phase": paused.get("phase", snap.get("phase")), "paused": paused}
+    return {**snap, "phase": suspended.get("phase", snap.get("phase")), "suspension": suspended}
 
 
 class StudClient:

@@ -46,6 +46,8 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     SHUTTING_DOWN = "shutting_down"
     TABLE_SUSPENDED = "table_suspended"
+    TABLE_PAUSED = "table_paused"
+    ACCOUNT_SUSPENDED = "account_suspended"
     TABLE_MOVED = "table_moved"
     STORE_UNAVAILABLE = "store_unavailable"
     USERNAME_TAKEN = "username_taken"
@@ -118,6 +120,14 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.TABLE_SUSPENDED: (
         "The table is suspended (its snapshot says why): nothing was applied; try again "
         "when it resumes."
+    ),
+    ErrorCode.TABLE_PAUSED: (
+        "The casino has paused this table (its snapshot's `paused` says why): the round in "
+        "play finishes, no ante is taken until it resumes; nothing was applied."
+    ),
+    ErrorCode.ACCOUNT_SUSPENDED: (
+        "The casino has suspended this player: no seat, ante or chip purchase (nothing was "
+        "applied); `reason` says why."
     ),
     ErrorCode.TABLE_MOVED: (
         "Another server process hosts this table now: nothing was applied; `table_moved` "

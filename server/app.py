@@ -22,6 +22,7 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from protocol.errors import CloseCode
+from server.admin.console import AdminConsole
 from server.config import Config
 from server.dispatch import Requests
 from server.durable import Pending
@@ -112,7 +113,9 @@ class StudServer:
             self.spawn,
             lambda: self.stopping,
             self.passwords,
+            barred=lambda player_id: self.admin.barred(player_id),
         )
+        self.admin = AdminConsole(self)  # the operator console, and its part of every process
         self.gateway = Gateway(
             config.limits,
             self.sessions,
@@ -134,6 +137,7 @@ class StudServer:
         await self.jackpots.ensure(announce=False)
         if self.fleet is not None:
             await self.fleet.start()
+        await self.admin.start()  # paused tables are known before anyone can ante
         await self.hosting.claim(list(self.rooms.values()))
         self.server = await serve(
             self.gateway.handler,
@@ -182,6 +186,7 @@ class StudServer:
         if self.server is not None:
             self.server.close(close_connections=True, code=CloseCode.GOING_AWAY)
             await self.server.wait_closed()
+        await self.admin.stop()
         for task in list(self._tasks):
             task.cancel()
         self.passwords.close()

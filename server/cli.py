@@ -1,4 +1,4 @@
-"""`stud-server`: run the table server, or check a config file."""
+"""`stud-server`: run the table server, check a config file, manage console operators."""
 
 from __future__ import annotations
 
@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         "--redis", help="redis://HOST:PORT/DB: share wallets, jackpot and tables (env REDIS_URL)"
     )
     serve.add_argument("--public-url", help="ws:// address clients use to reach this process")
+    serve.add_argument(
+        "--admin-port", type=int, help="the operator console's port (env STUD_ADMIN_PORT)"
+    )
+    serve.add_argument("--admin-host", help="the console's address (default 127.0.0.1)")
     serve.add_argument("--log-format", choices=["text", "json"], default="text")
     serve.add_argument("--log-level", default="info")
     check = sub.add_parser("check-config", help="validate a config file and list its tables")
@@ -72,18 +76,25 @@ def main(argv: list[str] | None = None) -> int:
     rng.add_argument("--source", choices=["fair", "secrets"], default="fair")
     rng.add_argument("--workers", type=int, default=2, help="processes to deal in (2)")
     rng.add_argument("--json", action="store_true", help="print one JSON object")
+    from server.admin import cli as operator_cli
+
+    operator_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "rng-stats":
         return _rng_stats(args.shuffles, args.source, args.workers, args.json)
 
     try:
-        config = load_config(getattr(args, "config", None) or getattr(args, "file", None))
+        checked = args.file if args.command == "check-config" else None
+        config = load_config(getattr(args, "config", None) or checked)
     except ConfigError as e:
         print(f"stud-server: {e}", file=sys.stderr)
         return 2
 
     if args.command == "odds":
         return _odds(config, args.variant, args.json)
+
+    if args.command == "operator":
+        return operator_cli.run(args, config)
 
     if args.command == "check-config":
         from server.analysis.odds import OddsReport, analyze
@@ -131,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         config = replace(config, redis_url=args.redis)
     if args.public_url:
         config = replace(config, public_url=args.public_url)
+    if args.admin_port is not None or args.admin_host:
+        admin = replace(
+            config.admin,
+            port=config.admin.port if args.admin_port is None else args.admin_port,
+            host=args.admin_host or config.admin.host,
+        )
+        config = replace(config, admin=admin)
     if not config.public_url:
         config = replace(config, public_url=f"ws://{config.host}:{config.port}/ws")
     _setup_logging(args.log_format, args.log_level)

@@ -6,6 +6,7 @@ a table server never comes up half-configured.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -61,6 +62,23 @@ class AccountsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class AdminConfig:
+    """The operator console (server/admin/): its own port, loopback by default."""
+
+    port: int = -1  # -1: no console on this process (it still carries out table acts)
+    host: str = "127.0.0.1"
+    allow_from: list[str] = field(default_factory=list)  # networks besides loopback
+    token_ttl: float = 900.0  # seconds a sign-in's bearer token lives
+    rate_per_second: float = 10.0  # requests per operator, and per address
+    rate_burst: int = 40
+    poll_interval: float = 1.0  # seconds between a process's looks for acts and flags
+    action_timeout: float = 10.0  # seconds a table act is waited for before 202
+    operators_file: str = ""  # operators for the memory store (`stud-server operator`)
+    house_edge: str = "process"  # "process" | "thread" | "off": how edges are computed
+    static_dir: str = ""  # the console's page; default clients/admin
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     host: str = "127.0.0.1"
     port: int = 8765
@@ -73,6 +91,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     wallet: WalletConfig = field(default_factory=WalletConfig)
     accounts: AccountsConfig = field(default_factory=AccountsConfig)
+    admin: AdminConfig = field(default_factory=AdminConfig)
     timers: Timers = field(default_factory=Timers)
     reconnect_grace: float = 60.0  # seconds a gone player keeps their seats
     shutdown_grace: float = 30.0  # seconds running rounds get to finish on SIGTERM
@@ -127,6 +146,9 @@ _ENV: dict[str, tuple[str, type]] = {
     "STUD_MAX_FRAME_BYTES": ("limits.max_frame_bytes", int),
     "STUD_RATE_PER_SECOND": ("limits.rate_per_second", float),
     "STUD_RATE_BURST": ("limits.rate_burst", int),
+    "STUD_ADMIN_PORT": ("admin.port", int),
+    "STUD_ADMIN_HOST": ("admin.host", str),
+    "STUD_OPERATORS_FILE": ("admin.operators_file", str),
 }
 
 #: The environment variables read, with the setting each overrides (for the README).
@@ -158,7 +180,8 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
 
 
 def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
-    known = {"server", "limits", "wallet", "accounts", "timers", "jackpots", "variants", "tables"}
+    known = {"server", "limits", "wallet", "accounts", "admin", "timers", "jackpots", "variants"}
+    known |= {"tables"}
     _no_extra(data, known, "")
     server = _section(data, "server")
     _no_extra(
@@ -192,6 +215,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError("limits.max_unsent_bytes: at least 65536 (a big lobby must fit)")
     accounts = AccountsConfig(**_typed(_section(data, "accounts"), AccountsConfig(), "accounts"))
     _check_accounts(accounts)
+    admin = AdminConfig(**_typed(_section(data, "admin"), AdminConfig(), "admin"))
+    _check_admin(admin)
 
     variants: dict[str, Variant] = dict(VARIANTS)
     if "variants" in data:
@@ -211,9 +236,16 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"{where}: seed >= 0 cents, contribution_bp in 0..10000")
         jackpots[name] = jp
 
-    scalars = _typed(server, Config(), "server", skip={"limits", "wallet", "timers", "accounts"})
+    nested = {"limits", "wallet", "timers", "accounts", "admin"}
+    scalars = _typed(server, Config(), "server", skip=nested)
     base = replace(
-        Config(), **scalars, limits=limits, wallet=wallet, accounts=accounts, timers=timers
+        Config(),
+        **scalars,
+        limits=limits,
+        wallet=wallet,
+        accounts=accounts,
+        admin=admin,
+        timers=timers,
     )
     if not 1 <= base.max_seats_per_player <= MAX_SEATS:
         raise ConfigError(f"server.max_seats_per_player: must be 1..{MAX_SEATS}")
@@ -300,6 +332,22 @@ def _check_accounts(a: AccountsConfig) -> None:
         raise ConfigError("accounts: hash_threads and max_waiting_hashes must be >= 1")
     if not a.window > 0 or a.max_failures_per_account < 1 or a.max_failures_per_address < 1:
         raise ConfigError("accounts: window > 0 seconds, max_failures_per_* >= 1")
+
+
+def _check_admin(a: AdminConfig) -> None:
+    if not -1 <= a.port < 65536:
+        raise ConfigError("admin.port: 0..65535 (0: any free port), or -1 for no console")
+    for network in a.allow_from:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"admin.allow_from: not a network: {network!r}") from e
+    if not a.token_ttl > 0 or not a.poll_interval > 0 or not a.action_timeout > 0:
+        raise ConfigError("admin: token_ttl, poll_interval and action_timeout must be > 0")
+    if not a.rate_per_second > 0 or a.rate_burst < 1:
+        raise ConfigError("admin: rate_per_second > 0, rate_burst >= 1")
+    if a.house_edge not in ("process", "thread", "off"):
+        raise ConfigError("admin.house_edge: one of process, thread, off")
 
 
 def _is_slug(text: str) -> bool:

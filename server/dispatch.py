@@ -71,6 +71,7 @@ class Requests:
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         stopping: Callable[[], bool],
         passwords: Passwords,
+        barred: Callable[[str], dict[str, Any] | None] = lambda player_id: None,
     ) -> None:
         self.config = config
         self.store = store
@@ -82,6 +83,7 @@ class Requests:
         self.pending = pending
         self.spawn = spawn
         self.stopping = stopping
+        self.barred = barred  # an operator's suspension of a player (server/admin/)
         self.accounts = Accounts(
             config.accounts,
             store,
@@ -118,6 +120,7 @@ class Requests:
                 if self.stopping():
                     raise ProtocolError(ErrorCode.SHUTTING_DOWN, "this server is shutting down")
                 pid = self._pid(session)
+                self._not_suspended(pid)
                 if msg.amount > w.max_buy_chips:
                     balance = (await self.store.wallet(pid)).balance
                     raise ProtocolError(
@@ -150,6 +153,7 @@ class Requests:
             case Sit():
                 room = self._room(msg.table)
                 player = self._player(session)
+                self._not_suspended(player.player_id)
                 if msg.table not in session.tables:
                     self._watch(session, room)
                 seat = await room.sit(player.player_id, player.name, msg.seat)
@@ -158,7 +162,9 @@ class Requests:
                 await self._room(msg.table).stand(self._pid(session), msg.seat)
                 sessions.reply(session, msg)
             case Ante():
-                rid = await self._room(msg.table).ante(
+                room = self._room(msg.table)
+                self._not_suspended(self._pid(session))
+                rid = await room.ante(
                     self._pid(session), msg.seat, msg.amount, msg.progressive, started
                 )
                 sessions.reply(session, msg, round_id=rid)
@@ -318,6 +324,15 @@ class Requests:
 
     def _pid(self, session: Session) -> str:
         return self._player(session).player_id
+
+    def _not_suspended(self, player_id: str) -> None:
+        suspension = self.barred(player_id)
+        if suspension is not None:
+            raise ProtocolError(
+                ErrorCode.ACCOUNT_SUSPENDED,
+                "the casino has suspended this account: no seats, bets or chip purchases",
+                details={"reason": suspension["reason"]},
+            )
 
     def _room(self, table_id: str) -> Room:
         room = self.rooms.get(table_id)

@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping
 from server.fleet import Fleet
 from server.jackpots import JackpotNews
 from server.lobby import Lobby
-from server.room import Lease, Room
+from server.room import Room
+from server.standing import Lease
 from server.stores.base import Claim, Fence, Store, StoreError
 
 log = logging.getLogger("stud.hosting")

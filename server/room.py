@@ -24,7 +24,7 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from websockets.asyncio.server import ServerConnection
@@ -44,6 +44,7 @@ from server.game.table import (
     TableConfig,
 )
 from server.metrics import Metrics
+from server.standing import REASONS, Lease, Suspension
 from server.stores.base import (
     Fence,
     NotOwner,
@@ -100,26 +101,7 @@ class RoomHost(Protocol):
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """This process's hold on the table: its fencing epoch, and until when (event-loop
-    clock) the lease is surely still ours; past it the room acts no more until renewed."""
-
-    epoch: int
-    valid_until: float
-
-
-@dataclass(frozen=True, slots=True)
-class Suspension:
-    reason: str  # "store": the store does not answer; "lease": the lease is not renewed
-    since: float
-    wall_ms: int
-
-
-REASONS = {
-    "store": "the game's data store is not answering: the table is paused, nothing is lost",
-    "lease": "this server cannot reach the fleet to keep the table: the table is paused",
-}
+PAUSED = "the casino has paused this table: the round in play finishes, no new one starts"
 
 
 class Room:
@@ -139,6 +121,7 @@ class Room:
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
+        self.paused: dict[str, Any] | None = None  # an operator's pause: {reason, since_ms}
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._probe: asyncio.Task[None] | None = None
@@ -330,6 +313,7 @@ class Room:
             view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
             view["suspended"] = None
             self.shown_meter = self.host.meter(jp)
+            view["paused"] = self.paused
             self._last_view = view
             return encode(view)
         # Paused: what is durable. While a write is out, what was last shown (a showdown
@@ -349,6 +333,7 @@ class Room:
             "ends_in_ms": None,
             "spectators": self.spectator_count(),
             "suspended": {"phase": base["phase"], "reason": s.reason, "since_ms": s.wall_ms},
+            "paused": self.paused,
         }
         return encode(view)
 
@@ -516,6 +501,8 @@ class Room:
 
         async def act() -> str:
             self._guard(new_bets=True)
+            if self.paused is not None:
+                raise Refusal("table_paused", PAUSED, reason=self.paused["reason"])
             effects = self.table.ante_effects(player_id, seat, amount, progressive)
             rid = effects.transfers[0].round_id
             op = self._op(rid, f"{seat}:ante")
@@ -596,8 +583,11 @@ class Room:
 
         await self.run(act, started, seat=seat)
 
-    async def remove_player(self, player_id: str, *, by_request: bool = True) -> None:
-        """The player leaves: antes back while betting, undecided hands fold.
+    async def remove_player(
+        self, player_id: str, *, by_request: bool = True, fold: bool = True
+    ) -> None:
+        """The player leaves: antes back while betting, undecided hands fold (`fold`
+        False, an operator's removal: a dealt hand plays on, `Table.release_seats`).
 
         While the table is suspended the departure waits, and is answered once applied.
         """
@@ -611,7 +601,10 @@ class Room:
                 self._suspend("lease", self.now())
                 return False
             rid = self.table.round_id
-            effects = self.table.remove_player(self.now(), player_id, by_request=by_request)
+            if fold:
+                effects = self.table.remove_player(self.now(), player_id, by_request=by_request)
+            else:
+                effects = self.table.release_seats(self.now(), player_id) or Effects()
             await self._carry_out(effects)
             await self._close_if_emptied(rid)
             # a settlement reports the meter as the store has it, refunds included
@@ -829,34 +822,45 @@ class Room:
                 await asyncio.wait_for(self._idle.wait(), remaining)
         self._give_up_at = max(deadline, self.now()) + 1.0
         self._resumed.set()  # waiting departures go on (and find the table closing)
-
-        async def act() -> None:
-            if self.lease is None or self.table.phase not in (Phase.BETTING, Phase.DECIDING):
-                return
-            rid = self.table.round_id
-            assert rid is not None
-            effects = self.table.void_round()
-            fence, started = self.fence, time.time()
-            await self._duty(
-                "void",
-                f"{rid}:void",
-                lambda: self.store.void(fence, rid, effects.transfers, effects.holds),
-            )
-            for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
-                with contextlib.suppress(StoreError):
-                    self.host.push_wallet(pid, await self.store.wallet(pid))
-            self._log(
-                "round voided",
-                logging.WARNING,
-                round_id=rid,
-                why="shutdown",
-                started_at=round(started, 3),
-            )
-
         try:
-            await self.run(act)
+            await self.run(lambda: self._void("shutdown"))
         except (NotOwner, GaveUp) as e:  # the journal keeps the round: the next host voids it
             self._log("round left to the next host", logging.WARNING, reason=str(e))
+
+    async def _void(self, why: str) -> str | None:
+        """Refund every bet of the running round once (idempotent by round id); locked."""
+        if self.lease is None or self.table.phase not in (Phase.BETTING, Phase.DECIDING):
+            return None
+        rid = self.table.round_id
+        assert rid is not None
+        effects = self.table.void_round()
+        fence, started = self.fence, time.time()
+        await self._duty(
+            "void",
+            f"{rid}:void",
+            lambda: self.store.void(fence, rid, effects.transfers, effects.holds),
+        )
+        for pid in {t.target.removeprefix("player:") for t in effects.transfers}:
+            with contextlib.suppress(StoreError):
+                self.host.push_wallet(pid, await self.store.wallet(pid))
+        await self.host.meter_moved(self.config.jackpot, effects.transfers)
+        self._log(
+            "round voided", logging.WARNING, round_id=rid, why=why, started_at=round(started, 3)
+        )
+        return rid
+
+    # ----- an operator's acts (server/admin/) ------------------------------------
+
+    async def void_round(self, round_id: str) -> bool:
+        """Void `round_id` as at shutdown, if it is running here (else False)."""
+
+        async def act() -> bool:
+            self._guard()
+            if self.table.round_id != round_id:
+                return False
+            return await self._void("an operator voided it; every bet refunded") is not None
+
+        return await self.run(act)
 
     def describe(self) -> dict[str, Any]:
         """This table's lobby row."""
@@ -875,6 +879,7 @@ class Room:
             "max_seats_per_player": self.config.max_seats_per_player,
             "spectators": self.spectator_count(),
             "phase": "suspended" if self.suspended else str(t.phase),
+            "paused": self.paused is not None,
             "jackpot": self.config.jackpot,
             "url": self.host.public_url,
         }

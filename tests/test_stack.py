@@ -44,6 +44,7 @@ from clients.connection import ServerError, StudClient
 from server.config import (
     ENVIRONMENT,
     AccountsConfig,
+    AdminConfig,
     Config,
     JackpotConfig,
     Limits,
@@ -268,10 +269,12 @@ def test_the_operations_guide_documents_every_setting() -> None:
         "[limits]": Limits,
         "[wallet]": WalletConfig,
         "[accounts]": AccountsConfig,
+        "[admin]": AdminConfig,
         "[timers]": Timers,
         "[jackpots.NAME]": JackpotConfig,
     }
-    nested = {"limits", "wallet", "accounts", "timers", "variants", "jackpots", "tables", "name"}
+    nested = {"limits", "wallet", "accounts", "admin", "timers", "variants", "jackpots", "tables"}
+    nested |= {"name"}
     for section, kind in sections.items():
         settings = {f.name for f in dataclasses.fields(kind)} - nested
         assert set(rows[section]) == settings, section

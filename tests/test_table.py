@@ -362,6 +362,39 @@ def test_leaving_mid_decision_folds_and_frees_the_seat_after_the_round() -> None
     assert t.seats[0] is None and t.seats[1] is not None
 
 
+def test_a_removed_player_keeps_a_dealt_hand_to_its_end_and_loses_the_seats_then() -> None:
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.sit("a", "A", 2)  # a second seat, with no bet this round
+    t.place_ante(0, "a", 0, 100)
+    t.place_ante(0, "b", 1, 100)
+    t.deal_me_in(0, "a")
+    t.deal_me_in(0, "b")
+    assert t.release_seats(1, "a") == Effects()  # the operator's removal folds nothing
+    assert t.seats[0] is not None and t.seats[0].decision is None and "a" in t.leaving
+    t.decide(1, "a", 0, Decision.RAISE)  # the hand is still the player's to play
+    t.decide(1, "b", 1, Decision.FOLD)
+    assert phase_of(t) is Phase.SHOWDOWN and t.seats[0] is not None
+    t.tick(100)
+    assert t.seats[0] is None and t.seats[2] is None and t.seats[1] is not None
+    assert t.release_seats(101, "a") is None  # no seat left: nothing to do
+
+
+def test_a_removed_player_gets_antes_back_while_betting_and_the_others_may_deal() -> None:
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.place_ante(0, "a", 0, 100)
+    t.place_ante(0, "b", 1, 100)
+    t.deal_me_in(0, "a")
+    effects = t.release_seats(1, "b")  # as on leave: the ante back, the seat free at once
+    assert effects is not None and net_by_player([effects]) == {"b": 100}
+    assert t.seats[1] is None and phase_of(t) is Phase.DECIDING  # a was the last to wait for
+    t.sit("b", "B", 1)  # a seat with no bet in play goes at once
+    assert t.release_seats(1, "b") == Effects() and t.seats[1] is None
+
+
 def test_standing_up_can_complete_readiness() -> None:
     t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
     t.sit("a", "A", 0)

@@ -172,9 +172,13 @@ def info_text(
     clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
     line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
     paused = snap.get("paused")
-    if isinstance(paused, dict):  # a suspended table (clients/connection.py as_it_stands)
-        why = PAUSED.get(str(paused.get("reason")), PAUSED["store"])
+    suspension = snap.get("suspension")
+    if isinstance(suspension, dict):  # a suspended table (clients/connection.py as_it_stands)
+        why = PAUSED.get(str(suspension.get("reason")), PAUSED["store"])
         line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)}): {why}"
+    if paused:  # the casino paused the table: the round in play finishes, no ante is taken
+        reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
+        line2 += f"  [b red]PAUSED by the casino{reason}[/]"
     if amount is not None:
         line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
     return Text.from_markup(line1 + "\n" + line2)

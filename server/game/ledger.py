@@ -3,6 +3,8 @@
 Every cent moves from one account to another with a reason and the round it
 belongs to, so conservation is a sum: over all accounts, the total changes only
 by transfers from `WORLD` (buy-ins). Amounts are integer cents, always > 0.
+An operator's adjustment moves money between a wallet or a meter and `HOUSE`,
+never from `WORLD`: it changes who holds the money, not how much there is.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Reason(StrEnum):
     RESEED = "reseed"
     REFUND = "refund"
     BUY_IN = "buy-in"
+    ADJUSTMENT = "adjustment"  # an operator's credit, debit or meter correction
 
 
 @dataclass(frozen=True, slots=True)

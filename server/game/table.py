@@ -299,6 +299,21 @@ class Table:
             self._changed(last)
         return effects + self._advance(now)
 
+    def release_seats(self, now: float, player_id: str) -> Effects | None:
+        """The player is removed from the table (an operator's act). A dealt hand plays on
+        to its end (nothing is folded for the player) and its seats go when the round is
+        over; while betting, antes are given back and the seats go at once, as when the
+        player leaves. None when the player holds no seat here."""
+        mine = self.seats_of(player_id)
+        if not mine:
+            return None
+        dealt = self.phase in (Phase.DECIDING, Phase.SHOWDOWN)
+        if dealt and any(s.ante for s in mine):
+            self.leaving.add(player_id)
+            self._changed(None)
+            return Effects()
+        return self.remove_player(now, player_id, by_request=False)
+
     def _free_seats(self, player_id: str) -> None:
         for s in self.seats_of(player_id):
             self.seats[s.index] = None

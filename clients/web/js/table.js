@@ -52,9 +52,9 @@ const PAUSED_WHY = {
 export function renderTable(ctx) {
   // A suspended table is drawn as it stood (its round's phase), under a notice, with
   // every control off; `data-phase` says "suspended".
-  const paused = ctx.snap.suspended ?? null;
+  const suspension = ctx.snap.suspended ?? null;
   const raw = ctx.snap;
-  if (paused) ctx = { ...ctx, snap: { ...raw, phase: paused.phase }, busy: true, paused };
+  if (suspension) ctx = { ...ctx, snap: { ...raw, phase: suspension.phase }, busy: true, suspension };
   const { snap } = ctx;
   const mine = snap.seats
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
@@ -64,7 +64,7 @@ export function renderTable(ctx) {
   const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
   return h("section", {
     id: "table",
-    class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${paused ? " suspended" : ""}`,
+    class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`,
     "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase,
     "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
@@ -90,10 +90,13 @@ function tableHead(v) {
       `Progressive ${dollars(snap.progressive_stake, { short: true })}`),
     h("div", { class: "watchers", "data-testid": "spectators", "data-count": snap.spectators ?? 0,
       title: "Spectators" }, `${snap.spectators ?? 0} watching`),
-    h("div", { class: `phase-pill phase-${v.paused ? "suspended" : snap.phase}`, "data-testid": "phase" },
-      v.paused ? "Paused" : PHASE_NAMES[snap.phase] ?? snap.phase,
+    h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
+      v.suspension ? "Paused" : PHASE_NAMES[snap.phase] ?? snap.phase,
       h("span", { class: `countdown${ms !== null && ms < 5000 ? " urgent" : ""}`,
         "data-testid": "countdown", hidden: ms === null }, countdownText(ms))),
+    h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
+      title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
+    "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
       h("span", { class: "meter-value", "data-testid": "jackpot-meter", "data-cents": v.jackpot ?? 0 },
@@ -154,7 +157,10 @@ function dealerZone(v) {
 
 function message(v) {
   const { snap, seated } = v;
-  if (v.paused) return PAUSED_WHY[v.paused.reason] ?? PAUSED_WHY.store;
+  if (v.suspension) return PAUSED_WHY[v.suspension.reason] ?? PAUSED_WHY.store;
+  if (snap.paused && snap.phase === "waiting") {
+    return "The casino has paused this table: no new round starts until it resumes.";
+  }
   const people = snap.seats.filter(Boolean);
   const players = new Set(people.map((s) => s.player_id));
   switch (snap.phase) {
@@ -379,7 +385,8 @@ function controls(v) {
   const ready = seats.some((s) => s.ready);
   const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0);
   const placed = seats.some((s) => s.ante > 0);
-  const canDeal = open && !ready && !v.busy && (toPlace.length > 0 || placed);
+  // a paused table takes no ante: only a round in play (antes placed) may still be dealt
+  const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused) || placed);
   const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
     snap.progressive_stake);
   const rebets = rebetSeats(v);

@@ -1,0 +1,238 @@
+// The operator console's page: sign in, then every table of the fleet, jackpots,
+// players, the audit log and the store's retries, live over the console's API
+// (polled every second; docs/ADMIN_API.md), and the acts with a reason each.
+// Drawn with the player client's h()/morph() and its table view.
+
+import { morph, h } from "/web/js/dom.js";
+import { Api, ApiError } from "./api.js";
+import {
+  renderAudit, renderJackpots, renderPending, renderPlayers, renderRound, renderSignIn, renderTableDetail,
+  renderTables, renderTabs, renderTop,
+} from "./views.js";
+
+const POLL_MS = 1000;
+
+const state = {
+  operator: "",
+  signinError: "",
+  tab: "tables",
+  overview: null,
+  tables: [],
+  table: null, // the table open in detail (GET /api/tables/<id>)
+  tableId: null,
+  tableAt: 0,
+  jackpots: [],
+  found: null,
+  player: null,
+  playerId: null,
+  round: null,
+  audit: null,
+  auditOffset: 0,
+  pending: null,
+  result: null, // the last act's outcome: {outcome, text}
+};
+
+const api = new Api({ onSignedOut: (why) => { state.signinError = why === "signed out" ? "" : "Please sign in again."; render(); } });
+state.operator = api.operator;
+window.studConsole = { state, api };
+
+// ----- drawing -------------------------------------------------------------------------
+
+function render() {
+  const app = document.getElementById("app");
+  document.body.dataset.view = api.signedIn ? "console" : "signin";
+  if (!api.signedIn) {
+    morph(app, h("div", { id: "app", "data-testid": "console" }, renderSignIn(state)));
+    return;
+  }
+  morph(app, h("div", { id: "app", "data-testid": "console" },
+    renderTop(state),
+    renderTabs(state),
+    h("main", { class: "console-main", "data-tab": state.tab }, section(), renderRound(state))));
+}
+
+function section() {
+  switch (state.tab) {
+    case "table": return renderTableDetail(state);
+    case "jackpots": return renderJackpots(state);
+    case "players": return renderPlayers(state);
+    case "audit": return renderAudit(state);
+    case "pending": return renderPending(state);
+    default: return renderTables(state);
+  }
+}
+
+// ----- reading --------------------------------------------------------------------------
+
+async function refresh() {
+  if (!api.signedIn) return;
+  try {
+    state.overview = await api.get("/api/overview");
+    switch (state.tab) {
+      case "table":
+        state.table = await api.get(`/api/tables/${encodeURIComponent(state.tableId)}`);
+        state.tableAt = performance.now();
+        break;
+      case "jackpots":
+        state.jackpots = (await api.get("/api/jackpots")).jackpots;
+        break;
+      case "players":
+        if (state.playerId) state.player = await api.get(`/api/players/${encodeURIComponent(state.playerId)}`);
+        break;
+      case "audit":
+        state.audit = await api.get(`/api/audit?offset=${state.auditOffset}&limit=50`);
+        break;
+      case "pending":
+        state.pending = await api.get("/api/pending");
+        break;
+      default:
+        state.tables = (await api.get("/api/tables")).tables;
+    }
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 401) console.warn("console refresh failed", e);
+  }
+  render();
+}
+
+async function poll() {
+  await refresh();
+  setTimeout(poll, POLL_MS);
+}
+
+// ----- acting ---------------------------------------------------------------------------
+
+function formOf(el) {
+  return el.closest("form");
+}
+
+function reasonOf(form) {
+  return (form?.elements?.reason?.value ?? "").trim();
+}
+
+function centsOf(form) {
+  const dollarsText = form?.elements?.amount?.value ?? "";
+  const cents = Math.round(Number(dollarsText) * 100);
+  return Number.isFinite(cents) ? cents : NaN;
+}
+
+async function act(path, form, fields = {}) {
+  const reason = reasonOf(form);
+  if (!reason) {
+    state.result = { outcome: "error", text: "Give a reason: it goes in the audit log." };
+    render();
+    return;
+  }
+  try {
+    const answer = await api.act(path, reason, fields);
+    if (answer.state === "done") {
+      const row = answer.row;
+      const code = row.details?.result?.code;
+      state.result = { outcome: row.outcome, text: `${row.action} ${row.target}: ${row.outcome}${code ? ` (${code})` : ""}` };
+      if (form?.elements?.reason) form.elements.reason.value = "";
+    } else {
+      state.result = { outcome: "unchanged", text: answer.message ?? "recorded; not carried out yet" };
+    }
+  } catch (e) {
+    state.result = { outcome: "error", text: e.message };
+  }
+  await refresh();
+}
+
+async function onClick(event) {
+  const el = event.target.closest("[data-console]");
+  if (!el) return;
+  const form = formOf(el);
+  switch (el.dataset.console) {
+    case "tab":
+      state.tab = el.dataset.tab;
+      state.result = null;
+      break;
+    case "sign-out":
+      await api.signOut().catch(() => {});
+      state.operator = "";
+      render();
+      return;
+    case "open-table":
+      state.tab = "table";
+      state.tableId = el.dataset.table;
+      state.table = null;
+      state.result = null;
+      break;
+    case "table-act": {
+      const a = el.dataset.act;
+      const fields = {};
+      if (a === "void") fields.round_id = el.dataset.round;
+      if (a === "remove") fields.player_id = form.elements.player.value;
+      await act(`/api/tables/${encodeURIComponent(form.dataset.table)}/${a}`, form, fields);
+      return;
+    }
+    case "jackpot-act": {
+      const a = el.dataset.act;
+      const fields = a === "correct" ? { amount: centsOf(form) } : {};
+      await act(`/api/jackpots/${encodeURIComponent(form.dataset.jackpot)}/${a}`, form, fields);
+      return;
+    }
+    case "player-act": {
+      const a = el.dataset.act;
+      const fields = a === "credit" || a === "debit" ? { amount: centsOf(form) } : {};
+      await act(`/api/players/${encodeURIComponent(form.dataset.player)}/${a}`, form, fields);
+      return;
+    }
+    case "open-player":
+      state.playerId = el.dataset.player;
+      state.player = null;
+      state.result = null;
+      break;
+    case "open-round":
+      try {
+        state.round = await api.get(`/api/rounds/${encodeURIComponent(el.dataset.round)}`);
+      } catch (e) {
+        state.result = { outcome: "error", text: e.message };
+      }
+      render();
+      return;
+    case "close-round":
+      state.round = null;
+      render();
+      return;
+    case "audit-page":
+      state.auditOffset = Number(el.dataset.offset);
+      break;
+    case "audit-export": {
+      const text = await api.exportAudit();
+      const link = h("a", { href: URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" })),
+        download: "audit.jsonl" });
+      link.click();
+      URL.revokeObjectURL(link.href);
+      return;
+    }
+    default:
+      return;
+  }
+  await refresh();
+}
+
+async function onSubmit(event) {
+  const form = event.target;
+  event.preventDefault();
+  if (form.dataset.form === "signin") {
+    try {
+      await api.signIn(form.elements.name.value.trim(), form.elements.password.value);
+      state.operator = api.operator;
+      state.signinError = "";
+    } catch (e) {
+      state.signinError = e.status === 429 ? e.message : "Wrong operator name or password.";
+    }
+    render();
+    await refresh();
+  } else if (form.dataset.form === "player-search") {
+    const q = form.elements.q.value.trim();
+    state.found = (await api.get(`/api/players?q=${encodeURIComponent(q)}`)).players;
+    render();
+  }
+}
+
+document.addEventListener("click", (e) => { onClick(e).catch((err) => console.warn(err)); });
+document.addEventListener("submit", (e) => { onSubmit(e).catch((err) => console.warn(err)); });
+render();
+poll();

@@ -1,0 +1,330 @@
+// The console's sections, drawn from the state (see console.js) with the player
+// client's helpers: h() and the table view itself (what players see).
+
+import { cardRow } from "/web/js/cards.js";
+import { h } from "/web/js/dom.js";
+import { dollars } from "/web/js/format.js";
+import { seatLayout } from "/web/js/layout.js";
+import { renderTable } from "/web/js/table.js";
+
+export const TABS = [
+  ["tables", "Tables"], ["jackpots", "Jackpots"], ["players", "Players"], ["audit", "Audit log"],
+  ["pending", "Retries"],
+];
+
+function percent(x, digits = 2) {
+  return x === null || x === undefined ? "—" : `${(x * 100).toFixed(digits)}%`;
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toLocaleString() : "—";
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function signedCents(cents) {
+  return cents < 0 ? `−${dollars(-cents)}` : dollars(cents);
+}
+
+export function renderSignIn(state) {
+  return h("section", { class: "signin", "data-testid": "console-signin" },
+    h("form", { "data-form": "signin", autocomplete: "on" },
+      h("h1", {}, "Operator console"),
+      h("label", { for: "signin-name" }, "Operator"),
+      h("input", { id: "signin-name", name: "name", "data-testid": "signin-name", autocomplete: "username",
+        maxlength: 32, required: true }),
+      h("label", { for: "signin-password" }, "Password"),
+      h("input", { id: "signin-password", name: "password", type: "password", "data-testid": "signin-password",
+        autocomplete: "current-password", maxlength: 128, required: true }),
+      h("div", { class: "error", role: "alert", "data-testid": "signin-error" }, state.signinError ?? ""),
+      h("button", { class: "btn primary", type: "submit", "data-testid": "signin-submit" }, "Sign in")));
+}
+
+export function renderTop(state) {
+  const o = state.overview ?? {};
+  return h("header", { class: "topbar console-top" },
+    h("div", { class: "brand" }, h("span", { class: "brand-suit" }, "♠"), " Console"),
+    h("div", { class: "who", "data-testid": "console-operator" }, state.operator),
+    h("div", { class: "facts-line" },
+      h("span", { title: "The sum of every account: double entry keeps it at zero" },
+        "Books ", h("b", { "data-testid": "books-sum", "data-sum": o.books_sum ?? "" }, o.books_sum ?? "…")),
+      h("span", { title: "Store writes in doubt, being repeated (every process)" },
+        "Retries ", h("b", { "data-testid": "pending-count" }, o.pending_writes ?? "…")),
+      h("span", {}, "Tables ", h("b", {}, o.tables ?? "…")),
+      h("span", {}, "Processes ", h("b", {}, o.processes ?? "…"))),
+    h("button", { class: "btn small", "data-console": "sign-out", "data-testid": "console-signout" }, "Sign out"));
+}
+
+export function renderTabs(state) {
+  return h("nav", { class: "tabs" },
+    TABS.map(([id, label]) => h("button", {
+      class: "btn small", "data-console": "tab", "data-tab": id, "data-testid": `tab-${id}`,
+      "aria-current": state.tab === id ? "page" : null,
+    }, label)));
+}
+
+/** The last act's outcome, or an error. */
+export function renderResult(state) {
+  const r = state.result;
+  if (!r) return h("p", { class: "act-result", "data-testid": "act-result", hidden: true });
+  return h("p", { class: "act-result", "data-testid": "act-result", "data-outcome": r.outcome, role: "status" },
+    r.text);
+}
+
+// ----- tables ------------------------------------------------------------------------
+
+function edgeText(t) {
+  const e = t.house_edge ?? {};
+  if (e.status === "ready") return `${percent(e.element_of_risk, 3)} of the bet · ${percent(e.house_edge_ante, 3)} of the ante`;
+  if (e.status === "computing") return "computing…";
+  return e.status === "off" ? "off" : "—";
+}
+
+export function renderTables(state) {
+  const tables = state.tables ?? [];
+  return h("section", { "data-testid": "tables" },
+    h("h1", {}, "Tables"),
+    h("table", { class: "grid" },
+      h("thead", {}, h("tr", {},
+        ["Table", "Host", "Phase", "Seats", "Players", "Watching", "Rounds (1 h)", "Hold (1 h)", "House edge", ""]
+          .map((c) => h("th", {}, c)))),
+      h("tbody", {}, tables.map((t) => h("tr", { "data-testid": `table-row-${t.id}`, "data-table": t.id },
+        h("td", {}, h("b", {}, t.title), h("div", { class: "muted" }, t.variant_title ?? t.variant ?? "")),
+        h("td", {}, h("span", { class: "mono" }, t.process_id ?? "—"), " ",
+          t.here ? h("span", { class: "badge here" }, "here") : null,
+          h("div", { class: "muted mono" }, t.url || "")),
+        h("td", {}, h("span", { class: `phase phase-${t.phase}`, "data-testid": `table-phase-${t.id}` }, t.phase ?? "—"), " ",
+          h("span", { class: "badge paused", "data-testid": `table-paused-${t.id}`, hidden: !t.paused,
+            title: t.paused ? `${t.paused.by}: ${t.paused.reason}` : null }, "paused")),
+        h("td", { class: "num" }, `${t.taken ?? 0}/${t.seats ?? 0}`),
+        h("td", {}, (t.players ?? []).map((p) => h("div", {}, `#${p.seat + 1} ${p.name}`,
+          p.connected ? "" : h("span", { class: "muted" }, " (away)")))),
+        h("td", { class: "num" }, t.spectators ?? 0),
+        h("td", { class: "num" }, t.last_hour?.rounds ?? 0),
+        h("td", { class: "num", title: "(stakes − returns) / stakes of the ante and raise; per ante below" },
+          percent(t.last_hour?.hold), h("div", { class: "muted" }, `${percent(t.last_hour?.hold_per_ante)} / ante`)),
+        h("td", {}, edgeText(t)),
+        h("td", {}, h("button", { class: "btn small", "data-console": "open-table", "data-table": t.id,
+          "data-testid": `open-${t.id}` }, "Open")))))));
+}
+
+function layoutFor(snap) {
+  const width = Math.max(640, Math.min(window.innerWidth - 80, 1500) - 330);
+  return seatLayout(snap.seats.length, width, 460);
+}
+
+export function renderTableDetail(state) {
+  const t = state.table;
+  if (!t) return h("section", { "data-testid": "table-detail" }, h("p", { class: "muted" }, "Loading the table…"));
+  const snap = t.view;
+  const players = t.players ?? [];
+  return h("section", { "data-testid": "table-detail", "data-table": t.id },
+    h("p", {}, h("button", { class: "btn small ghost", "data-console": "tab", "data-tab": "tables" }, "← Tables")),
+    h("h1", {}, `${t.title} `, h("span", { class: "muted" }, `(${t.id})`)),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Host"), h("dd", { class: "mono" }, `${t.process_id ?? "—"} ${t.url ?? ""}`),
+      h("dt", {}, "Phase"), h("dd", { "data-testid": "detail-phase" }, t.phase ?? "—"),
+      h("dt", {}, "Paused"), h("dd", { "data-testid": "detail-paused" },
+        t.paused ? `by ${t.paused.by} since ${when(t.paused.since_ms)}: ${t.paused.reason}` : "no"),
+      h("dt", {}, "Round"), h("dd", { class: "mono", "data-testid": "detail-round" }, t.round_id ?? "—"),
+      h("dt", {}, "Last hour"), h("dd", {}, `${plural(t.last_hour?.rounds ?? 0, "round")}, hold ${percent(t.last_hour?.hold)} `
+        + `(${percent(t.last_hour?.hold_per_ante)} per ante); edge ${edgeText(t)}`)),
+    h("form", { class: "act-bar", "data-form": "table-act", "data-table": t.id, novalidate: true },
+      h("input", { class: "reason", name: "reason", placeholder: "Reason (kept in the audit log)",
+        "data-testid": "act-reason", maxlength: 200 }),
+      h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "pause",
+        "data-testid": "act-pause", disabled: Boolean(t.paused) }, "Pause"),
+      h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "resume",
+        "data-testid": "act-resume", disabled: !t.paused }, "Resume"),
+      h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "void",
+        "data-round": t.round_id ?? "", "data-testid": "act-void",
+        disabled: !t.round_id || !["betting", "deciding"].includes(snap?.phase) }, "Void this round"),
+      h("select", { name: "player", "data-testid": "act-remove-player" },
+        players.map((p) => h("option", { value: p.player_id }, `#${p.seat + 1} ${p.name}`))),
+      h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "remove",
+        "data-testid": "act-remove", disabled: !players.length }, "Remove player")),
+    renderResult(state),
+    h("h2", {}, "What players see"),
+    snap
+      ? h("div", { class: "console-felt", "data-testid": "console-table-view" },
+        renderTable({
+          snap, row: t.row, me: null, layout: layoutFor(snap), selected: null, deal: null, rebet: null,
+          sideOpen: true, build: () => ({ chips: [], progressive: false }), chip: 100, busy: true, maxSeats: 0,
+          receivedAt: state.tableAt, now: performance.now(), jackpot: snap.jackpot?.amount, online: true,
+          fair: { seed: "", seedStatus: "", lastDeal: null, verdict: undefined },
+        }))
+      : h("p", { class: "muted" }, "Its host has not published this table yet."),
+    h("div", { class: "two" },
+      h("div", {}, h("h2", {}, "Last rounds"), roundList(t.history ?? [])),
+      h("div", {}, h("h2", {}, "Acts on this table"), auditTable(t.audit ?? [], "table-audit"))));
+}
+
+function roundList(rounds) {
+  if (!rounds.length) return h("p", { class: "muted" }, "No round settled yet.");
+  return h("table", { class: "grid" },
+    h("tbody", {}, rounds.map((r) => h("tr", {},
+      h("td", {}, when(r.settled_at)),
+      h("td", {}, h("button", { class: "btn small ghost mono", "data-console": "open-round", "data-round": r.round_id },
+        r.round_id)),
+      h("td", {}, plural((r.seats ?? []).length, "hand"))))));
+}
+
+// ----- jackpots ---------------------------------------------------------------------------
+
+export function renderJackpots(state) {
+  return h("section", { "data-testid": "jackpots" },
+    h("h1", {}, "Jackpots"),
+    renderResult(state),
+    (state.jackpots ?? []).map((j) => h("article", { "data-testid": `jackpot-${j.name}` },
+      h("h2", {}, `${j.name}: `, h("span", { "data-testid": `jackpot-amount-${j.name}`, "data-cents": j.amount }, dollars(j.amount)),
+        h("span", { class: "muted" }, ` · seed ${j.seed === null ? "—" : dollars(j.seed)}`)),
+      h("form", { class: "act-bar", "data-form": "jackpot-act", "data-jackpot": j.name, novalidate: true },
+        h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200,
+          "data-testid": `jackpot-reason-${j.name}` }),
+        h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "reseed",
+          "data-testid": `jackpot-reseed-${j.name}` }, "Reseed"),
+        h("input", { class: "amount", name: "amount", type: "number", min: 0, step: "0.01", placeholder: "$ amount",
+          "data-testid": `jackpot-amount-input-${j.name}` }),
+        h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "correct",
+          "data-testid": `jackpot-correct-${j.name}` }, "Set to amount")),
+      j.hits?.length
+        ? h("table", { class: "grid" },
+          h("thead", {}, h("tr", {}, ["When", "Table", "Player", "Hand", "Paid", "Meter after"].map((c) => h("th", {}, c)))),
+          h("tbody", {}, j.hits.map((hit) => h("tr", {},
+            h("td", {}, when(hit.settled_at)), h("td", {}, hit.table), h("td", { class: "mono" }, hit.player_id),
+            h("td", {}, hit.category), h("td", { class: "num" }, dollars(hit.amount)),
+            h("td", { class: "num" }, dollars(hit.meter_after))))))
+        : h("p", { class: "muted" }, "No hit yet."))));
+}
+
+// ----- players -----------------------------------------------------------------------------
+
+export function renderPlayers(state) {
+  const p = state.player;
+  return h("section", { "data-testid": "players" },
+    h("h1", {}, "Players"),
+    h("form", { class: "act-bar search", "data-form": "player-search", novalidate: true },
+      h("input", { name: "q", placeholder: "Name, username or player id", "data-testid": "player-query", maxlength: 64 }),
+      h("button", { class: "btn", type: "submit", "data-testid": "player-search" }, "Find")),
+    state.found
+      ? h("table", { class: "grid", "data-testid": "player-results" },
+        h("tbody", {}, state.found.map((f) => h("tr", {},
+          h("td", {}, h("button", { class: "btn small ghost", "data-console": "open-player", "data-player": f.player_id,
+            "data-testid": `player-${f.player_id}` }, f.name)),
+          h("td", {}, f.username ?? h("span", { class: "muted" }, "guest")),
+          h("td", { class: "mono" }, f.player_id)))))
+      : null,
+    p ? playerDetail(state, p) : null);
+}
+
+function playerDetail(state, p) {
+  const w = p.wallet ?? {};
+  return h("article", { "data-testid": "player-detail", "data-player": p.player_id },
+    h("h2", {}, `${p.name} `, h("span", { class: "muted mono" }, p.player_id),
+      p.suspended ? h("span", { class: "badge paused", "data-testid": "player-suspended" }, " suspended") : null),
+    h("dl", { class: "kv" },
+      h("dt", {}, "Account"), h("dd", {}, p.username ?? "guest"),
+      h("dt", {}, "Balance"), h("dd", { "data-testid": "player-balance" }, dollars(w.balance ?? 0)),
+      h("dt", {}, "Held"), h("dd", {}, dollars(w.held ?? 0)),
+      h("dt", {}, "Bonus"), h("dd", {}, dollars(w.bonus ?? 0)),
+      h("dt", {}, "Seats"), h("dd", {}, (p.seats ?? []).map((s) => `${s.table} #${s.seat + 1}`).join(", ") || "none"),
+      h("dt", {}, "Holds"), h("dd", {}, (p.holds ?? []).map((x) => `${x.round_id} #${x.seat + 1}: ${dollars(x.amount)}`).join(", ") || "none"),
+      h("dt", {}, "Suspended"), h("dd", {}, p.suspended ? `by ${p.suspended.by}: ${p.suspended.reason}` : "no")),
+    h("form", { class: "act-bar", "data-form": "player-act", "data-player": p.player_id, novalidate: true },
+      h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200, "data-testid": "player-reason" }),
+      h("input", { class: "amount", name: "amount", type: "number", min: 0.01, step: "0.01", placeholder: "$ amount",
+        "data-testid": "player-amount" }),
+      h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "credit",
+        "data-testid": "player-credit" }, "Credit"),
+      h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "debit",
+        "data-testid": "player-debit" }, "Debit"),
+      p.suspended
+        ? h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "unsuspend",
+          "data-testid": "player-unsuspend" }, "Lift suspension")
+        : h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "suspend",
+          "data-testid": "player-suspend" }, "Suspend")),
+    renderResult(state),
+    h("div", { class: "two" },
+      h("div", {}, h("h2", {}, "Last rounds"), roundList(p.history ?? [])),
+      h("div", {}, h("h2", {}, "Acts on this player"), auditTable(p.audit ?? [], "player-audit"))));
+}
+
+export function renderRound(state) {
+  const r = state.round;
+  if (!r) return null;
+  const rec = r.record;
+  const check = r.fairness_check;
+  return h("article", { class: "act-bar", "data-testid": "round-detail", "data-round": r.round_id },
+    h("div", { style: "width:100%" },
+      h("h2", {}, `Round ${r.round_id} `, h("button", { class: "btn small ghost", "data-console": "close-round" }, "×")),
+      h("dl", { class: "kv" },
+        h("dt", {}, "Table"), h("dd", {}, r.table ?? "—"),
+        h("dt", {}, "Journal"), h("dd", { "data-testid": "round-state" }, r.journal?.state ?? "expired"),
+        h("dt", {}, "Fairness"), h("dd", { "data-testid": "round-fairness" },
+          check ? (check.ok ? "verified: the deal is the committed shuffle" : check.problems.join("; ")) : "no proof"),
+        rec ? [h("dt", {}, "Dealer"), h("dd", {}, cardRow(rec.dealer ?? [], { small: true }))] : null,
+        rec?.fairness?.server_seed ? [
+          h("dt", {}, "Commitment"), h("dd", { class: "mono" }, rec.fairness.commitment),
+          h("dt", {}, "Server seed"), h("dd", { class: "mono" }, rec.fairness.server_seed),
+          h("dt", {}, "Client seeds"), h("dd", { class: "mono" }, rec.fairness.client_seeds || "—"),
+        ] : null),
+      rec ? h("table", { class: "grid" },
+        h("thead", {}, h("tr", {}, ["Seat", "Player", "Ante", "Cards", "Decision", "Result"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, (rec.seats ?? []).map((s) => h("tr", {},
+          h("td", {}, `#${s.seat + 1}`), h("td", {}, s.name),
+          h("td", { class: "num" }, dollars(s.ante)), h("td", {}, cardRow(s.cards ?? [], { small: true })),
+          h("td", {}, s.decision ?? "—"),
+          h("td", { class: "num" }, s.result ? `${s.result.outcome} ${signedCents(s.result.net)}` : "—"))))) : null,
+      r.journal ? h("details", {}, h("summary", {}, `Ledger (${r.journal.ledger.length} entries)`),
+        h("table", { class: "grid" }, h("tbody", {}, r.journal.ledger.map((t) => h("tr", {},
+          h("td", {}, t[2]), h("td", { class: "mono" }, t[3]), h("td", { class: "mono" }, t[4]),
+          h("td", { class: "num" }, dollars(t[5]))))))) : null));
+}
+
+// ----- the audit log and retries -------------------------------------------------------------
+
+function auditTable(rows, testid) {
+  if (!rows.length) return h("p", { class: "muted", "data-testid": testid }, "Nothing yet.");
+  return h("table", { class: "grid", "data-testid": testid },
+    h("thead", {}, h("tr", {}, ["When", "Operator", "Act", "Target", "Reason", "Outcome"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, rows.map((r) => h("tr", { "data-testid": "audit-row", "data-action": r.action, "data-outcome": r.outcome },
+      h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action), h("td", { class: "mono" }, r.target),
+      h("td", {}, r.reason),
+      h("td", { class: `outcome-${r.outcome}`, title: JSON.stringify(r.details?.result ?? {}) },
+        r.outcome, r.details?.result?.code ? ` (${r.details.result.code})` : "")))));
+}
+
+export function renderAudit(state) {
+  const a = state.audit ?? { rows: [], total: 0, offset: 0 };
+  return h("section", { "data-testid": "audit" },
+    h("h1", {}, "Audit log ", h("span", { class: "muted", "data-testid": "audit-total" }, `(${a.total})`)),
+    h("p", {},
+      h("button", { class: "btn small", "data-console": "audit-page", "data-offset": Math.max(0, a.offset - 50),
+        disabled: a.offset === 0 }, "Newer"), " ",
+      h("button", { class: "btn small", "data-console": "audit-page", "data-offset": a.offset + 50,
+        disabled: a.offset + 50 >= a.total }, "Older"), " ",
+      h("button", { class: "btn small", "data-console": "audit-export", "data-testid": "audit-export" },
+        "Export JSON lines")),
+    auditTable(a.rows, "audit-rows"));
+}
+
+export function renderPending(state) {
+  const p = state.pending ?? { processes: [], acts: [] };
+  return h("section", { "data-testid": "pending" },
+    h("h1", {}, "Store retries and waiting acts"),
+    h("table", { class: "grid" },
+      h("thead", {}, h("tr", {}, ["Process", "Tables", "Writes in doubt", "Oldest"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, p.processes.map((proc) => h("tr", {},
+        h("td", { class: "mono" }, proc.process_id, h("div", { class: "muted" }, proc.url)),
+        h("td", {}, (proc.tables ?? []).join(", ")),
+        h("td", {}, (proc.pending ?? []).map((w) => h("div", { class: "mono" }, `${w.what} ${w.table} ${w.op} (${w.since_s}s)`))),
+        h("td", { class: "num" }, `${proc.census?.oldest_pending?.toFixed?.(1) ?? 0}s`))))),
+    h("h2", {}, "Acts waiting for their table's host"),
+    p.acts.length
+      ? h("table", { class: "grid" }, h("tbody", {}, p.acts.map((a) => h("tr", {},
+        h("td", {}, when(a.ts)), h("td", {}, a.operator), h("td", {}, a.action), h("td", { class: "mono" }, a.target),
+        h("td", {}, a.reason)))))
+      : h("p", { class: "muted" }, "None."));
+}

@@ -1,0 +1,204 @@
+"""The operator's acts: checked, applied once by their action id, answered with the audit row.
+
+Every act needs `action_id` (8-64 of A-Z a-z 0-9 _ -, chosen by the caller: the
+page makes one per click) and `reason` (1-200 characters). The same id again
+answers the first outcome and applies nothing (`replayed: true`); the same id
+with another request is refused (409).
+
+- A table's act (pause, resume, void, remove) is recorded in the store and
+  carried out by the process hosting the table (server/admin/agent.py); the
+  answer waits up to `admin.action_timeout` for its outcome, else says
+  `pending` (202): it is carried out when the table's host gets to it, and
+  `GET /api/actions/<id>` tells.
+- The store's own acts (credit, debit, suspend, unsuspend, reseed, correct) are
+  one atomic write each with their audit row; a write whose answer did not come
+  is repeated with the same id, so it applies once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from server.admin.agent import Agent
+from server.admin.host import ConsoleHost
+from server.durable import GaveUp, until_known
+from server.stores.admin import ACTION_ID, Act, Acted, ActionConflict, AdminStore, Submitted
+from server.stores.base import MAX_CENTS, StoreUnavailable, Wallet
+
+T = TypeVar("T", Acted, Submitted)
+MAX_REASON = 200
+TABLE_ACTS = {"pause": (), "resume": (), "void": ("round_id",), "remove": ("player_id",)}
+PLAYER_ACTS = ("credit", "debit", "suspend", "unsuspend")
+JACKPOT_ACTS = ("reseed", "correct")
+
+
+class BadAct(Exception):
+    """A request the console refuses before anything is recorded (400, 404, 409, 503)."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    body: dict[str, Any]
+
+
+class Acts:
+    def __init__(
+        self,
+        host: ConsoleHost,
+        admin: AdminStore,
+        agent: Agent,
+        known_table: Callable[[str], Awaitable[bool]],
+        timeout: float,
+    ) -> None:
+        self.host = host
+        self.admin = admin
+        self.agent = agent
+        self.known_table = known_table
+        self.timeout = timeout
+
+    # ----- the three kinds of target ---------------------------------------------------
+
+    async def table(self, operator: str, table_id: str, action: str, body: Any) -> Answer:
+        if action not in TABLE_ACTS:
+            raise BadAct(404, "not_found", f"no table act {action!r}")
+        if not await self.known_table(table_id):
+            raise BadAct(404, "not_found", f"no table {table_id!r} in the fleet")
+        fields = {name: _text(body, name) for name in TABLE_ACTS[action]}
+        act = self._act(operator, action, f"table:{table_id}", body, fields)
+        submitted = await self._durable(act, lambda: self.admin.submit(act))
+        if submitted is None:
+            return _in_doubt(act)
+        self.agent.wake.set()  # this process may host the table
+        replayed = submitted.replayed
+        if submitted.state != "done":
+            submitted = await self.wait(act.id)
+        if submitted.state != "done" or submitted.row is None:
+            return Answer(
+                202,
+                {
+                    "state": "pending",
+                    "action_id": act.id,
+                    "message": "recorded: the table's host carries it out when it can",
+                },
+            )
+        return Answer(200, {"state": "done", "row": submitted.row, "replayed": replayed})
+
+    async def player(self, operator: str, player_id: str, action: str, body: Any) -> Answer:
+        if action not in PLAYER_ACTS:
+            raise BadAct(404, "not_found", f"no player act {action!r}")
+        target = f"player:{player_id}"
+        if action in ("credit", "debit"):
+            amount = _cents(body, "amount")
+            act = self._act(operator, action, target, body, {"amount": amount})
+            signed = amount if action == "credit" else -amount
+            acted = await self._durable(act, lambda: self.admin.adjust(act, player_id, signed))
+            if acted is not None and acted.row["outcome"] == "applied":
+                r = acted.row["details"]["result"]
+                self.host.push_wallet(player_id, Wallet(r["balance"], r["bonus"], r["held"]))
+        else:
+            act = self._act(operator, action, target, body, {})
+            off = action == "suspend"
+            acted = await self._durable(act, lambda: self.admin.suspend(act, player_id, off))
+            self.agent.wake.set()  # follow it here at once: seats, sit, ante, buy_chips
+        return _done(act, acted)
+
+    async def jackpot(self, operator: str, name: str, action: str, body: Any) -> Answer:
+        if action not in JACKPOT_ACTS:
+            raise BadAct(404, "not_found", f"no jackpot act {action!r}")
+        amount = _cents(body, "amount", zero=True) if action == "correct" else None
+        fields = {} if amount is None else {"amount": amount}
+        act = self._act(operator, action, f"jackpot:{name}", body, fields)
+        acted = await self._durable(act, lambda: self.admin.set_meter(act, name, amount))
+        if acted is not None and acted.row["outcome"] == "applied":
+            self.host.set_meter(name, acted.row["details"]["result"]["after"])  # and the fleet
+        return _done(act, acted)
+
+    # ----- helpers ----------------------------------------------------------------
+
+    def _act(
+        self, operator: str, action: str, target: str, body: Any, fields: dict[str, Any]
+    ) -> Act:
+        action_id = _text(body, "action_id")
+        if not ACTION_ID.fullmatch(action_id):
+            raise BadAct(400, "bad_request", "action_id: 8-64 of A-Z a-z 0-9 _ -", "action_id")
+        reason = _text(body, "reason").strip()
+        if not 1 <= len(reason) <= MAX_REASON:
+            raise BadAct(400, "bad_request", f"reason: 1-{MAX_REASON} characters", "reason")
+        return Act(action_id, operator, int(time.time() * 1000), action, target, reason, fields)
+
+    async def _durable(self, act: Act, call: Callable[[], Awaitable[T]]) -> T | None:
+        """The write's outcome, repeated with the act's id while in doubt; None when still
+        in doubt at the deadline (a repeat of the request is safe)."""
+        deadline = time.monotonic() + self.timeout
+        try:
+            return await until_known(
+                call,
+                what=act.action,
+                op=act.id,
+                pending=self.host.pending,
+                stop=lambda: time.monotonic() >= deadline,
+            )
+        except ActionConflict as e:
+            raise BadAct(409, "conflict", e.message, "action_id") from None
+        except StoreUnavailable as e:
+            raise BadAct(503, "store_unavailable", e.message) from None
+        except GaveUp:
+            return None
+
+    async def wait(self, action_id: str) -> Submitted:
+        """The act's state once its host finished it, or at the deadline."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            submitted = await self.admin.action(action_id)
+            if submitted is None:
+                raise BadAct(404, "not_found", f"no action {action_id!r}")
+            left = deadline - time.monotonic()
+            if submitted.state == "done" or left <= 0:
+                return submitted
+            await self.agent.finished(min(0.1, left))
+            await asyncio.sleep(0)
+
+
+def _done(act: Act, acted: Acted | None) -> Answer:
+    if acted is None:
+        return _in_doubt(act)
+    return Answer(200, {"state": "done", "row": acted.row, "replayed": acted.replayed})
+
+
+def _in_doubt(act: Act) -> Answer:
+    return Answer(
+        202,
+        {
+            "state": "unknown",
+            "action_id": act.id,
+            "message": "the store has not confirmed it yet: repeat the request (same "
+            "action_id) or ask GET /api/actions/<id>; it applies at most once",
+        },
+    )
+
+
+def _text(body: Any, name: str) -> str:
+    value = body.get(name) if isinstance(body, dict) else None
+    if not isinstance(value, str) or not value or len(value) > 128:
+        raise BadAct(400, "bad_request", f"{name}: a string is needed", name)
+    return value
+
+
+def _cents(body: Any, name: str, *, zero: bool = False) -> int:
+    value = body.get(name) if isinstance(body, dict) else None
+    low = 0 if zero else 1
+    if type(value) is not int or not low <= value <= MAX_CENTS:
+        raise BadAct(400, "bad_request", f"{name}: whole cents, {low} to {MAX_CENTS}", name)
+    return value

@@ -1,0 +1,284 @@
+"""The console's routes: the page, and the JSON API under /api/ (docs/ADMIN_API.md).
+
+Every /api/ request but the sign-in needs `Authorization: Bearer <token>` (no
+cookie is ever set or read, so another site cannot act with an operator's
+browser: no CSRF), is counted against the client address's and the operator's
+rate limits, and is logged (operator, method, path, status, address). The page
+is plain files: `/` and `/admin/...` from the console's directory (clients/admin),
+`/web/...` from the player client's, whose modules and styles it reuses.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import mimetypes
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from server.admin.actions import Acts, BadAct
+from server.admin.httpd import Request, Response, error, json_response
+from server.admin.operators import Limiter, Operators, SignInRefused
+from server.admin.views import Views
+from server.passwords import PasswordsBusy
+from server.stores.admin import SEEN_TTL, AdminStore
+from server.stores.base import StoreError
+
+log = logging.getLogger("stud.admin")
+
+#: Audit rows per page at most, and per read of the export.
+MAX_PAGE = 500
+EXPORT_CHUNK = 1000
+
+Route = Callable[[str, Request, list[str]], Awaitable[Response]]
+
+
+class Api:
+    def __init__(
+        self,
+        operators: Operators,
+        views: Views,
+        acts: Acts,
+        admin: AdminStore,
+        limiter: Limiter,
+        page_dir: Path,
+        web_dir: Path,
+    ) -> None:
+        self.operators = operators
+        self.views = views
+        self.acts = acts
+        self.admin = admin
+        self.limiter = limiter
+        self.page_dir = page_dir.resolve()
+        self.web_dir = web_dir.resolve()
+        self.seen_at = 0.0
+
+    async def handle(self, request: Request) -> Response:
+        path = request.path
+        if not path.startswith("/api/"):
+            if request.method not in ("GET", "HEAD"):
+                return _not_allowed("GET, HEAD")
+            return self.static(path)
+        started = time.monotonic()
+        operator = ""
+        try:
+            if not self.limiter.admit(f"addr:{request.peer}", started):
+                response = self._too_many()
+            else:
+                response, operator = await self._api(request)
+        except BadAct as e:
+            response = error(HTTPStatus(e.status), e.code, e.message, field=e.field)
+        except StoreError as e:
+            response = error(HTTPStatus.SERVICE_UNAVAILABLE, e.code, e.message)
+        except PasswordsBusy:
+            response = error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many sign-ins: retry")
+        log.info(
+            "console request",
+            extra={
+                "operator": operator or None,
+                "method": request.method,
+                "path": path,
+                "status": response.status,
+                "addr": request.peer,
+                "ms": round((time.monotonic() - started) * 1000, 1),
+            },
+        )
+        return response
+
+    async def _api(self, request: Request) -> tuple[Response, str]:
+        parts = [p for p in request.path.split("/")[2:] if p]
+        if parts == ["session"] and request.method == "POST":
+            return await self.sign_in(request), ""
+        token = _bearer(request)
+        operator = await self.operators.check(token) if token else None
+        if operator is None:
+            answer = error(HTTPStatus.UNAUTHORIZED, "unauthorized", "sign in: a bearer token")
+            answer.headers["WWW-Authenticate"] = 'Bearer realm="casino-stud console"'
+            return answer, ""
+        if not self.limiter.admit(f"op:{operator.lower()}", time.monotonic()):
+            return self._too_many(), operator
+        await self._seen()
+        if parts == ["session"]:
+            if request.method == "DELETE":
+                await self.operators.sign_out(token, operator)
+                return json_response(200, {"signed_out": True}), operator
+            return json_response(200, {"operator": operator}), operator
+        if request.method == "POST":
+            return await self._post(operator, parts, _body(request)), operator
+        if request.method not in ("GET", "HEAD"):
+            return _not_allowed("GET, HEAD, POST"), operator
+        return await self._get(parts, request), operator
+
+    async def _get(self, parts: list[str], request: Request) -> Response:
+        views = self.views
+        match parts:
+            case ["overview"]:
+                return json_response(200, await self.overview())
+            case ["tables"]:
+                return json_response(200, {"tables": await views.tables()})
+            case ["tables", table_id]:
+                return _found(await views.table(table_id), f"no table {table_id!r}")
+            case ["jackpots"]:
+                return json_response(200, {"jackpots": await views.jackpots()})
+            case ["players"]:
+                found = await views.find_players(request.query.get("q", ""))
+                return json_response(200, {"players": found})
+            case ["players", player_id]:
+                return _found(await views.player(player_id), f"no player {player_id!r}")
+            case ["rounds", round_id]:
+                return _found(await views.round(round_id), f"no round {round_id!r}")
+            case ["pending"]:
+                return json_response(200, await views.pending())
+            case ["books"]:
+                return json_response(200, await views.books())
+            case ["audit"]:
+                offset = _int(request.query.get("offset"), 0)
+                limit = min(_int(request.query.get("limit"), 50), MAX_PAGE)
+                target = request.query.get("target") or None
+                rows, total = await self.admin.audit(offset, limit, target)
+                return json_response(200, {"rows": rows, "total": total, "offset": offset})
+            case ["audit.jsonl"]:
+                return Response(
+                    200,
+                    content_type="application/x-ndjson",
+                    headers={"Content-Disposition": 'attachment; filename="audit.jsonl"'},
+                    stream=self._export(),
+                )
+            case ["actions", action_id]:
+                submitted = await self.admin.action(action_id)
+                if submitted is None:
+                    return error(HTTPStatus.NOT_FOUND, "not_found", f"no action {action_id!r}")
+                return json_response(200, {"state": submitted.state, "row": submitted.row})
+        return error(HTTPStatus.NOT_FOUND, "not_found", "no such route")
+
+    async def _post(self, operator: str, parts: list[str], body: Any) -> Response:
+        match parts:
+            case ["tables", table_id, action]:
+                answer = await self.acts.table(operator, table_id, action, body)
+            case ["players", player_id, action]:
+                answer = await self.acts.player(operator, player_id, action, body)
+            case ["jackpots", name, action]:
+                answer = await self.acts.jackpot(operator, name, action, body)
+            case _:
+                return error(HTTPStatus.NOT_FOUND, "not_found", "no such act")
+        return json_response(answer.status, answer.body)
+
+    async def sign_in(self, request: Request) -> Response:
+        body = _body(request)
+        name, password = body.get("name"), body.get("password")
+        if not isinstance(name, str) or not isinstance(password, str) or len(password) > 128:
+            raise BadAct(400, "bad_request", "name and password: strings are needed")
+        try:
+            signed = await self.operators.sign_in(name, password, request.peer)
+        except SignInRefused as e:
+            status = HTTPStatus.TOO_MANY_REQUESTS if e.retry_after else HTTPStatus.UNAUTHORIZED
+            answer = error(status, e.code, e.message)
+            if e.retry_after:
+                answer.headers["Retry-After"] = str(e.retry_after)
+            return answer
+        return json_response(
+            200,
+            {"token": signed.token, "operator": signed.operator, "expires_in": signed.expires_in},
+        )
+
+    async def overview(self) -> dict[str, Any]:
+        host = self.views.host
+        books = await self.views.books()
+        pending = await self.views.pending()
+        return {
+            "process_id": host.process_id,
+            "store": type(host.store).__name__,
+            "tables": len(self.views.table_ids()),
+            "books_sum": books["sum"],
+            "pending_writes": pending["writes"],
+            "pending_acts": len(pending["acts"]),
+            "processes": len(pending["processes"]),
+            "jackpots": dict(host.meters),
+        }
+
+    async def _export(self) -> AsyncIterator[bytes]:
+        start = 0
+        while True:
+            lines = await self.admin.audit_lines(start, EXPORT_CHUNK)
+            if not lines:
+                return
+            yield "".join(f"{line}\n" for line in lines).encode()
+            start += len(lines)
+
+    async def _seen(self) -> None:
+        """The fleet publishes its tables' details while some console looks."""
+        now = time.monotonic()
+        if now - self.seen_at >= SEEN_TTL / 3:
+            self.seen_at = now
+            await self.admin.mark_seen(SEEN_TTL)
+            self.views.agent.wake.set()
+
+    def _too_many(self) -> Response:
+        answer = error(HTTPStatus.TOO_MANY_REQUESTS, "too_many_requests", "slow down")
+        answer.headers["Retry-After"] = str(self.limiter.retry_after())
+        return answer
+
+    # ----- the page -------------------------------------------------------------------
+
+    def static(self, path: str) -> Response:
+        if path in ("/", "/index.html"):
+            root, rel = self.page_dir, "index.html"
+        elif path.startswith("/admin/"):
+            root, rel = self.page_dir, path.removeprefix("/admin/")
+        elif path.startswith("/web/"):
+            root, rel = self.web_dir, path.removeprefix("/web/")
+        else:
+            return error(HTTPStatus.NOT_FOUND, "not_found", "not found")
+        try:
+            target = (root / rel).resolve()
+            target.relative_to(root)
+            body = target.read_bytes() if target.is_file() else None
+        except (ValueError, OSError):
+            body = None
+        if body is None:
+            return error(HTTPStatus.NOT_FOUND, "not_found", "not found")
+        kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if target.suffix in (".js", ".mjs"):
+            kind = "text/javascript"
+        if kind.startswith("text/"):
+            kind += "; charset=utf-8"
+        return Response(200, body, kind)
+
+
+def _bearer(request: Request) -> str:
+    scheme, _, token = request.header("authorization").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _body(request: Request) -> dict[str, Any]:
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        raise BadAct(400, "bad_request", "the body must be one JSON object") from None
+    if not isinstance(data, dict):
+        raise BadAct(400, "bad_request", "the body must be one JSON object")
+    return data
+
+
+def _found(data: dict[str, Any] | None, missing: str) -> Response:
+    if data is None:
+        return error(HTTPStatus.NOT_FOUND, "not_found", missing)
+    return json_response(200, data)
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return max(0, int(text)) if text is not None else default
+    except ValueError:
+        raise BadAct(400, "bad_request", f"not a number: {text!r}") from None
+
+
+def _not_allowed(allow: str) -> Response:
+    answer = error(HTTPStatus.METHOD_NOT_ALLOWED, "method_not_allowed", "method not allowed")
+    answer.headers["Allow"] = allow
+    return answer

@@ -1,0 +1,153 @@
+"""`stud-server operator add|list|remove`: the console's operators.
+
+Where they go: with `--redis URL` (or `REDIS_URL`, or the config's
+`redis_url`) into Redis, which every process of the fleet reads; else into the
+operators file (`--file`, or the config's `[admin] operators_file`), which a
+server on the memory store loads at start and whenever it changes. The
+password is asked twice (never echoed), or read from the first line of stdin
+with `--password-stdin`; it is hashed with argon2id with the `[accounts]`
+parameters, as players' passwords are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+from server.accounts import password_problem
+from server.admin.operators import read_file, valid_name, write_file
+from server.config import Config
+from server.passwords import Passwords
+from server.stores.admin import Operator, fold_operator
+from server.stores.base import StoreError
+
+
+def add_parser(sub: Any) -> None:
+    op = sub.add_parser("operator", help="operator console accounts: add, list, remove")
+    verbs = op.add_subparsers(dest="verb", required=True)
+    for verb, text in (
+        ("add", "add an operator (or with --replace, set a new password)"),
+        ("list", "list the operators"),
+        ("remove", "remove an operator and revoke its tokens"),
+    ):
+        p = verbs.add_parser(verb, help=text)
+        if verb != "list":
+            p.add_argument("name", help="1-32 of A-Z a-z 0-9 _ . -")
+        p.add_argument("--config", help="TOML config file ([admin] operators_file, redis_url)")
+        p.add_argument("--redis", help="redis://HOST:PORT/DB: the fleet's store (env REDIS_URL)")
+        p.add_argument("--file", help="the operators file (for the memory store)")
+        if verb == "add":
+            p.add_argument(
+                "--password-stdin", action="store_true", help="read the password from stdin"
+            )
+            p.add_argument("--replace", action="store_true", help="replace an existing one")
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    if args.redis:
+        config = replace(config, redis_url=args.redis)
+    path = args.file or ("" if config.redis_url else config.admin.operators_file)
+    if not path and not config.redis_url:
+        return _fail(
+            "no store for operators: give --redis (or REDIS_URL) for a fleet, or --file "
+            "(or [admin] operators_file) for the memory store"
+        )
+    if args.verb != "list" and not valid_name(args.name):
+        return _fail(f"an operator name is 1-32 of A-Z a-z 0-9 _ . -, not {args.name!r}")
+    password = ""
+    if args.verb == "add":
+        password = _password(args.name, args.password_stdin)
+        if not password:
+            return 2
+    try:
+        return asyncio.run(_run(args, config, path, password))
+    except (StoreError, ValueError, OSError) as e:
+        return _fail(getattr(e, "message", None) or str(e))
+
+
+async def _run(args: argparse.Namespace, config: Config, path: str, password: str) -> int:
+    hashed = ""
+    if args.verb == "add":
+        a = config.accounts
+        passwords = Passwords(
+            time_cost=a.time_cost, memory_cost=a.memory_cost, parallelism=a.parallelism
+        )
+        try:
+            hashed = await passwords.hash(password)
+        finally:
+            passwords.close()
+    now = int(time.time() * 1000)
+    if path:
+        return _on_file(args, path, hashed, now)
+    from server.stores.admin_redis import RedisAdmin
+    from server.stores.redis import RedisStore
+
+    store = await RedisStore.connect(config.redis_url, namespace=config.redis_namespace)
+    try:
+        admin = RedisAdmin(store)
+        if args.verb == "list":
+            for o in await admin.list_operators():
+                print(_line(o))
+            return 0
+        if args.verb == "remove":
+            if not await admin.remove_operator(args.name):
+                return _fail(f"no operator {args.name!r}")
+            print(f"removed operator {args.name}")
+            return 0
+        if not await admin.put_operator(args.name, hashed, replace=args.replace, now_ms=now):
+            return _fail(f"operator {args.name!r} exists: --replace to set a new password")
+        print(f"operator {args.name} added")
+        return 0
+    finally:
+        await store.close()
+
+
+def _on_file(args: argparse.Namespace, path: str, hashed: str, now: int) -> int:
+    operators = {fold_operator(o.name): o for o in read_file(path)}
+    if args.verb == "list":
+        for o in operators.values():
+            print(_line(o))
+        return 0
+    folded = fold_operator(args.name)
+    if args.verb == "remove":
+        if operators.pop(folded, None) is None:
+            return _fail(f"no operator {args.name!r} in {path}")
+        write_file(path, list(operators.values()))
+        print(f"removed operator {args.name} from {path}")
+        return 0
+    if folded in operators and not args.replace:
+        return _fail(f"operator {args.name!r} exists: --replace to set a new password")
+    operators[folded] = Operator(args.name, hashed, now)
+    write_file(path, list(operators.values()))
+    print(f"operator {args.name} added to {path}")
+    return 0
+
+
+def _password(name: str, from_stdin: bool) -> str:
+    if from_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass(f"password for operator {name}: ")
+        if getpass.getpass("again: ") != password:
+            _fail("the passwords differ")
+            return ""
+    problem = password_problem(password, name)
+    if problem is not None:
+        _fail(problem)
+        return ""
+    return password
+
+
+def _line(o: Operator) -> str:
+    since = time.strftime("%Y-%m-%d %H:%M", time.gmtime(o.created_ms / 1000))
+    return f"{o.name}\tadded {since} UTC"
+
+
+def _fail(message: str) -> int:
+    print(f"stud-server: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,112 @@
+"""The operator console: built from its parts and run by `StudServer` (server/app.py).
+
+Every process runs the `Agent` (it carries out table acts for the tables it
+hosts, and follows paused tables and suspended players); a process with
+`admin.port` set also serves the console's page and API on that port, bound to
+`admin.host` (127.0.0.1 by default). A peer that is not loopback is refused
+(403) unless it is in one of `admin.allow_from`'s networks.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from pathlib import Path
+from typing import Any
+
+from server.admin.actions import Acts
+from server.admin.agent import Agent
+from server.admin.api import Api
+from server.admin.edges import HouseEdges
+from server.admin.host import ConsoleHost
+from server.admin.httpd import HttpServer
+from server.admin.operators import Limiter, Operators
+from server.admin.views import Views
+from server.http import WEB_ROOT
+from server.stores.admin import AdminStore
+from server.stores.admin_memory import MemoryAdmin
+from server.stores.admin_redis import RedisAdmin
+from server.stores.base import Store
+from server.stores.memory import MemoryStore
+from server.stores.redis import RedisStore
+
+log = logging.getLogger("stud.admin")
+
+#: The console's page, beside the player client (static files only).
+PAGE_ROOT = WEB_ROOT.parent / "admin"
+
+
+def admin_store(store: Store) -> AdminStore:
+    """The console's part of the store the server runs on."""
+    if isinstance(store, MemoryStore):
+        return MemoryAdmin(store)
+    if isinstance(store, RedisStore):
+        return RedisAdmin(store)
+    raise TypeError(f"the operator console knows no {type(store).__name__}")
+
+
+def peer_check(allow_from: list[str]) -> Any:
+    """Whether a client address may use the console: loopback, or one of `allow_from`."""
+    networks = [ipaddress.ip_network(n, strict=False) for n in allow_from]
+
+    def allowed(peer: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(peer.split("%")[0])
+        except ValueError:
+            return False
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        return ip.is_loopback or any(ip in n for n in networks)
+
+    return allowed
+
+
+class AdminConsole:
+    def __init__(self, host: ConsoleHost) -> None:
+        config = host.config.admin
+        self.host = host
+        self.config = config
+        self.admin = admin_store(host.store)
+        self.agent = Agent(host, self.admin, config.poll_interval)
+        self.edges = HouseEdges(config.house_edge)
+        self.operators = Operators(
+            self.admin, host.store, host.passwords, config, host.config.accounts
+        )
+        self.views = Views(host, self.admin, self.agent, self.edges)
+        self.acts = Acts(host, self.admin, self.agent, self.views.known, config.action_timeout)
+        web = Path(host.config.static_dir) if host.config.static_dir else WEB_ROOT
+        page = Path(config.static_dir) if config.static_dir else PAGE_ROOT
+        limiter = Limiter(config.rate_per_second, config.rate_burst)
+        self.api = Api(self.operators, self.views, self.acts, self.admin, limiter, page, web)
+        self.http: HttpServer | None = None
+
+    def barred(self, player_id: str) -> dict[str, Any] | None:
+        return self.agent.barred(player_id)
+
+    @property
+    def port(self) -> int | None:
+        return self.http.port if self.http is not None else None
+
+    async def start(self) -> None:
+        """Before the tables are hosted: the operators file, then the acts and flags."""
+        await self.admin.prepare()
+        await self.operators.load_file()
+        await self.agent.start()
+        if self.config.port < 0:
+            return
+        self.http = HttpServer(
+            self.api.handle, self.config.host, self.config.port, peer_check(self.config.allow_from)
+        )
+        await self.http.start()
+        log.info(
+            "operator console on %s:%s",
+            self.config.host,
+            self.http.port,
+            extra={"admin_port": self.http.port},
+        )
+
+    async def stop(self) -> None:
+        if self.http is not None:
+            await self.http.close()
+        await self.agent.stop()
+        await self.edges.close()

@@ -1,0 +1,201 @@
+"""Operators: signing in to the console, bearer tokens, rate limits, the operators file.
+
+Operators are not players: their own names, their own argon2id hashes (made
+by the same `Passwords` pool as players'), their own tokens in their own part
+of the store (`AdminStore`), so a player's session token is never an
+operator's. A sign-in returns a random bearer token, kept only as its sha256,
+valid `admin.token_ttl` seconds and revoked by signing out. Failed password
+checks are counted per operator name and per client address, in the store,
+with the `[accounts]` limits and window; past them nothing is checked until
+the window ends.
+
+The memory store lives and dies with its process, so `stud-server operator`
+writes operators to a file (`admin.operators_file`) that a server loads at
+start and again when it changed (a sign-in looks); with Redis the command
+writes to Redis directly, and a file, if given, is loaded into it at start.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import secrets
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.config import AccountsConfig, AdminConfig
+from server.passwords import Passwords
+from server.ratelimit import TokenBucket, Verdict
+from server.stores.admin import OPERATOR_NAME, AdminStore, Operator, fold_operator
+from server.stores.base import Store
+
+log = logging.getLogger("stud.admin")
+
+#: Rate-limit buckets kept before idle ones are forgotten.
+MAX_BUCKETS = 10_000
+
+
+class SignInRefused(Exception):
+    def __init__(self, code: str, message: str, retry_after: int = 0) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    operator: str
+    token: str
+    expires_in: float
+
+
+def valid_name(name: object) -> bool:
+    return isinstance(name, str) and OPERATOR_NAME.fullmatch(name) is not None
+
+
+class Operators:
+    def __init__(
+        self,
+        admin: AdminStore,
+        store: Store,
+        passwords: Passwords,
+        config: AdminConfig,
+        accounts: AccountsConfig,
+    ) -> None:
+        self.admin = admin
+        self.store = store
+        self.passwords = passwords
+        self.config = config
+        self.accounts = accounts
+        self._file_stamp: float | None = None
+        self._from_file: set[str] = set()  # folded names the file put in the store
+
+    # ----- the operators file --------------------------------------------------------
+
+    async def load_file(self) -> None:
+        """Load (or reload, if it changed) the operators file into the store."""
+        path = self.config.operators_file
+        if not path:
+            return
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except FileNotFoundError:
+            stamp = -1
+        if stamp == self._file_stamp:
+            return
+        found = read_file(path) if stamp != -1 else []
+        now = int(time.time() * 1000)
+        for op in found:
+            await self.admin.put_operator(
+                op.name, op.password_hash, replace=True, now_ms=op.created_ms or now
+            )
+        names = {fold_operator(op.name) for op in found}
+        for gone in self._from_file - names:
+            await self.admin.remove_operator(gone)
+        self._from_file = names
+        self._file_stamp = stamp
+        log.info("operators loaded", extra={"file": path, "operators": len(found)})
+
+    # ----- signing in ------------------------------------------------------------
+
+    async def sign_in(self, name: str, password: str, address: str) -> SignedIn:
+        await self.load_file()
+        keys = [f"op:{fold_operator(name)[:32]}", f"opaddr:{address[:64]}"]
+        limits = (self.accounts.max_failures_per_account, self.accounts.max_failures_per_address)
+        counts = await self.store.failures(keys)
+        over = [f for f, limit in zip(counts, limits, strict=True) if f.count >= limit]
+        if over:
+            wait = max(1, math.ceil(max(f.retry_after for f in over)))
+            log.warning("operator sign-ins throttled", extra={"keys": keys})
+            raise SignInRefused(
+                "too_many_attempts", f"too many failed sign-ins: try again in {wait} s", wait
+            )
+        operator = await self.admin.get_operator(name) if valid_name(name) else None
+        hashed = operator.password_hash if operator is not None else None
+        if operator is None or not await self.passwords.verify(hashed, password):
+            await self.store.add_failure(keys, self.accounts.window)
+            log.warning("operator sign-in refused", extra={"operator": name, "addr": address})
+            raise SignInRefused("bad_credentials", "wrong operator name or password")
+        await self.store.clear_failures(keys[0])
+        token = secrets.token_urlsafe(32)
+        ttl = self.config.token_ttl
+        await self.admin.issue_operator_token(operator.name, token, ttl)
+        log.info("operator signed in", extra={"operator": operator.name, "addr": address})
+        return SignedIn(operator.name, token, ttl)
+
+    async def check(self, token: str) -> str | None:
+        if not token:
+            return None
+        return await self.admin.operator_for_token(token)
+
+    async def sign_out(self, token: str, operator: str) -> None:
+        await self.admin.revoke_operator_token(token)
+        log.info("operator signed out", extra={"operator": operator})
+
+
+class Limiter:
+    """Token buckets by key (an operator, an address): a request that finds its bucket
+    empty is refused (429) until it refills."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.buckets: dict[str, TokenBucket] = {}
+
+    def admit(self, key: str, now: float) -> bool:
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= MAX_BUCKETS:
+                self._forget_idle(now)
+            bucket = self.buckets[key] = TokenBucket(self.rate, self.burst)
+        return bucket.admit(now) is Verdict.PASS
+
+    def retry_after(self) -> int:
+        return max(1, math.ceil(1 / self.rate))
+
+    def _forget_idle(self, now: float) -> None:
+        full = self.burst / self.rate  # seconds an idle bucket takes to refill
+        self.buckets = {k: b for k, b in self.buckets.items() if now - b.stamp < full}
+
+
+# ----- the file ---------------------------------------------------------------------
+
+
+def read_file(path: str | Path) -> list[Operator]:
+    """The operators of a file written by `write_file` (JSON, one object)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read the operators file {path}: {e}") from e
+    out = []
+    for entry in data.get("operators", []):
+        out.append(Operator(str(entry["name"]), str(entry["hash"]), int(entry["created_ms"])))
+    return out
+
+
+def write_file(path: str | Path, operators: list[Operator]) -> None:
+    """Write the operators atomically, readable by the owner only (it holds hashes)."""
+    target = Path(path)
+    data = {
+        "operators": [
+            {"name": o.name, "hash": o.password_hash, "created_ms": o.created_ms}
+            for o in sorted(operators, key=lambda o: fold_operator(o.name))
+        ]
+    }
+    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=".operators-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

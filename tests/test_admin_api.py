@@ -1,0 +1,512 @@
+"""The operator console's API against a live server (memory store): who may use it,
+and each act's effect on the tables, the wallets and the books.
+
+After every act the books sum to zero, the act has its audit row, and the same
+request again (same action id) answers the same row and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from clients.connection import ServerError
+from server.admin.console import peer_check
+from server.app import StudServer
+from server.stores.admin_memory import MemoryAdmin
+from tests.conftest import ClientFactory, make_config
+from tests.console import PASSWORD, Operator, http, new_id, with_console
+from tests.decks import shuffles
+
+START = 100_000  # conftest's starting credits
+SEED = 100_000  # conftest's jackpot seed
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+PAIR = ["Kh", "Ks", "7d", "5c", "2h"]
+HIGH = ["9c", "8d", "4h", "3s", "Jh"]
+
+ConsoleFactory = Callable[..., Awaitable[StudServer]]
+
+
+@pytest.fixture
+async def make_console() -> AsyncIterator[ConsoleFactory]:
+    servers: list[StudServer] = []
+
+    async def factory(
+        shuffle: Any = None, admin: dict[str, Any] | None = None, **overrides: Any
+    ) -> StudServer:
+        config = with_console(make_config(**overrides), **(admin or {}))
+        server = StudServer(config, shuffle=shuffle)
+        await server.start()
+        servers.append(server)
+        return server
+
+    yield factory
+    for server in servers:
+        await server.stop(grace=0)
+
+
+async def books(server: StudServer) -> dict[str, int]:
+    totals = await server.store.totals()
+    assert sum(totals.values()) == 0, totals
+    return totals
+
+
+async def audit(op: Operator) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = (await op.get("/api/audit?limit=500"))["rows"]
+    return rows
+
+
+async def replayed(op: Operator, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The same request twice: the second answers the first's row and adds none."""
+    first = await op.post(path, body)
+    count = len(await audit(op))
+    second = await op.post(path, body)
+    assert second["replayed"] is True and second["row"] == first["row"]
+    assert len(await audit(op)) == count
+    row: dict[str, Any] = first["row"]
+    return row
+
+
+# ----- who may use it ---------------------------------------------------------------------
+
+
+async def test_no_token_a_player_token_a_bad_or_expired_one_reach_nothing(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console()
+    port = server.admin.port
+    assert port is not None and port != server.port
+    player = await connect(server, "pat")
+    op = await Operator.sign_in(server)
+    for path in ("/api/tables", "/api/audit", "/api/books", "/api/session"):
+        assert (await http(port, "GET", path)).status == 401
+        refused = await http(port, "GET", path, token=player.token)
+        assert refused.status == 401 and refused.json["error"] == "unauthorized"
+        assert "bearer" in refused.headers["www-authenticate"].lower()
+    body = {"action_id": new_id(), "reason": "x"}
+    assert (await http(port, "POST", "/api/tables/alpha/pause", body, player.token)).status == 401
+    basic = await http(port, "GET", "/api/tables", headers={"Authorization": f"Basic {op.token}"})
+    assert basic.status == 401
+    assert (await http(port, "GET", "/api/tables", token=op.token)).status == 200
+    # expired: the store's clock moves past the token's lifetime
+    admin = server.admin.admin
+    assert isinstance(admin, MemoryAdmin)
+    admin.clock = lambda: time.time() + server.config.admin.token_ttl + 1
+    assert (await http(port, "GET", "/api/tables", token=op.token)).status == 401
+    admin.clock = time.time
+    # signed out: revoked
+    again = await Operator.sign_in(server)
+    assert (await http(port, "DELETE", "/api/session", token=again.token)).status == 200
+    assert (await http(port, "GET", "/api/tables", token=again.token)).status == 401
+    # the table port serves none of it
+    assert (await http(server.port, "GET", "/api/tables", token=op.token)).status == 404
+
+
+async def test_wrong_passwords_are_refused_then_throttled(make_console: ConsoleFactory) -> None:
+    server = await make_console(accounts={"max_failures_per_account": 2})
+    await Operator.sign_in(server)
+    port = server.admin.port
+    assert port is not None
+    for _ in range(2):
+        wrong = await http(port, "POST", "/api/session", {"name": "olga", "password": "nope"})
+        assert wrong.status == 401 and wrong.json["error"] == "bad_credentials"
+    nobody = await http(port, "POST", "/api/session", {"name": "nobody", "password": PASSWORD})
+    assert nobody.status == 401 and nobody.json["error"] == "bad_credentials"
+    locked = await http(port, "POST", "/api/session", {"name": "olga", "password": PASSWORD})
+    assert locked.status == 429 and locked.json["error"] == "too_many_attempts"
+    assert int(locked.headers["retry-after"]) >= 1
+
+
+def local_address() -> str | None:
+    """An address of this machine that is not loopback, if it has one."""
+    for probe in ("192.0.2.254", "10.254.254.254", "172.31.255.254", "198.51.100.1"):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.connect((probe, 9))
+            except OSError:
+                continue
+            address = str(s.getsockname()[0])
+            if not address.startswith("127.") and address != "0.0.0.0":
+                return address
+    return None
+
+
+async def test_a_peer_that_is_not_loopback_is_refused(make_console: ConsoleFactory) -> None:
+    address = local_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    server = await make_console(admin={"host": "0.0.0.0"})
+    op = await Operator.sign_in(server)
+    far = await http(op.port, "GET", "/api/tables", token=op.token, host=address, local=address)
+    assert far.status == 403 and far.json["error"] == "forbidden"
+    page = await http(op.port, "GET", "/", host=address, local=address)
+    assert page.status == 403
+    near = await http(op.port, "GET", "/api/tables", token=op.token)
+    assert near.status == 200
+
+
+def test_the_peer_check() -> None:
+    allowed = peer_check([])
+    assert allowed("127.0.0.1") and allowed("::1") and allowed("::ffff:127.0.0.1")
+    assert not allowed("192.0.2.7") and not allowed("") and not allowed("::ffff:10.0.0.1")
+    wider = peer_check(["10.0.0.0/8"])
+    assert wider("10.1.2.3") and wider("::ffff:10.1.2.3") and not wider("11.0.0.1")
+
+
+async def test_requests_are_rate_limited(make_console: ConsoleFactory) -> None:
+    server = await make_console(admin={"rate_per_second": 0.5, "rate_burst": 3})
+    op = await Operator.sign_in(server)  # one request of the address's three
+    statuses = [(await http(op.port, "GET", "/api/books", token=op.token)).status for _ in range(3)]
+    assert statuses[:2] == [200, 200] and statuses[2] == 429
+    limited = await http(op.port, "GET", "/api/books", token=op.token)
+    assert limited.status == 429 and int(limited.headers["retry-after"]) >= 1
+
+
+async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    port, token = op.port, op.token
+    cases = [
+        ("/api/tables/alpha/pause", {"reason": "no id"}, 400, "action_id"),
+        ("/api/tables/alpha/pause", {"action_id": "short", "reason": "x"}, 400, "action_id"),
+        ("/api/tables/alpha/pause", {"action_id": new_id(), "reason": ""}, 400, "reason"),
+        ("/api/tables/alpha/pause", {"action_id": new_id(), "reason": "x" * 201}, 400, "reason"),
+        ("/api/tables/alpha/void", {"action_id": new_id(), "reason": "x"}, 400, "round_id"),
+        ("/api/tables/nowhere/pause", {"action_id": new_id(), "reason": "x"}, 404, None),
+        ("/api/tables/alpha/explode", {"action_id": new_id(), "reason": "x"}, 404, None),
+        ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amount": 1.5}, 400,
+         "amount"),
+        ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amount": 0}, 400,
+         "amount"),
+    ]  # fmt: skip
+    for path, body, status, field in cases:
+        reply = await http(port, "POST", path, body, token)
+        assert reply.status == status, (path, body, reply)
+        assert reply.json.get("field") == field, (path, reply.json)
+    not_json = await http(port, "POST", "/api/tables/alpha/pause", token=token, raw=None)
+    assert not_json.status == 400  # an empty body has no action_id
+    raw = (
+        f"POST /api/tables/alpha/pause HTTP/1.1\r\nAuthorization: Bearer {token}\r\n"
+        "Content-Length: 5\r\n\r\n{nope"
+    ).encode()
+    assert (await http(port, "POST", "", raw=raw)).status == 400
+    big = f"POST /api/books HTTP/1.1\r\nContent-Length: {10**6}\r\n\r\n".encode()
+    assert (await http(port, "POST", "", raw=big)).status == 413
+    chunked = b"POST /api/books HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    assert (await http(port, "POST", "", raw=chunked)).status == 501
+    assert (await http(port, "PUT", "/api/books", {}, token)).status == 405
+    assert (await http(port, "POST", "/", {}, token)).status == 405
+    assert (await http(port, "GET", "/web/../../pyproject.toml")).status == 404
+    assert (await http(port, "GET", "/api/nothing", token=token)).status == 404
+    assert await audit(op) == []
+    assert server.rooms["alpha"].paused is None
+
+
+# ----- the acts -------------------------------------------------------------------------
+
+
+async def test_a_paused_table_finishes_its_round_and_takes_no_ante_until_resumed(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console(shuffle=shuffles([PAIR, DEALER_AK]))
+    op = await Operator.sign_in(server)
+    ann = await connect(server, "ann")
+    bob = await connect(server, "bob")
+    await ann.request("sit", table="alpha")
+    await bob.request("sit", table="alpha")
+    await ann.request("ante", table="alpha", seat=0, amount=100)
+    body = {"action_id": new_id(), "reason": "dealer change"}
+    row = await replayed(op, "/api/tables/alpha/pause", body)
+    assert row["outcome"] == "applied" and row["operator"] == "olga"
+    assert row["target"] == "table:alpha" and row["reason"] == "dealer change"
+    snap = await bob.wait_table("alpha", lambda s: s["paused"] is not None)
+    assert snap["paused"]["reason"] == "dealer change" and "by" not in snap["paused"]
+    with pytest.raises(ServerError) as refused:
+        await bob.request("ante", table="alpha", seat=1, amount=100)
+    assert refused.value.code == "table_paused"
+    assert refused.value.frame["reason"] == "dealer change"
+    # the round in play goes on to its end
+    await ann.request("deal", table="alpha")
+    await bob.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    await ann.request("raise", table="alpha", seat=0)
+    await ann.wait_table("alpha", lambda s: s["phase"] == "waiting" and s["paused"])
+    with pytest.raises(ServerError) as again:
+        await ann.request("ante", table="alpha", seat=0, amount=100)
+    assert again.value.code == "table_paused"
+    assert server.rooms["alpha"].describe()["paused"] is True
+    pausing = await op.act("/api/tables/alpha/pause", "twice")
+    assert pausing["outcome"] == "unchanged"
+    table = await op.get("/api/tables/alpha")
+    assert table["paused"]["by"] == "olga" and table["view"]["paused"] is not None
+    resumed = await op.act("/api/tables/alpha/resume", "back")
+    assert resumed["outcome"] == "applied"
+    await bob.wait_table("alpha", lambda s: s["paused"] is None)
+    await bob.request("ante", table="alpha", seat=1, amount=100)
+    assert [r["action"] for r in await audit(op)] == ["resume", "pause", "pause"]
+    await books(server)
+
+
+async def test_a_voided_round_refunds_every_bet_once(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console(shuffle=shuffles([PAIR, HIGH, DEALER_AK]))
+    op = await Operator.sign_in(server)
+    ann = await connect(server, "ann")
+    bob = await connect(server, "bob")
+    await ann.request("sit", table="alpha")
+    await bob.request("sit", table="alpha")
+    await ann.request("ante", table="alpha", seat=0, amount=500, progressive=True)
+    reply = await bob.request("ante", table="alpha", seat=1, amount=300)
+    round_id = reply["round_id"]
+    await ann.request("deal", table="alpha")
+    await bob.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    await ann.request("raise", table="alpha", seat=0)  # the raise is refunded too
+    assert (await server.store.wallet(ann.player_id)).balance == START - 500 - 100 - 1_000
+    body = {"action_id": new_id(), "reason": "a misdeal", "round_id": round_id}
+    row = await replayed(op, "/api/tables/alpha/void", body)
+    assert row["outcome"] == "applied" and row["details"]["result"]["round_id"] == round_id
+    snap = await bob.wait_table("alpha", lambda s: s["round_id"] is None)
+    assert snap["phase"] == "waiting"
+    for player in (ann, bob):
+        wallet = await server.store.wallet(player.player_id)
+        assert (wallet.balance, wallet.held) == (START, 0)
+        await player.wait_for(lambda c: c.balance.get("balance") == START)
+    totals = await books(server)
+    assert totals["meter:main"] == SEED
+    journal = await op.get(f"/api/rounds/{round_id}")
+    assert journal["journal"]["state"] == "voided"
+    late = await op.act("/api/tables/alpha/void", "again", round_id=round_id)
+    assert late["outcome"] == "unchanged" and late["details"]["result"]["code"] == "voided_already"
+    unknown = await op.act("/api/tables/alpha/void", "who", round_id="alpha-nothing")
+    assert unknown["outcome"] == "refused"
+    assert unknown["details"]["result"]["code"] == "unknown_round"
+    assert (await server.store.wallet(ann.player_id)).balance == START
+
+
+async def test_a_removed_player_plays_the_hand_out_and_loses_the_seat_after(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console(shuffle=shuffles([PAIR, HIGH, DEALER_AK]))
+    op = await Operator.sign_in(server)
+    ann = await connect(server, "ann")
+    bob = await connect(server, "bob")
+    await ann.request("sit", table="alpha")
+    await bob.request("sit", table="alpha")
+    await ann.request("ante", table="alpha", seat=0, amount=100)
+    await bob.request("ante", table="alpha", seat=1, amount=100)
+    await ann.request("deal", table="alpha")
+    await bob.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    body = {"action_id": new_id(), "reason": "abuse in chat", "player_id": bob.player_id}
+    row = await replayed(op, "/api/tables/alpha/remove", body)
+    assert row["outcome"] == "applied" and row["details"]["result"]["at_round_end"] is True
+    await bob.request("fold", table="alpha", seat=1)  # the hand is still bob's to play
+    await ann.request("raise", table="alpha", seat=0)
+    snap = await ann.wait_table("alpha", lambda s: s["phase"] == "waiting")
+    assert snap["seats"][1] is None and snap["seats"][0] is not None
+    gone = await op.act("/api/tables/alpha/remove", "again", player_id=bob.player_id)
+    assert gone["outcome"] == "unchanged"
+    await books(server)
+
+
+async def test_a_suspended_player_cannot_sit_bet_or_buy_and_loses_the_seats(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    sam = await connect(server, "sam")
+    await sam.request("sit", table="alpha")
+    body = {"action_id": new_id(), "reason": "chip dumping"}
+    row = await replayed(op, f"/api/players/{sam.player_id}/suspend", body)
+    assert row["outcome"] == "applied" and row["target"] == f"player:{sam.player_id}"
+    await sam.wait_table("alpha", lambda s: s["seats"][0] is None)
+    for t, fields in (
+        ("ante", {"table": "alpha", "seat": 0, "amount": 100}),
+        ("sit", {"table": "beta"}),
+        ("buy_chips", {"amount": 100}),
+    ):
+        with pytest.raises(ServerError) as refused:
+            await sam.request(t, **fields)
+        assert refused.value.code == "account_suspended", t
+        assert refused.value.frame["reason"] == "chip dumping"
+    await sam.request("history")  # watching and reading are still allowed
+    player = await op.get(f"/api/players/{sam.player_id}")
+    assert player["suspended"]["by"] == "olga"
+    lifted = await op.act(f"/api/players/{sam.player_id}/unsuspend", "cleared")
+    assert lifted["outcome"] == "applied"
+    for _ in range(100):  # the process follows it at its next step
+        if server.admin.barred(sam.player_id) is None:
+            break
+        await asyncio.sleep(0.05)
+    await sam.request("sit", table="alpha")
+    await books(server)
+
+
+async def test_credits_and_debits_move_money_with_the_house_once(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    pat = await connect(server, "pat")
+    house = (await books(server)).get("house", 0)
+    body = {"action_id": new_id(), "reason": "a lost payout", "amount": 2_500}
+    row = await replayed(op, f"/api/players/{pat.player_id}/credit", body)
+    assert row["outcome"] == "applied" and row["details"]["result"]["balance"] == START + 2_500
+    await pat.wait_for(lambda c: c.balance.get("balance") == START + 2_500)
+    debit = await op.act(f"/api/players/{pat.player_id}/debit", "paid twice", amount=500)
+    assert debit["outcome"] == "applied"
+    totals = await books(server)
+    assert totals[f"player:{pat.player_id}"] == START + 2_000
+    assert totals["house"] == house - 2_000
+    too_much = await op.act(f"/api/players/{pat.player_id}/debit", "all", amount=START * 10)
+    assert too_much["outcome"] == "refused"
+    assert too_much["details"]["result"]["code"] == "insufficient_funds"
+    other = {**body, "amount": 9_999}  # the same id for another request
+    conflict = await http(op.port, "POST", f"/api/players/{pat.player_id}/credit", other, op.token)
+    assert conflict.status == 409 and conflict.json["error"] == "conflict"
+    assert (await server.store.wallet(pat.player_id)).balance == START + 2_000
+    ledger = [t for t in server.store.ledger if t.reason == "adjustment"]  # type: ignore[attr-defined]
+    assert [t.amount for t in ledger] == [2_500, 500]
+
+
+async def test_meters_are_reseeded_and_corrected(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    pat = await connect(server, "pat")
+    await pat.request("sit", table="alpha")
+    await pat.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    assert await server.store.meter("main") == SEED + 50
+    body = {"action_id": new_id(), "reason": "new promotion"}
+    row = await replayed(op, "/api/jackpots/main/reseed", body)
+    result = {"name": "main", "before": SEED + 50, "after": SEED, "seed": SEED}
+    assert row["details"]["result"] == result
+    await pat.wait_for(lambda c: c.jackpots.get("main") == SEED)
+    fix = await op.act("/api/jackpots/main/correct", "restore", amount=SEED + 50)
+    assert fix["outcome"] == "applied" and await server.store.meter("main") == SEED + 50
+    jackpots = (await op.get("/api/jackpots"))["jackpots"]
+    assert jackpots[0]["name"] == "main" and jackpots[0]["amount"] == SEED + 50
+    await books(server)
+
+
+async def test_the_audit_log_pages_and_exports_json_lines(make_console: ConsoleFactory) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    ids = []
+    for reason in ("one", "two", "three"):
+        ids.append((await op.act("/api/tables/beta/pause", reason))["id"])
+        await op.act("/api/tables/beta/resume", f"{reason} done")
+    page = await op.get("/api/audit?limit=2&offset=1")
+    assert page["total"] == 6 and [r["reason"] for r in page["rows"]] == ["three", "two done"]
+    by_table = await op.get("/api/audit?target=table:beta&limit=1")
+    assert by_table["total"] == 6 and by_table["rows"][0]["reason"] == "three done"
+    export = await http(op.port, "GET", "/api/audit.jsonl", token=op.token)
+    assert export.status == 200 and export.headers["content-type"] == "application/x-ndjson"
+    rows = [json.loads(line) for line in export.body.decode().splitlines()]
+    assert [r["id"] for r in rows[::2]] == ids
+    fields = {"id", "operator", "ts", "action", "target", "reason", "outcome", "details"}
+    assert all(set(r) == fields for r in rows)
+    action = await op.get(f"/api/actions/{ids[0]}")
+    assert action["state"] == "done" and action["row"]["reason"] == "one"
+
+
+# ----- what it shows -------------------------------------------------------------------------
+
+
+async def test_tables_players_rounds_and_books_are_shown(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console(shuffle=shuffles([PAIR, DEALER_AK]))
+    op = await Operator.sign_in(server)
+    ann = await connect(server, "Ann Example")
+    await ann.request("sit", table="alpha")
+    reply = await ann.request("ante", table="alpha", seat=0, amount=200)
+    await ann.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    await ann.request("raise", table="alpha", seat=0)  # a pair of kings beats ace-king: 1:1
+    await ann.wait_table("alpha", lambda s: s["phase"] == "waiting")
+    tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
+    assert set(tables) == {"alpha", "beta"}
+    alpha = tables["alpha"]
+    assert alpha["here"] and alpha["process_id"] == server.process_id
+    assert alpha["players"] == [
+        {"seat": 0, "player_id": ann.player_id, "name": "Ann Example", "connected": True, "ante": 0}
+    ]
+    hour = alpha["last_hour"]
+    assert (hour["rounds"], hour["antes"], hour["wagered"], hour["returned"]) == (1, 200, 600, 1200)
+    assert hour["hold"] == -1.0 and hour["hold_per_ante"] == -3.0
+    found = (await op.get("/api/players?q=example"))["players"]
+    assert [p["player_id"] for p in found] == [ann.player_id]
+    player = await op.get(f"/api/players/{ann.player_id}")
+    assert player["wallet"]["balance"] == START + 600 and player["seats"] == [
+        {"table": "alpha", "seat": 0, "ante": 0}
+    ]
+    assert player["history"][0]["round_id"] == reply["round_id"] and player["connected_here"]
+    record = await op.get(f"/api/rounds/{reply['round_id']}")
+    assert record["journal"]["state"] == "settled" and record["record"]["seats"][0]["cards"] == PAIR
+    assert record["fairness_check"] is None  # a stacked deck has no proof
+    book = await op.get("/api/books")
+    assert book["sum"] == 0 and book["players"]["total"] == START + 600
+    overview = await op.get("/api/overview")
+    assert overview["books_sum"] == 0 and overview["tables"] == 2
+    pending = await op.get("/api/pending")
+    assert pending["writes"] == 0 and pending["processes"][0]["process_id"] == server.process_id
+    missing = await http(op.port, "GET", "/api/players/nobody", token=op.token)
+    assert missing.status == 404
+
+
+async def test_a_fair_round_is_shown_with_its_proof_checked(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    server = await make_console()  # no stacked deck: the provably fair shuffler deals
+    op = await Operator.sign_in(server)
+    ann = await connect(server, "ann")
+    await ann.request("sit", table="beta")
+    reply = await ann.request("ante", table="beta", seat=0, amount=100)
+    await ann.request("deal", table="beta")
+    await ann.wait_table("beta", lambda s: s["phase"] == "deciding")
+    await ann.request("fold", table="beta", seat=0)
+    await ann.wait_table("beta", lambda s: s["phase"] == "waiting")
+    record = await op.get(f"/api/rounds/{reply['round_id']}")
+    assert record["record"]["fairness"]["server_seed"]
+    assert record["fairness_check"] == {"ok": True, "problems": []}
+
+
+async def test_the_house_edge_is_the_exact_one(make_console: ConsoleFactory) -> None:
+    from server.analysis.odds import analyze
+    from server.game.variants import VARIANTS
+
+    server = await make_console(admin={"house_edge": "thread"})
+    op = await Operator.sign_in(server)
+    edge: dict[str, Any] = {}
+    for _ in range(600):  # computed once, in a thread: a few seconds the first time
+        tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
+        edge = tables["beta"]["house_edge"]
+        if edge["status"] == "ready":
+            break
+        assert edge["status"] == "computing"
+        await asyncio.sleep(0.1)
+    report = analyze(VARIANTS["stud-poker"])
+    assert edge["house_edge_ante_exact"] == str(report.house_edge_ante)
+    assert edge["element_of_risk_exact"] == str(report.element_of_risk)
+
+
+async def test_the_page_and_the_player_modules_are_served(make_console: ConsoleFactory) -> None:
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    page = await http(op.port, "GET", "/")
+    assert page.status == 200 and b"console" in page.body.lower()
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    module = await http(op.port, "GET", "/web/js/table.js")
+    assert module.status == 200 and module.headers["content-type"].startswith("text/javascript")
+    head = await http(op.port, "HEAD", "/admin/js/console.js")
+    assert head.status == 200 and head.body == b""

@@ -1,0 +1,123 @@
+"""`stud-server operator add|list|remove`: into the operators file (memory store) or Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from server.app import StudServer
+from server.stores.admin_redis import RedisAdmin
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
+from tests.console import http, with_console
+from tests.redis_fixture import drop_namespace, fresh_namespace, redis_url, time_limit
+
+__all__ = ["redis_url", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+PASSWORD = "operator-password-9"
+
+
+def cheap_config(tmp: Path) -> Path:
+    """A config with cheap argon2id parameters (the same algorithm and code path)."""
+    path = tmp / "stud.toml"
+    path.write_text("[accounts]\ntime_cost = 1\nmemory_cost = 1024\n")
+    return path
+
+
+def operator(
+    *args: str, password: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "operator", *args],
+        input=None if password is None else password + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_operators_in_a_file(tmp_path: Path) -> None:
+    file, config = tmp_path / "operators.json", cheap_config(tmp_path)
+    common = ["--file", str(file), "--config", str(config)]
+    added = operator("add", "olga", *common, "--password-stdin", password=PASSWORD)
+    assert added.returncode == 0, added.stderr
+    assert file.stat().st_mode & 0o777 == 0o600
+    stored = json.loads(file.read_text())["operators"]
+    assert [o["name"] for o in stored] == ["olga"] and stored[0]["hash"].startswith("$argon2id$")
+    assert PASSWORD not in file.read_text()
+    twice = operator("add", "OLGA", *common, "--password-stdin", password=PASSWORD)
+    assert twice.returncode == 2 and "exists" in twice.stderr
+    weak = operator("add", "bert", *common, "--password-stdin", password="short")
+    assert weak.returncode == 2 and "10 to 128" in weak.stderr
+    bad = operator("add", "no spaces", *common, "--password-stdin", password=PASSWORD)
+    assert bad.returncode == 2
+    assert operator("add", "bert", *common, "--password-stdin", password=PASSWORD).returncode == 0
+    listed = operator("list", *common)
+    assert [line.split("\t")[0] for line in listed.stdout.splitlines()] == ["bert", "olga"]
+    assert operator("remove", "bert", *common).returncode == 0
+    assert operator("remove", "bert", *common).returncode == 2
+    nowhere = operator("list")
+    assert nowhere.returncode == 2 and "--redis" in nowhere.stderr
+
+
+async def test_a_server_on_the_memory_store_reads_the_file_as_it_changes(tmp_path: Path) -> None:
+    file, config_file = tmp_path / "operators.json", cheap_config(tmp_path)
+    common = ["--file", str(file), "--config", str(config_file)]
+    assert operator("add", "olga", *common, "--password-stdin", password=PASSWORD).returncode == 0
+    config = with_console(make_config())
+    config = replace(config, admin=replace(config.admin, operators_file=str(file)))
+    server = StudServer(config)
+    await server.start()
+    try:
+        port = server.admin.port
+        assert port is not None
+        olga = await http(port, "POST", "/api/session", {"name": "olga", "password": PASSWORD})
+        assert olga.status == 200
+        await asyncio.to_thread(
+            operator, "add", "bert", *common, "--password-stdin", password=PASSWORD
+        )
+        bert = await http(port, "POST", "/api/session", {"name": "bert", "password": PASSWORD})
+        assert bert.status == 200
+        await asyncio.to_thread(operator, "remove", "olga", *common)
+        gone = await http(port, "POST", "/api/session", {"name": "olga", "password": PASSWORD})
+        assert gone.status == 401
+        token = olga.json["token"]  # removed: its token is revoked too
+        assert (await http(port, "GET", "/api/books", token=token)).status == 401
+    finally:
+        await server.stop(grace=0)
+
+
+async def test_operators_in_redis(redis_url: str, tmp_path: Path) -> None:
+    namespace = fresh_namespace()
+    config = cheap_config(tmp_path)
+    env_args = ["--redis", redis_url, "--config", str(config)]
+    try:
+        added = await asyncio.to_thread(
+            lambda: operator(
+                "add",
+                "olga",
+                *env_args,
+                "--password-stdin",
+                password=PASSWORD,
+                env={"STUD_REDIS_NAMESPACE": namespace},
+            )
+        )
+        assert added.returncode == 0, added.stderr
+        store = await RedisStore.connect(redis_url, namespace=namespace)
+        try:
+            found = await RedisAdmin(store).get_operator("olga")
+            assert found is not None and found.password_hash.startswith("$argon2id$")
+        finally:
+            await store.close()
+    finally:
+        await drop_namespace(redis_url, namespace)

@@ -1,0 +1,162 @@
+"""The operator console over a fleet on one Redis: a table's act reaches the process
+that hosts it, exactly once, and a paused table stays paused when another process
+takes it over."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from clients.connection import ServerError, StudClient
+from server.app import StudServer
+from server.fleet import Fleet
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
+from tests.console import Operator, new_id, with_console
+from tests.decks import shuffles
+from tests.redis_fixture import drop_namespace, fresh_namespace, redis_url, time_limit
+
+__all__ = ["redis_url", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+START = 100_000
+SEED = 100_000
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+PAIR = ["Kh", "Ks", "7d", "5c", "2h"]
+TTL = 1.5
+
+Factory = Callable[..., Awaitable[StudServer]]
+
+
+@pytest.fixture
+async def fleet(redis_url: str) -> AsyncIterator[Factory]:
+    """Servers on one Redis namespace, each a process of its own id."""
+    namespace = fresh_namespace()
+    servers: list[StudServer] = []
+
+    async def start(name: str, table: str, console: bool = False, **kw: Any) -> StudServer:
+        config = make_config(
+            tables=[{"id": table, "variant": "casino-stud", "seats": 3}],
+            jackpots={"main": {"seed": SEED, "contribution_bp": 5000}},
+            wallet={"starting_credits": START, "starting_bonus": 0},
+        )
+        config = replace(config, fleet_ttl=TTL, public_url=f"ws://{name}.example/ws")
+        if console:
+            config = with_console(config)
+        else:
+            config = replace(config, admin=replace(config.admin, poll_interval=0.2))
+        store = await RedisStore.connect(redis_url, namespace=namespace)
+        process = Fleet(store, name, config.public_url, ttl=TTL)
+        server = StudServer(config, store=store, fleet=process, **kw)
+        await server.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        await server.stop(grace=0)
+    await drop_namespace(redis_url, namespace)
+
+
+async def player(server: StudServer, name: str) -> StudClient:
+    client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    await client.hello(name=name)
+    return client
+
+
+async def until(check: Callable[[], Awaitable[Any]], what: str) -> Any:
+    for _ in range(300):
+        value = await check()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"never: {what}")
+
+
+async def test_acts_reach_the_host_of_a_table_and_apply_once(fleet: Factory) -> None:
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west", shuffle=shuffles([PAIR, DEALER_AK]))
+    op = await Operator.sign_in(east)
+
+    async def west_row() -> dict[str, Any] | None:
+        tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
+        row = tables.get("west")
+        return row if row and row["process_id"] == "west" and row["updated_ms"] else None
+
+    row = await until(west_row, "the console shows west's table with its host")
+    assert not row["here"] and row["url"] == "ws://west.example/ws"
+    ann = await player(west, "ann")
+    try:
+        await ann.request("sit", table="west")
+        reply = await ann.request("ante", table="west", seat=0, amount=500, progressive=True)
+        seated = await until(
+            lambda: west_row_with(op, lambda r: bool(r["players"])), "ann seen at west"
+        )
+        assert seated["players"][0]["player_id"] == ann.player_id
+        # pause: carried out by west, whose player sees it
+        body = {"action_id": new_id(), "reason": "audit"}
+        paused = await op.post("/api/tables/west/pause", body)
+        assert paused["state"] == "done"
+        assert paused["row"]["details"]["result"]["process_id"] == "west"
+        again = await op.post("/api/tables/west/pause", body)
+        assert again["replayed"] and again["row"] == paused["row"]
+        await ann.wait_table("west", lambda s: s["paused"] is not None)
+        # void the running round: every bet back, once
+        void = await op.act("/api/tables/west/void", "a misdeal", round_id=reply["round_id"])
+        assert void["outcome"] == "applied"
+        await ann.wait_for(lambda c: c.balance.get("balance") == START and not c.balance["held"])
+        totals = await east.store.totals()
+        assert sum(totals.values()) == 0 and totals["meter:main"] == SEED
+        with pytest.raises(ServerError) as refused:
+            await ann.request("ante", table="west", seat=0, amount=100)
+        assert refused.value.code == "table_paused"
+        # a suspension asked on east frees the seat on west
+        await op.act(f"/api/players/{ann.player_id}/suspend", "a test")
+        await ann.wait_table("west", lambda s: s["seats"][0] is None)
+        with pytest.raises(ServerError) as barred:
+            await ann.request("sit", table="west")
+        assert barred.value.code == "account_suspended"
+        rows = (await op.get("/api/audit"))["rows"]
+        assert [r["action"] for r in rows] == ["suspend", "void", "pause"]
+    finally:
+        await ann.close()
+
+
+async def west_row_with(op: Operator, check: Callable[[dict[str, Any]], bool]) -> Any:
+    tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
+    row = tables.get("west")
+    return row if row is not None and check(row) else None
+
+
+async def test_a_paused_table_stays_paused_when_another_process_takes_it(fleet: Factory) -> None:
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west")
+    spare = await fleet("spare", "west")  # stands by for west's table
+    assert not spare.rooms["west"].active
+    op = await Operator.sign_in(east)
+    await until(lambda: west_row_with(op, lambda r: r["process_id"] == "west"), "west's host")
+    await op.act("/api/tables/west/pause", "until further notice")
+    await until(lambda: _true(spare.rooms["west"].paused is not None), "the spare follows it")
+    await west.stop()  # gives the table up: the spare takes it at its next heartbeat
+    await until(lambda: _true(spare.rooms["west"].active), "the spare hosts west")
+    bob = await player(spare, "bob")
+    try:
+        await bob.request("sit", table="west")
+        with pytest.raises(ServerError) as refused:
+            await bob.request("ante", table="west", seat=0, amount=100)
+        assert refused.value.code == "table_paused"
+        resumed = await op.act("/api/tables/west/resume", "over")
+        assert resumed["details"]["result"]["process_id"] == "spare"
+        await bob.wait_table("west", lambda s: s["paused"] is None)
+        await bob.request("ante", table="west", seat=0, amount=100)
+    finally:
+        await bob.close()
+
+
+async def _true(value: bool) -> bool:
+    return value

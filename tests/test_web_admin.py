@@ -1,0 +1,170 @@
+"""The operator console's page in a real headless Chromium, beside a player's page.
+
+The operator signs in, opens a table a player is on, pauses it (the player's
+page says so and the round in play finishes), resumes it, voids the next round
+(the player's chips come back), and reads the audit log. Screenshots go to
+test-artifacts/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from server.app import StudServer
+from tests.conftest import make_config
+from tests.console import PASSWORD, with_console
+from tests.decks import shuffles
+from tests.test_web import (
+    WAIT_MS,
+    browser,
+    build_ante,
+    dollars,
+    enter,
+    expect_phase,
+    expect_wallet,
+    needs_chromium,
+    open_page,
+    shot,
+)
+
+__all__ = ["browser"]  # a fixture used below
+
+START = 100_000
+SEED = 100_000  # conftest's jackpot seed
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+ROUND_1 = [["Kh", "Ks", "7d", "5c", "2h"], DEALER_AK]  # Ann: a pair of kings beats ace-king
+ROUND_2 = [["9c", "8d", "4h", "3s", "Jh"], ["Qd", "Jc", "9h", "5s", "2c"]]  # voided mid-way
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[StudServer]:
+    config = with_console(
+        make_config(timers={"betting": 60, "decision": 60, "results": 1}), poll_interval=0.2
+    )
+    s = StudServer(config, shuffle=shuffles(ROUND_1, ROUND_2))
+    await s.start()
+    hashed = await s.passwords.hash(PASSWORD)
+    await s.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
+    yield s
+    await s.stop(grace=0)
+
+
+async def sign_in(page: Page) -> None:
+    await expect(page.get_by_test_id("console-signin")).to_be_visible()
+    await page.get_by_test_id("signin-name").fill("olga")
+    await page.get_by_test_id("signin-password").fill("not the password")
+    await page.get_by_test_id("signin-submit").click()
+    await expect(page.get_by_test_id("signin-error")).to_contain_text("Wrong")
+    await page.get_by_test_id("signin-password").fill(PASSWORD)
+    await page.get_by_test_id("signin-submit").click()
+    await expect(page.get_by_test_id("console-operator")).to_have_text("olga")
+
+
+async def act(page: Page, button: str, reason: str) -> None:
+    await page.get_by_test_id("act-reason").fill(reason)
+    await page.get_by_test_id(button).click()
+    result = page.get_by_test_id("act-result")
+    await expect(result).to_have_attribute("data-outcome", "applied")
+
+
+@needs_chromium
+async def test_an_operator_pauses_resumes_and_voids_from_the_console(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    assert server.admin.port is not None
+    console = await open_page(browser, f"http://127.0.0.1:{server.admin.port}/", problems)
+    await sign_in(console)
+
+    # ----- the tables of the fleet; the player on alpha
+    row = console.get_by_test_id("table-row-alpha")
+    await expect(row).to_contain_text("Ann")
+    await expect(console.get_by_test_id("books-sum")).to_have_attribute("data-sum", "0")
+
+    # ----- a round in play: Ann antes and is dealt in
+    await build_ante(ann, 0, [(1000, "left")])
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann], "deciding")
+
+    # ----- the operator opens the table: what players see, and pauses it
+    await console.get_by_test_id("open-alpha").click()
+    detail = console.get_by_test_id("table-detail")
+    await expect(detail).to_be_visible()
+    felt = console.get_by_test_id("console-table-view")
+    await expect(felt.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await expect(felt.get_by_test_id("table-view")).to_have_attribute("data-phase", "deciding")
+    await act(console, "act-pause", "dealer change")
+    paused = ann.get_by_test_id("table-paused")
+    await expect(paused).to_be_visible(timeout=WAIT_MS)
+    await expect(paused).to_contain_text("dealer change")
+    await expect(console.get_by_test_id("detail-paused")).to_contain_text("olga")
+    await expect(felt.get_by_test_id("table-paused")).to_be_visible()
+    await shot(ann, "console-paused-player.png")
+
+    # ----- the round in play finishes; no new one starts
+    await ann.get_by_test_id("raise-0").click()
+    await expect_phase([ann], "showdown")
+    won = START + 1000 + 2000  # ante 1:1, a pair's raise 1:1
+    await expect_wallet(ann, won)
+    await expect_phase([ann], "waiting")
+    await expect(ann.get_by_test_id("table-message")).to_contain_text("paused")
+    await build_ante(ann, 0, [(500, "left")])
+    await expect(ann.get_by_test_id("deal")).to_be_disabled()
+
+    # ----- resumed: Ann plays again
+    await act(console, "act-resume", "back to normal")
+    await expect(paused).to_be_hidden(timeout=WAIT_MS)
+    await expect(ann.get_by_test_id("deal")).to_be_enabled()
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann], "deciding")
+    await expect_wallet(ann, won - 500, held=1000)
+
+    # ----- the operator voids that round: the ante comes back
+    void = console.get_by_test_id("act-void")
+    await expect(void).to_be_enabled(timeout=WAIT_MS)
+    await act(console, "act-void", "a misdeal")
+    await expect_phase([ann], "waiting")
+    await expect_wallet(ann, won)
+    await shot(console, "console-table.png")
+
+    # ----- the player, a round's record, the jackpots and the retries
+    await console.get_by_test_id("tab-players").click()
+    await console.get_by_test_id("player-query").fill("ann")
+    await console.get_by_test_id("player-search").click()
+    ann_id = await ann.evaluate("window.stud.state.me.player_id")
+    await console.get_by_test_id(f"player-{ann_id}").click()
+    await expect(console.get_by_test_id("player-balance")).to_have_text(dollars(won))
+    await console.get_by_test_id("player-detail").locator('[data-console="open-round"]').click()
+    await expect(console.get_by_test_id("round-state")).to_have_text("settled")
+    await console.get_by_test_id("tab-jackpots").click()
+    await expect(console.get_by_test_id("jackpot-amount-main")).to_have_attribute(
+        "data-cents", str(SEED)
+    )
+    await console.get_by_test_id("tab-pending").click()
+    await expect(console.get_by_test_id("pending")).to_contain_text(server.process_id)
+
+    # ----- the audit log: who did what, why, and how it went
+    await console.get_by_test_id("tab-audit").click()
+    rows = console.get_by_test_id("audit-rows").get_by_test_id("audit-row")
+    await expect(rows).to_have_count(3)
+    actions = [await rows.nth(i).get_attribute("data-action") for i in range(3)]
+    assert actions == ["void", "resume", "pause"]
+    for i in range(3):
+        await expect(rows.nth(i)).to_contain_text("olga")
+        await expect(rows.nth(i)).to_have_attribute("data-outcome", "applied")
+    await expect(rows.nth(2)).to_contain_text("dealer change")
+    await expect(console.get_by_test_id("audit-total")).to_have_text("(3)")
+    await shot(console, "console-audit.png")
+    totals: dict[str, Any] = await server.store.totals()
+    assert sum(totals.values()) == 0
+    # the browser reports the wrong password's 401 on its console; nothing else may appear
+    assert [p for p in problems if "status of 401" not in p] == []
+    assert len(problems) <= 1
