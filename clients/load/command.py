@@ -11,6 +11,7 @@ import sys
 
 from clients.load.fanout import FanoutOptions, run_fanout
 from clients.load.machine import raise_nofile
+from clients.load.servers import FSYNC_CHOICES
 from clients.load.tables import LoadOptions, run_load
 
 
@@ -53,6 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--server-log-level", default="warning", help="server log level (warning)")
     p.add_argument("--keep-server-log", default="", metavar="PATH", help="copy the server's log")
+    p.add_argument(
+        "--redis-fsync",
+        choices=FSYNC_CHOICES,
+        default="none",
+        help="--redis spawn: no append-only file (none), or its appendfsync policy",
+    )
 
 
 def load_command(args: argparse.Namespace) -> int:
@@ -104,6 +111,7 @@ def _load_command(args: argparse.Namespace) -> int:
         generator_uvloop=not args.no_uvloop,
         log_level=args.server_log_level,
         keep_server_log=args.keep_server_log,
+        redis_fsync=args.redis_fsync,
         jackpot_push_interval=args.jackpot_push_interval,
         server_settings=tuple(_setting(x) for x in args.server_setting),
     )

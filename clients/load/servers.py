@@ -157,13 +157,22 @@ def stud_server_argv(
     return [sys.executable, "-m", "server.cli", *args]
 
 
-def start_redis(tmp: Path, cpus: Sequence[int] | None) -> tuple[Child, str]:
+#: `--redis-fsync`: none (no append-only file), or the AOF's appendfsync policy.
+FSYNC_CHOICES = ("none", "everysec", "always")
+
+
+def start_redis(tmp: Path, cpus: Sequence[int] | None, fsync: str = "none") -> tuple[Child, str]:
     exe = shutil.which("redis-server")
     if exe is None:
         raise RuntimeError("--redis spawn needs redis-server on the PATH")
     port = free_port()
+    aof = (
+        ["--appendonly", "no"]
+        if fsync == "none"
+        else ["--appendonly", "yes", "--appendfsync", fsync]
+    )
     child = Child(
-        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", *aof,
          "--dir", str(tmp)],
         log=tmp / "redis.log",
         cpus=cpus,

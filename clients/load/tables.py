@@ -72,6 +72,7 @@ class LoadOptions:
     generator_uvloop: bool = True
     log_level: str = "warning"
     keep_server_log: str = ""  # copy the server's log here at the end (a path)
+    redis_fsync: str = "none"  # --redis spawn: no AOF, or its appendfsync policy
     connect_concurrency: int = 100
     finish_timeout: float = 60.0
     jackpot_push_interval: float | None = None  # None: the server's default
@@ -126,7 +127,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
     try:
         if opts.url is None:
             if redis_url == "spawn":
-                redis_child, redis_url = start_redis(tmp, None)
+                redis_child, redis_url = start_redis(tmp, None, opts.redis_fsync)
             table_ids = [f"t{i + 1:05d}" for i in range(opts.tables)]
             cfg = tmp / "tables.toml"
             timers = {"betting": opts.betting, "decision": opts.decision, "results": opts.results}
@@ -294,6 +295,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
             "timers": {"betting": opts.betting, "decision": opts.decision, "results": opts.results},
             "jackpot_push_interval": opts.jackpot_push_interval,
             "server_settings": list(opts.server_settings),
+            "redis_fsync": opts.redis_fsync if opts.redis == "spawn" else None,
         }
         return doc
     finally:
