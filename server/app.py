@@ -252,6 +252,9 @@ class StudServer:
                 return True
         return False
 
+    def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
+        self.admin.agent.settled(table_id, entry)
+
     def jackpot_seed(self, name: str) -> int:
         return self.config.jackpots[name].seed
 

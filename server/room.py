@@ -53,6 +53,7 @@ from server.stores.base import (
     StoreError,
     StoreUnavailable,
     Wallet,
+    with_jackpots,
 )
 from server.turns import Turns
 
@@ -98,6 +99,9 @@ class RoomHost(Protocol):
     async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
     def set_meter(self, name: str, amount: int) -> None: ...
     def announce_jackpot(self, message: dict[str, Any]) -> None: ...
+    def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
+        """A round of the table settled (its history entry, for the hold statistics)."""
+
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
 
 
@@ -760,6 +764,9 @@ class Room:
                 }
             )
         self._push(settled.wallets)
+        jackpots = {str(p.seat): p.amount for p in settled.paid}
+        entry = {**s.record, "jackpots": jackpots, "settled_at": int(time.time() * 1000)}
+        self.host.round_settled(self.id, with_jackpots(entry))
         for name, amount in settled.meters.items():
             self.host.set_meter(name, amount)
         self.host.metrics.rounds += 1

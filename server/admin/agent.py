@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -34,8 +35,8 @@ from server.admin.host import ConsoleHost
 from server.durable import GaveUp, until_known
 from server.game.table import Refusal
 from server.room import Room
-from server.stores.admin import Act, AdminState, AdminStore, round_stat, suspension
-from server.stores.base import HISTORY_LIMIT, NotOwner, StoreError
+from server.stores.admin import Act, AdminState, AdminStore, RoundStat, round_stat, suspension
+from server.stores.base import NotOwner, StoreError
 
 log = logging.getLogger("stud.admin")
 
@@ -77,7 +78,7 @@ class Agent:
         self._releasing: set[tuple[str, str]] = set()  # (table, player) being freed
         self._touched: dict[str, int] = {}  # table -> the step when an act set its flag
         self._step = 0
-        self._noted: dict[str, str] = {}  # table -> the newest round in the statistics
+        self._fresh: dict[str, list[RoundStat]] = {}  # table -> rounds settled, not noted yet
         self._stats_due = 0.0
         self._views: dict[str, dict[str, Any]] = {}  # table -> the last snapshot seen
         self._failing = False
@@ -313,21 +314,17 @@ class Agent:
         tables = {room.id: self.detail(room) for room in self._hosted()}
         await self.admin.publish(self.host.process_id, self.process_row(), tables)
 
+    def settled(self, table_id: str, entry: Mapping[str, Any]) -> None:
+        """A round settled here (its history entry): counted at the next `note_stats`."""
+        self._fresh.setdefault(table_id, []).append(round_stat(entry))
+
     async def note_stats(self) -> None:
-        """Add the rounds settled at the tables hosted here since the last look."""
-        store = self.host.store
-        for room in self._hosted():
-            newest = await store.table_history(room.id, 1)
-            if not newest or newest[0]["round_id"] == self._noted.get(room.id):
-                continue
-            entries = await store.table_history(room.id, 20)
-            known = self._noted.get(room.id)
-            if known not in {e["round_id"] for e in entries}:
-                entries = await store.table_history(room.id, HISTORY_LIMIT)
-            fresh = []
-            for entry in entries:
-                if entry["round_id"] == known:
-                    break
-                fresh.append(round_stat(entry))
-            await self.admin.note_rounds(room.id, fresh)
-            self._noted[room.id] = newest[0]["round_id"]
+        """Add the rounds settled at the tables hosted here since the last look: from the
+        rooms' own settlements, so nothing is read back from the store."""
+        fresh, self._fresh = self._fresh, {}
+        for table_id, stats in fresh.items():
+            try:
+                await self.admin.note_rounds(table_id, stats)
+            except StoreError:
+                self._fresh.setdefault(table_id, [])[:0] = stats  # the next look writes them
+                raise
