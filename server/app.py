@@ -156,7 +156,7 @@ class StudServer:
         self.spawn(self._sweep())
         self.spawn(self._watch_loop())
         if self.fleet is not None:
-            self.spawn(every(self.fleet.heartbeat, self.hosting.heartbeat, "lease renewal"))
+            self.spawn(every(self.fleet.renewal, self.hosting.heartbeat, "lease renewal"))
             self.spawn(every(self.fleet.heartbeat, self.hosting.share, "lobby sharing"))
         hosted = [r.id for r in self.hosting.hosted()]
         log.info(

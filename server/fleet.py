@@ -80,7 +80,14 @@ class Fleet:
 
     @property
     def heartbeat(self) -> float:
+        """Seconds between lobby shares (and lease renewals: see `renewal`)."""
         return self.ttl / 3
+
+    @property
+    def renewal(self) -> float:
+        """Seconds between lease renewals: a table is acted on for 80% of the TTL after
+        a renewal is sent, so several may be late (a loaded host) before any lapses."""
+        return self.ttl / 6
 
     async def start(self) -> None:
         self._subscriber = asyncio.get_running_loop().create_task(self._listen())
@@ -203,12 +210,15 @@ class Fleet:
 
 
 async def every(interval: float, step: Callable[[], Awaitable[None]], name: str) -> None:
-    """Run `step` every `interval` seconds; a failing step is logged, never fatal."""
+    """Run `step` every `interval` seconds, at a fixed rate (a slow step is not followed
+    by a whole interval more); a failing step is logged, never fatal."""
+    loop = asyncio.get_running_loop()
     while True:
+        began = loop.time()
         try:
             await step()
         except asyncio.CancelledError:
             raise
         except Exception as e:
             log.warning("%s failed: %s", name, e)
-        await asyncio.sleep(interval)
+        await asyncio.sleep(max(0.0, began + interval - loop.time()))
