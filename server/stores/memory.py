@@ -88,6 +88,7 @@ class MemoryStore:
         self.held: dict[str, int] = {}
         self.holds: dict[tuple[str, int], int] = {}  # (round_id, seat) -> cents
         self.hold_owner: dict[tuple[str, int], str] = {}  # (round_id, seat) -> player id
+        self._round_holds: dict[str, set[int]] = defaultdict(set)  # round -> seats held
         self.players: dict[str, Player] = {}
         self.tokens: dict[str, str] = {}  # sha256(token) -> player id, as in Redis
         self.player_tokens: dict[str, set[str]] = defaultdict(set)  # player -> token hashes
@@ -572,6 +573,7 @@ class MemoryStore:
         if h.amount > 0:
             self.holds[key] = self.holds.get(key, 0) + h.amount
             self.hold_owner[key] = h.player_id
+            self._round_holds[h.round_id].add(h.seat)
             self.held[h.player_id] = self.held.get(h.player_id, 0) + h.amount
         else:
             released = min(-h.amount, self.holds.pop(key, 0))
@@ -580,8 +582,10 @@ class MemoryStore:
 
     def _release_round(self, round_id: str) -> None:
         """A closed round holds nothing: release what its seats still hold."""
-        for key in [k for k in self.holds if k[0] == round_id]:
-            self.held[self.hold_owner.pop(key)] -= self.holds.pop(key)
+        for seat in self._round_holds.pop(round_id, ()):
+            key = (round_id, seat)
+            if key in self.holds:
+                self.held[self.hold_owner.pop(key)] -= self.holds.pop(key)
 
     def _wallets_of(
         self, transfers: Sequence[Transfer], holds: Sequence[Hold]
