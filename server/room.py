@@ -120,7 +120,8 @@ class Room:
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
-        self._writes_out = 0  # store writes being carried now (any turn)
+        self._requests_out = 0  # players' writes out: the engine moves once they land
+        self._duties_out = 0  # owed writes out: the engine moved already, not yet durable
         self.shown_meter = -1  # the jackpot amount in the snapshot last built
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
@@ -308,6 +309,9 @@ class Room:
     # ----- viewers -------------------------------------------------------------
 
     def snapshot(self) -> bytes:
+        if self.suspended is None and self._duties_out and self._last_view is not None:
+            # a settlement is being written: a joiner sees what everyone was last shown
+            return encode({**self._last_view, "spectators": self.spectator_count()})
         if self.suspended is None:
             view = self.table.view(self.now())
             view["t"] = "table"
@@ -320,10 +324,10 @@ class Room:
             view["paused"] = self.paused
             self._last_view = view
             return encode(view)
-        # Paused: what is durable. While a write is out, what was last shown (a showdown
-        # whose settlement is in doubt is not revealed); with none out (a lapsed lease),
-        # the table as it stands, every change of it in the store already.
-        base = self._last_view if self._writes_out else None
+        # Paused: what is durable. While an owed write is out, what was last shown (a
+        # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
+        # lease), the table as it stands, every change of it in the store already.
+        base = self._last_view if self._duties_out else None
         if base is None:
             base = self.table.view(self.now())
             base.update(t="table", title=self.config.title or self.id, spectators=0)
@@ -383,6 +387,10 @@ class Room:
 
     def _send_snapshot(self) -> None:
         self._flush = None
+        if self._duties_out and self.suspended is None:
+            # the engine is ahead of the store (a settlement is being written): the turn
+            # writing it publishes once it lands; nothing not durable goes out before
+            return
         if self._queued and self._deferred < MAX_DEFERRED and self.suspended is None:
             self._deferred += 1  # the queued command's publish sends this change too
             return
@@ -645,7 +653,7 @@ class Room:
     ) -> T:
         """A player's write: its true outcome, however long the store takes to give it."""
         started = self.now()
-        self._writes_out += 1
+        self._requests_out += 1
         try:
             result = await until_known(
                 call,
@@ -670,14 +678,14 @@ class Room:
             self._resume()
             raise
         finally:
-            self._writes_out -= 1
+            self._requests_out -= 1
         self._resume()
         return result
 
     async def _duty(self, what: str, op: str, call: Callable[[], Awaitable[T]]) -> T:
         """A write the table owes: repeated until it lands (or the server stops)."""
         started = self.now()
-        self._writes_out += 1
+        self._duties_out += 1
         try:
             result = await until_known(
                 call,
@@ -693,7 +701,7 @@ class Room:
             self.lose()
             raise
         finally:
-            self._writes_out -= 1
+            self._duties_out -= 1
         self._resume()
         return result
 
