@@ -5,6 +5,7 @@ Redis has a redis-server of its own."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -81,6 +82,40 @@ async def test_scripts_are_reloaded_after_script_flush(private_redis: RedisServe
         assert await store.eval_script(incr, [key], ["2"]) == 2
         private_redis.command("SCRIPT", "FLUSH")
         assert await store.eval_script(incr, [key], ["3"]) == 5
+    finally:
+        await store.close()
+
+
+async def test_script_replies_leave_no_garbage_for_the_cycle_collector(
+    private_redis: RedisServer,  # noqa: F811
+) -> None:
+    """Every reply decodes as asyncio-redis decodes it, and the hot path (a string, a
+    number, nil) builds no reference cycle: at thousands of calls a second such cycles
+    kept the cycle collector busy."""
+    store = await connect(private_redis)
+    try:
+        await play_a_round(store, "r1")  # scripts loaded, connections warm
+        scripts = ("return 'text'", "return 7", "return nil")
+        for script in scripts:  # first use: NOSCRIPT, an error reply, then loaded
+            await store.eval_script(script)
+        gc.collect()
+        gc.disable()
+        gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds unreachable stays here
+        try:
+            pid = await play_a_round(store, "r2")
+            replies = [await store.eval_script(script) for script in scripts]
+            gc.collect()
+            cycles = len(gc.garbage)
+            gc.garbage.clear()
+            nested = await store.eval_script("return {1, 'two', {3}}")
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+        assert cycles == 0
+        assert replies == ["text", 7, None]
+        assert nested == [1, "two", [3]]
+        assert await store.wallet(pid) == Wallet(9_900, 0, 0)
     finally:
         await store.close()
 

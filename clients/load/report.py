@@ -101,12 +101,17 @@ def calls_per_hand(
     }
 
 
-async def read_ledger(base: str) -> dict[str, Any] | None:
-    try:
-        data: dict[str, Any] = json.loads(await asyncio.to_thread(http_get, base + "/ledger"))
-        return data
-    except (OSError, ValueError):
-        return None
+async def read_ledger(base: str, attempts: int = 4) -> dict[str, Any] | None:
+    """The books, or None if the server never answered: a server still busy with the
+    window's last rounds (or a store reconnecting, 503) gets a few more tries."""
+    for attempt in range(attempts):
+        try:
+            data: dict[str, Any] = json.loads(await asyncio.to_thread(http_get, base + "/ledger"))
+            return data
+        except (OSError, ValueError):
+            if attempt + 1 < attempts:
+                await asyncio.sleep(1.0)
+    return None
 
 
 def reconcile_books(
