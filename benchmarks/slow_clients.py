@@ -36,6 +36,8 @@ from clients.connection import StudClient
 CONFIG = """
 [server]
 reconnect_grace = 5
+[limits]
+rate_per_second = 200
 [timers]
 betting = 5
 decision = 5

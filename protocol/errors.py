@@ -114,7 +114,8 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         "The chip purchase is over the limit; `allowed` is the largest amount accepted now (cents)."
     ),
     ErrorCode.RATE_LIMITED: (
-        "Too many frames: this one was dropped. Keeping on closes the connection with 1008."
+        "Too many frames: this one was dropped, not handled (the reply carries its `id`). "
+        "Keeping on closes the connection with 1008."
     ),
     ErrorCode.SHUTTING_DOWN: "The server is shutting down: no new sits, antes or chip purchases.",
     ErrorCode.TABLE_SUSPENDED: (

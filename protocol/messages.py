@@ -404,6 +404,17 @@ def _fail(code: ErrorCode, field: str | None, message: str) -> ProtocolError:
     return ProtocolError(code, message, field=field)
 
 
+def request_id_of(frame: Any) -> RequestId | None:
+    """The frame's `id` if it is a valid one (what a reply to it echoes), else None."""
+    if not isinstance(frame, Mapping):
+        return None
+    rid = frame.get("id")
+    if rid is None or REQUEST_ID.problem(rid) is not None:
+        return None
+    result: RequestId = rid
+    return result
+
+
 def validate(frame: Mapping[str, Any]) -> ClientMessage:
     """The typed request a decoded frame carries, or a ProtocolError naming the fault.
 

@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.codec import Limits as DecodeLimits
 from protocol.codec import decode
 from protocol.errors import CloseCode, ErrorCode, ProtocolError, RequestId
-from protocol.messages import ClientMessage, Hello, Ping, validate
+from protocol.messages import ClientMessage, Hello, Ping, request_id_of, validate
 from server.config import Limits
 from server.game.table import Refusal
 from server.metrics import Metrics
@@ -70,16 +70,8 @@ class Gateway:
                 if verdict is Verdict.CLOSE:
                     await self.sessions.close(ws, CloseCode.POLICY_VIOLATION, "too many messages")
                     return
-                if verdict is Verdict.WARN:
-                    self.sessions.send_error(
-                        session,
-                        ProtocolError(
-                            ErrorCode.RATE_LIMITED,
-                            f"slow down: at most {limits.rate_per_second:g} messages per second; "
-                            "keeping on closes the connection",
-                        ),
-                    )
                 if verdict is not Verdict.PASS:
+                    self._dropped(session, message, warn=verdict is Verdict.WARN)
                     continue
                 await self.on_frame(session, message)
         except ConnectionClosed:
@@ -87,6 +79,27 @@ class Gateway:
         finally:
             no_hello.cancel()
             await self.closed(session)
+
+    def _dropped(self, session: Session, message: bytes, *, warn: bool) -> None:
+        """A frame over the rate is not handled. A request among them is still answered,
+        `rate_limited` with its id, so no client waits for a reply that will never come;
+        the first dropped frame is answered even without one (the warning)."""
+        try:
+            request_id = request_id_of(decode(message, self._decode_limits))
+        except ProtocolError:
+            request_id = None
+        if request_id is None and not warn:
+            return
+        rate = self.limits.rate_per_second
+        self.sessions.send_error(
+            session,
+            ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                f"slow down: at most {rate:g} messages per second; this one was not handled, "
+                "and keeping on closes the connection",
+            ),
+            request_id,
+        )
 
     def _hello_overdue(self, session: Session) -> None:
         if session.player is None:

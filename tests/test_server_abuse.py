@@ -143,6 +143,30 @@ async def test_flood_is_warned_then_closed_1008_while_others_play(
     await honest.wait_table("beta", lambda s: s["phase"] == "showdown")
 
 
+
+async def test_every_request_over_the_rate_is_answered(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Requests dropped for the rate are not left unanswered: each gets `rate_limited`
+    with its own id (a client waiting on a reply would otherwise wait forever)."""
+    server = await make_server(limits={"rate_per_second": 5, "rate_burst": 10})
+    client = await connect(server, "eager")
+    await asyncio.sleep(0.5)  # the bucket full again after hello
+
+    async def balance() -> str:
+        try:
+            await client.request("balance")
+            return "ok"
+        except ServerError as e:
+            return str(e.frame["code"])
+
+    outcomes = await asyncio.wait_for(asyncio.gather(*(balance() for _ in range(14))), 10)
+    assert outcomes.count("rate_limited") >= 4  # 14 at once, a bucket of 10
+    assert set(outcomes) == {"ok", "rate_limited"}
+    assert not client.ws.close_code  # four drops are a warning, not yet a flood
+    await asyncio.sleep(1.0)
+    assert await client.request("balance")  # and the connection goes on
+
 async def test_out_of_turn_and_someone_elses_seat(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
