@@ -143,7 +143,6 @@ async def test_flood_is_warned_then_closed_1008_while_others_play(
     await honest.wait_table("beta", lambda s: s["phase"] == "showdown")
 
 
-
 async def test_every_request_over_the_rate_is_answered(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
@@ -166,6 +165,7 @@ async def test_every_request_over_the_rate_is_answered(
     assert not client.ws.close_code  # four drops are a warning, not yet a flood
     await asyncio.sleep(1.0)
     assert await client.request("balance")  # and the connection goes on
+
 
 async def test_out_of_turn_and_someone_elses_seat(
     make_server: ServerFactory, connect: ClientFactory
