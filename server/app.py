@@ -334,11 +334,11 @@ def tune_gc() -> None:
     CPython's default (a young collection every 700 allocations, and full ones that
     walk every connection's objects) spends time finding little. Objects made at
     start (config, tables, modules) are frozen out of the collector's walks. A young
-    collection still reads the header of every object the young ones point to: with
-    10,000 connections that took 50-100 ms a time (a pause every player waits out), so
-    they come four times rarer than at first; the hot path makes no reference cycles
-    (tests/test_store_redis.py), so what waits for them is little. Measured with
-    `stud-client load`: about a sixth less server CPU per hand (BENCHMARKS.md).
+    collection still reads the header of every object the young ones point to, about
+    1 µs per young object at 10,000 connections; the hot path makes no reference
+    cycles (tests/test_store_redis.py), so it finds nothing, and runs at 200,000: a
+    quarter as often as at 50,000, about half the collector's time in all. Measured
+    with `stud-client load` (BENCHMARKS.md).
     For the process that serves (`stud-server serve`), not for tests embedding one."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)

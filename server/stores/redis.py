@@ -756,10 +756,11 @@ class RedisStore:
 
 async def _reply_value(reply: Any) -> Any:
     """A script's reply as Python, as `EvalScriptReply.return_value()` gives it, but
-    without the self-referencing closure that method builds on every call: garbage
-    only the cycle collector frees. At thousands of script calls a second those cycles
-    were all the garbage it found, and its collections took a seventh of the server's
-    CPU (BENCHMARKS.md). A nested reply (none on the hot path) goes through the library."""
+    without the self-referencing closure that method builds on every call: at
+    thousands of script calls a second, garbage that only the cycle collector frees
+    (it was all the collector found; with none, its young threshold can be raised,
+    see `server.app.tune_gc`). A nested reply (none on the hot path) goes through the
+    library."""
     value = reply._value  # the parsed reply, and the protocol that decodes bytes
     if isinstance(value, bytes):
         return reply._protocol.decode_to_native(value)
