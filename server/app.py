@@ -81,7 +81,7 @@ class StudServer:
             self.outbox,
             self.sessions.welcomed,
             self.spawn,
-            saw=self._saw_meter,
+            shown=self._shown_meter,
             shared=fleet is not None or not isinstance(self.store, MemoryStore),
         )
         self.rooms = {t.table_id: Room(self, t, shuffle) for t in config.tables}
@@ -241,16 +241,13 @@ class StudServer:
             oldest_pending=self.pending.oldest_seconds(),
         )
 
-    def _saw_meter(self, ws: ServerConnection, name: str, amount: int) -> bool:
-        """The connection watches a table on this meter whose last snapshot showed it."""
-        session = self.sessions.by_ws.get(ws)
-        if session is None:
-            return False
-        for table_id in session.tables:
-            room = self.rooms.get(table_id)
-            if room is not None and room.config.jackpot == name and room.shown_meter == amount:
-                return True
-        return False
+    def _shown_meter(self, name: str, amount: int) -> set[ServerConnection]:
+        """The viewers of tables on this meter whose last snapshot showed this amount."""
+        seen: set[ServerConnection] = set()
+        for room in self.rooms.values():
+            if room.config.jackpot == name and room.shown_meter == amount:
+                seen.update(room.viewers)
+        return seen
 
     def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
         self.admin.agent.settled(table_id, entry)

@@ -40,7 +40,7 @@ class JackpotNews:
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         *,
         shared: bool,
-        saw: Callable[[ServerConnection, str, int], bool] = lambda ws, name, amount: False,
+        shown: Callable[[str, int], set[ServerConnection]] = lambda name, amount: set(),
     ) -> None:
         self.seeds = seeds
         self.store = store
@@ -48,7 +48,7 @@ class JackpotNews:
         self.metrics = metrics
         self.outbox = outbox
         self.audience = audience  # every welcomed connection
-        self.saw = saw  # whether a connection was shown this amount already (a table snapshot)
+        self.shown = shown  # connections a table snapshot showed this amount already
         self.spawn = spawn
         self.meters: dict[str, int] = {}
         self._dirty = False
@@ -153,7 +153,8 @@ class JackpotNews:
         for name, amount in list(self.meters.items()):
             frame = encode({"t": "jackpot", "name": name, "amount": amount})
             # a viewer of a table on this meter read the amount in its last snapshot
-            conns = [ws for ws in everyone if not self.saw(ws, name, amount)]
+            seen = self.shown(name, amount)
+            conns = [ws for ws in everyone if ws not in seen]
             # in slices, letting requests in between: writing to 10,000 sockets
             # takes ~100 ms, too long to hold the event loop in one go
             for i in range(0, len(conns), PUSH_SLICE):

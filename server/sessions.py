@@ -48,7 +48,6 @@ class Sessions:
         self.metrics = metrics
         self.outbox = outbox
         self.all: set[Session] = set()
-        self.by_ws: dict[ServerConnection, Session] = {}
         self.presence: dict[str, PlayerPresence] = {}
 
     def __len__(self) -> int:
@@ -61,12 +60,10 @@ class Sessions:
 
     def opened(self, session: Session) -> None:
         self.all.add(session)
-        self.by_ws[session.ws] = session
 
     def closed(self, session: Session) -> bool:
         """Forget a closed connection; True when it was its player's last one."""
         self.all.discard(session)
-        self.by_ws.pop(session.ws, None)
         if session.player is None:
             return False
         presence = self.presence.get(session.player.player_id)

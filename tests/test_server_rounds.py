@@ -296,3 +296,27 @@ async def test_snapshots_carry_exactly_the_documented_fields(
     assert set(snap["seats"][0]) == documented_fields("table", "Seat map:")
     assert set(snap["seats"][0]["result"]) == {"outcome", "net", "returned", "progressive_prize"}
     assert set(snap["dealer"]) == {"cards", "hand", "qualifies"}
+
+
+async def test_a_meter_push_skips_viewers_whose_snapshot_showed_it(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The progressive ante's table snapshot carries the new amount: its viewer is not
+    sent it again, while a connection in the lobby gets the push."""
+    server = await make_server(jackpot_push_interval=0.05)
+    player = await connect(server, "player")
+    await player.request("join", table="alpha")
+    await player.request("sit", table="alpha", seat=0)
+    lobby = await connect(server, "lobby")
+    before = server.jackpots.amount("main")
+    await player.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    after = server.jackpots.amount("main")
+    assert after > before
+
+    def pushed(c: StudClient) -> list[dict[str, Any]]:
+        return [f for f in c.frames if f["t"] == "jackpot" and f["amount"] == after]
+
+    await lobby.wait_for(lambda c: pushed(c) or None)
+    await player.request("ping")  # whatever that push wrote to the player is read by now
+    shown = [f for f in player.frames if f["t"] == "table" and f["jackpot"]["amount"] == after]
+    assert shown and not pushed(player)
