@@ -29,6 +29,7 @@ log = logging.getLogger("stud.fleet")
 PUBLISH = """
 local P, proc, req = ARGV[1], ARGV[2], cjson.decode(ARGV[3])
 local rows = P .. 'lobby:p:' .. proc
+local had = redis.call('EXISTS', rows) == 1  -- false: none yet, or Redis lost them
 for tid, row in pairs(req.set) do redis.call('HSET', rows, tid, row) end
 for _, tid in ipairs(req.del) do redis.call('HDEL', rows, tid) end
 redis.call('PEXPIRE', rows, req.ttl_ms)
@@ -42,7 +43,7 @@ for i = 1, #flat, 2 do
     out[flat[i]] = entry
   end
 end
-return cjson.encode(out)
+return cjson.encode({procs = out, had = had})
 """
 
 #: Forget a process's lobby rows (it is shutting down).
@@ -107,7 +108,9 @@ class Fleet:
     async def publish_rows(self, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Write the rows that changed since the last heartbeat (one round trip, also
         when none did: it says this process is alive); returns every process's entry
-        (process -> {ts, v}) for `remote_rows`."""
+        (process -> {ts, v}) for `remote_rows`. Rows Redis no longer has (restarted
+        empty, flushed) are all written again at once."""
+        wrote_before = bool(self._published)
         now = time.time()
         current = {row["id"]: row for row in rows}
         changed = {
@@ -129,7 +132,11 @@ class Fleet:
             PUBLISH, [], [self.prefix, self.process_id, json.dumps(request)]
         )
         self._published = current
-        procs = json.loads(reply)
+        data = json.loads(reply)
+        if wrote_before and not data["had"] and len(changed) < len(current):
+            self._published = {}  # every row counts as changed: all are written again
+            return await self.publish_rows(rows)
+        procs = data["procs"]
         return {str(k): dict(v) for k, v in procs.items()}
 
     async def remote_rows(

@@ -322,3 +322,21 @@ async def test_the_server_keeps_serving_through_a_redis_restart(
         await c.close()
     finally:
         await server.stop(grace=0)
+
+
+async def test_lobby_rows_come_back_after_redis_lost_them(private_redis: RedisServer) -> None:
+    """Rows are written only when they change; a Redis restarted empty (or flushed) has
+    none, so the next heartbeat notices and writes them all again at once."""
+    store = await RedisStore.connect(private_redis.url, "stud", timeout=2.0)
+    try:
+        here = Fleet(store, "here", "ws://here/ws", ttl=3.0)
+        there = Fleet(store, "there", "", ttl=3.0)
+        rows = [{"id": "quiet", "taken": 0}, {"id": "busy", "taken": 3}]
+        await here.publish_rows(rows)
+        assert private_redis.command("FLUSHALL") == "+OK"
+        await here.publish_rows(rows)  # nothing changed here, but Redis has no rows
+        procs = await there.publish_rows([])
+        seen = await there.remote_rows(set(), procs)
+        assert sorted(r["id"] for r in seen) == ["busy", "quiet"]
+    finally:
+        await store.close()
