@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib.util
 import json
 import logging
 import random
@@ -131,13 +130,9 @@ SCRIPTS = (
     "fail",
 )
 _NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-#: asyncio-redis' reply parser in C (hiredis) where it is installed: replies are parsed
-#: without a Python coroutine and future per item (BENCHMARKS.md measures it).
-PROTOCOL: Any = (
-    asyncio_redis.HiRedisProtocol
-    if importlib.util.find_spec("hiredis")
-    else (asyncio_redis.RedisProtocol)
-)
+#: asyncio-redis' reply parser in C (hiredis, a dependency): replies are parsed without
+#: a Python coroutine and future per item (BENCHMARKS.md measures it).
+PROTOCOL: Any = asyncio_redis.HiRedisProtocol
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 _LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
 
