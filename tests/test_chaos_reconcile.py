@@ -388,3 +388,28 @@ def test_a_round_settled_as_its_host_was_killed_may_lack_its_log_line() -> None:
     assert kinds(checks, "e") == set()
     hosts = next(c for c in checks if c.name == "e")
     assert any("beta-9" in note for note in hosts.notes)
+
+
+def test_a_takeover_is_timed_only_for_the_tables_the_killed_host_held() -> None:
+    w = played()  # s1#0 claimed alpha and beta
+    w.log("s2#0", "table claimed", table="beta", epoch=2)  # beta moved while s1 stalled
+    w.log("s1#0", "table lost", table="beta", epoch=1)
+    killed = w.t + 0.01
+    # the injector still names both of s1's tables
+    w.faults.append(Fault("host_kill", "s1", killed, killed + 1, {"identity": "s1#0"}))
+    w.faults[-1].detail["tables"] = ["alpha", "beta"]
+    w.t = killed + 2.0
+    w.log("s2#0", "table claimed", table="alpha", epoch=3)
+    w.t += 10.0
+    w.log("s3#0", "table claimed", table="beta", epoch=4)  # later, for reasons of its own
+    _, figures = reconcile(w.evidence())
+    assert figures["host_kill"]["takeover_seconds"] == [
+        {
+            "fault_start": killed,
+            "victim": "s1#0",
+            "table": "alpha",
+            "by": "s2#0",
+            "seconds": pytest.approx(2.1, abs=0.15),
+            "measured_by": "claim",
+        }
+    ]

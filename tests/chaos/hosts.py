@@ -258,11 +258,15 @@ def takeovers(ev: Evidence) -> list[dict[str, Any]]:
             continue
         victim = str(f.detail.get("identity", ""))
         held = set()
+        named = set(f.detail.get("tables", []))  # what the injector saw it host
         for table in ev.facts.tables:
             claims = [e for e in events if e.table == table and e.kind == CLAIM and e.ts <= f.start]
-            if claims and claims[-1].identity == victim:
+            # the last claim before the kill says who held it; the injector's list only
+            # where no claim line survived (one may die with its killed host): a table
+            # the victim lost earlier (to another host, while it was stopped) needs no
+            # takeover, and timing one would measure some later, unrelated claim
+            if claims[-1].identity == victim if claims else table in named:
                 held.add(table)
-        held |= set(f.detail.get("tables", []))
         for table in sorted(held):
             after = [e for e in events if e.table == table and e.ts > f.start]
             by_other = [e for e in after if e.identity != victim]
