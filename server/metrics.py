@@ -46,6 +46,7 @@ class Metrics:
     hands: int = 0
     frames_in: int = 0
     frames_out: int = 0
+    writes: int = 0
     broadcasts: int = 0
     suspensions: int = 0
     slow_closes: int = 0
@@ -92,6 +93,12 @@ class Metrics:
             "counter",
             "Frames sent (a broadcast counts each receiver).",
             [f"stud_frames_out_total {self.frames_out}"],
+        )
+        metric(
+            "stud_socket_writes_total",
+            "counter",
+            "Socket writes of server frames (a connection's frames of one loop turn are one).",
+            [f"stud_socket_writes_total {self.writes}"],
         )
         metric(
             "stud_broadcasts_total",

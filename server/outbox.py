@@ -8,10 +8,16 @@ never slows anyone else. `BoundedConnection` applies the same cap to what the
 websockets library writes by itself (pongs, close frames), and `sweep` closes
 a connection whose buffer has not drained for a keepalive timeout (the
 library's own keepalive ping cannot start while the buffer is full).
+
+Frames for one connection are gathered until the end of the event loop's turn
+and written with one `transport.write`: a player's reply, wallet and table
+snapshot cost one system call, not three. Whatever the library writes itself
+goes after what was gathered before it (`BoundedConnection.send_data`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -48,6 +54,10 @@ class BoundedConnection(ServerConnection):
         if self.transport.get_write_buffer_size() > self.outbox.max_unsent:
             self.outbox.overflow(self)
 
+    def send_data(self) -> None:
+        self.outbox.write_gathered(self)  # frames gathered before it go out first
+        super().send_data()
+
     def pause_writing(self) -> None:
         super().pause_writing()
         self.paused_since = time.monotonic()
@@ -61,6 +71,8 @@ class Outbox:
     def __init__(self, max_unsent: int, metrics: Metrics) -> None:
         self.max_unsent = max_unsent
         self.metrics = metrics
+        self._gathered: dict[ServerConnection, bytes] = {}  # frames not yet written
+        self._write_soon: asyncio.Handle | None = None
 
     def connection_class(self) -> type[BoundedConnection]:
         """The ServerConnection class `serve(create_connection=...)` builds, with this cap."""
@@ -75,33 +87,60 @@ class Outbox:
         `websockets.broadcast` builds, serializes and queues a frame object per
         connection; a server's frames are never masked, so without extensions (the
         server runs with compression=None) the bytes are the same for every
-        connection: frame once, then one `transport.write` each. Connections that
-        are closing are skipped, as `broadcast` does; one with an extension (a
-        server configured otherwise) goes through `broadcast`. A connection whose
-        unsent bytes would pass the cap is closed instead.
+        connection: frame once, then gather it for each (written at the end of the
+        loop's turn). Connections that are closing are skipped, as `broadcast`
+        does; one with an extension (a server configured otherwise) goes through
+        `broadcast`. A connection whose unsent bytes would pass the cap is closed
+        instead.
         """
         frame = b""
         sent = 0
         cap = self.max_unsent
+        gathered = self._gathered
         for ws in connections:
             protocol = ws.protocol
             if protocol.state is not OPEN:
                 continue
             if not frame:
                 frame = binary_frame(data)
-            if ws.transport.get_write_buffer_size() + len(frame) > cap:
+            if protocol.extensions:
+                self.write_gathered(ws)
+                broadcast((ws,), data)
+                sent += 1
+                continue
+            before = gathered.get(ws, b"")
+            if ws.transport.get_write_buffer_size() + len(before) + len(frame) > cap:
                 self.overflow(ws)
                 continue
-            if protocol.extensions:
-                broadcast((ws,), data)
-            else:
-                ws.transport.write(frame)
+            gathered[ws] = before + frame if before else frame
             sent += 1
+        if gathered and self._write_soon is None:
+            self._write_soon = asyncio.get_running_loop().call_soon(self._write_all)
         return sent
+
+    def write_gathered(self, ws: ServerConnection) -> None:
+        """Write what was gathered for one connection now (before the library's own
+        frames, which must not overtake it)."""
+        data = self._gathered.pop(ws, None)
+        if data and not ws.transport.is_closing():
+            self.metrics.writes += 1
+            ws.transport.write(data)
+
+    def _write_all(self) -> None:
+        self._write_soon = None
+        gathered, self._gathered = self._gathered, {}
+        writes = 0
+        for ws, data in gathered.items():
+            # gathered while open; a close frame would have written it first (send_data)
+            if not ws.transport.is_closing():
+                ws.transport.write(data)
+                writes += 1
+        self.metrics.writes += writes
 
     def overflow(self, ws: ServerConnection) -> None:
         """Close a connection that does not read what it is sent: a close frame, then the
         socket is dropped with whatever it had not taken (nothing more is buffered)."""
+        self._gathered.pop(ws, None)
         if ws.protocol.state is not OPEN:
             return
         self.metrics.slow_closes += 1

@@ -244,6 +244,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
             "hands_per_second": rate("stud_hands_settled_total"),
             "frames_in_per_second": rate("stud_frames_in_total"),
             "frames_out_per_second": rate("stud_frames_out_total"),
+            "socket_writes_per_second": rate("stud_socket_writes_total"),
             "broadcasts_per_second": rate("stud_broadcasts_total"),
             "latency_ms": {
                 "player": summarize(player),

@@ -1,0 +1,89 @@
+"""The outbox gathers a connection's frames of one event-loop turn into one write."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgpack
+from websockets.protocol import OPEN, State
+
+from server.metrics import Metrics
+from server.outbox import Outbox, binary_frame
+
+
+class FakeTransport:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+class FakeProtocol:
+    extensions: tuple[Any, ...] = ()
+
+    def __init__(self) -> None:
+        self.state: State = OPEN
+
+
+class FakeConnection:
+    def __init__(self) -> None:
+        self.protocol = FakeProtocol()
+        self.transport = FakeTransport()
+
+
+def frames(*messages: dict[str, Any]) -> bytes:
+    return b"".join(binary_frame(msgpack.packb(m)) for m in messages)
+
+
+async def test_one_write_per_connection_per_turn_in_order() -> None:
+    metrics = Metrics()
+    outbox = Outbox(1 << 20, metrics)
+    a, b = FakeConnection(), FakeConnection()
+    one, two, three = ({"t": "ok", "n": i} for i in range(3))
+    outbox.send(a, msgpack.packb(one))  # type: ignore[arg-type]
+    outbox.send_all([a, b], msgpack.packb(two))  # type: ignore[list-item]
+    outbox.send(a, msgpack.packb(three))  # type: ignore[arg-type]
+    assert a.transport.writes == [] and b.transport.writes == []  # not before the turn ends
+    await asyncio.sleep(0)
+    assert a.transport.writes == [frames(one, two, three)]
+    assert b.transport.writes == [frames(two)]
+    assert metrics.writes == 2
+    outbox.send(a, msgpack.packb(one))  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    assert a.transport.writes[1:] == [frames(one)]  # a later turn: a write of its own
+
+
+async def test_what_was_gathered_goes_before_the_librarys_own_frames() -> None:
+    """A close (or pong) the library writes must not overtake the frames sent before it."""
+    outbox = Outbox(1 << 20, Metrics())
+    a = FakeConnection()
+    error = {"t": "error", "code": "bad_request"}
+    outbox.send(a, msgpack.packb(error))  # type: ignore[arg-type]
+    a.protocol.state = State.CLOSING  # the library's close: state first, then send_data
+    outbox.write_gathered(a)  # type: ignore[arg-type]
+    a.transport.write(b"<close frame>")
+    await asyncio.sleep(0)
+    assert a.transport.writes == [frames(error), b"<close frame>"]
+
+
+async def test_nothing_is_written_to_a_closed_transport_or_after_an_overflow() -> None:
+    outbox = Outbox(64, Metrics())
+    a, b = FakeConnection(), FakeConnection()
+    outbox.send(a, b"x" * 10)  # type: ignore[arg-type]
+    a.transport.closing = True  # the peer went away within the turn
+    outbox.send(b, b"y" * 10)  # type: ignore[arg-type]
+    failed: list[Any] = []
+    outbox.overflow = lambda ws: failed.append(ws)  # type: ignore[method-assign]
+    outbox.send(b, b"z" * 60)  # type: ignore[arg-type]  # over the cap with what is gathered
+    await asyncio.sleep(0)
+    assert a.transport.writes == []
+    assert b.transport.writes == [binary_frame(b"y" * 10)] and failed == [b]
