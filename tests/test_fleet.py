@@ -340,3 +340,38 @@ async def test_lobby_rows_come_back_after_redis_lost_them(private_redis: RedisSe
         assert sorted(r["id"] for r in seen) == ["busy", "quiet"]
     finally:
         await store.close()
+
+
+async def test_a_heartbeat_renews_many_tables_in_slices(private_redis: RedisServer) -> None:
+    """Every table is renewed, a slice per store call, so one heartbeat of a thousand
+    tables never holds the event loop or Redis for all of them at once."""
+    from server.hosting import CLAIM_SLICE
+
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
+    calls: list[int] = []
+    claim_many = store.claim_many
+
+    async def counted(held: Any, holder: str, ttl: float | None) -> Any:
+        calls.append(len(held))
+        return await claim_many(held, holder, ttl)
+
+    store.claim_many = counted  # type: ignore[method-assign]
+    n = 2 * CLAIM_SLICE + 50
+    tables = [
+        {"id": f"t{i:04d}", "variant": "casino-stud", "seats": 5, "min_ante": 100, "max_ante": 500}
+        for i in range(n)
+    ]
+    server = StudServer(
+        make_config(tables=tables), store=store, fleet=Fleet(store, "p", "", ttl=1.5)
+    )
+    await server.start()
+    try:
+        calls.clear()
+        await server.hosting.heartbeat()  # the background renewals may run meanwhile
+        assert max(calls) == CLAIM_SLICE and 50 in calls
+        assert all(room.active for room in server.rooms.values())
+        epochs = {room.id: room.lease.epoch for room in server.rooms.values() if room.lease}
+        await server.hosting.heartbeat()  # a renewal keeps every table's epoch
+        assert {r.id: r.lease.epoch for r in server.rooms.values() if r.lease} == epochs
+    finally:
+        await server.stop(grace=0)
