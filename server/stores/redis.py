@@ -135,6 +135,8 @@ _NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 PROTOCOL: Any = asyncio_redis.HiRedisProtocol
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 _LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
+#: The scripts' request encoder, built once (json.dumps with separators builds one per call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def _script_sources() -> dict[str, str]:
@@ -375,7 +377,7 @@ class RedisStore:
         self, name: str, request: Any, text: str | None = None, *, write: bool = True
     ) -> Any:
         """Run one of the store's scripts; its {"err": ...} reply becomes the StoreError."""
-        args = [self.prefix, json.dumps(request, separators=(",", ":"))]
+        args = [self.prefix, _COMPACT.encode(request)]
         if text is not None:
             args.append(text)
         what = f"the {name} script"
