@@ -848,3 +848,39 @@ def test_random_games_are_identical_on_redis(
 
     expected, actual = asyncio.run(both())
     assert actual == expected
+
+
+async def test_writes_sent_together_each_get_their_own_outcome(store: Store) -> None:
+    """Bets and raises of many tables in one event-loop turn (the Redis store sends them
+    as one script): each is applied or refused on its own, replays included."""
+    await store.ensure_meter(JP, SEED)
+    rich = [await store.create_player(f"p{i}", 10_000, 0) for i in range(6)]
+    poor = await store.create_player("poor", 500, 0)
+    stale = Fence("moved", (await store.claim("moved", "east", 0, 30)).epoch)
+    await store.release("moved", "east", stale.epoch)
+    await store.claim("moved", "west", 0, 30)
+    repeated = op()
+    first = await store.bet(fence("t0"), repeated, *ante("r-t0", 0, rich[0].player_id, 1_000))
+    before = await books(store)
+    outcomes = await asyncio.gather(
+        store.bet(fence("t0"), repeated, *ante("r-t0", 0, rich[0].player_id, 1_000)),
+        *(
+            store.bet(fence(f"t{i}"), op(), *ante(f"r-t{i}", 0, p.player_id, 1_000, True))
+            for i, p in enumerate(rich[1:], start=1)
+        ),
+        store.bet(fence("t9"), op(), *ante("r-t9", 0, poor.player_id, 1_000)),
+        store.bet(stale, op(), *ante("r-moved", 0, rich[5].player_id, 100)),
+        store.apply(fence("t0"), op(), *raise_("r-t0", 0, rich[0].player_id, 1_000)),
+        return_exceptions=True,
+    )
+    assert outcomes[0] == first  # the replay: its first result, applied once
+    for i in range(1, 6):
+        assert outcomes[i] == Wallet(10_000 - 1_100, 0, 2_000)
+    assert isinstance(outcomes[6], InsufficientFunds)
+    assert isinstance(outcomes[7], NotOwner)
+    assert outcomes[8] == {rich[0].player_id: Wallet(10_000 - 3_000, 0, 0)}
+    after = await books(store)
+    assert after[HOUSE] - before[HOUSE] == 5 * 1_050 + 2_000  # antes, their half, the raise
+    assert after[METER] - before[METER] == 5 * 50
+    assert await store.wallet(poor.player_id) == Wallet(500, 0, 0)
+    assert await store.open_rounds("t9") == [] and await store.open_rounds("moved") == []

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import signal
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
 from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
-from server.stores.base import Fence, StoreError, Wallet
+from server.stores.base import Fence, OutcomeUnknown, StoreError, Wallet
 from server.stores.redis import RedisStore, parse_redis_url
 from tests.redis_fixture import (
     RedisServer,
@@ -246,3 +248,72 @@ async def test_password_and_database_from_the_url() -> None:
             await RedisStore.connect(f"redis://:wrong@127.0.0.1:{server.port}/2", timeout=5)
     finally:
         server.cleanup()
+
+
+async def test_the_writes_of_one_turn_go_to_redis_as_one_script(
+    private_redis: RedisServer,  # noqa: F811
+) -> None:
+    """Bets of several tables sent in one event-loop turn are one EVALSHA; each still
+    has its own outcome, a failing one included; a lost round trip is every caller's
+    unknown outcome, and each one's retry with its op id lands it exactly once."""
+    store = await connect(private_redis)
+    try:
+        await store.ensure_meter(JP, SEED)
+        players = [(await store.create_player(f"p{i}", 10_000, 0)).player_id for i in range(4)]
+        sent: list[str] = []
+        evalsha = store._evalsha
+
+        async def spy(what: str, *args: Any, **kwargs: Any) -> Any:
+            sent.append(what)
+            return await evalsha(what, *args, **kwargs)
+
+        store._evalsha = spy  # type: ignore[method-assign]
+
+        def bet(i: int, pid: str, op: str) -> Awaitable[Wallet]:
+            ante = [Transfer(f"r{i}", 0, Reason.ANTE, player_account(pid), HOUSE, 100)]
+            return store.bet(Fence(f"t{i}", 0), op, ante, [Hold(f"r{i}", 0, pid, 200)])
+
+        gc.collect()
+        gc.disable()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            outcomes = await asyncio.gather(
+                *(bet(i, pid, f"op{i}") for i, pid in enumerate(players)),
+                store._script("bet", {"table": "t9"}),  # malformed: its script fails alone
+                return_exceptions=True,
+            )
+            gc.collect()
+            cycles = len(gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
+        assert sent == ["5 table writes"]
+        assert outcomes[:4] == [Wallet(9_900, 0, 200)] * 4
+        assert isinstance(outcomes[4], StoreError) and "script_failed" in str(outcomes[4])
+        assert cycles == 0
+
+        assert private_redis.process is not None
+        os.kill(private_redis.process.pid, signal.SIGSTOP)
+        try:
+            lost = await asyncio.gather(
+                *(bet(i, pid, f"again{i}") for i, pid in enumerate(players)),
+                return_exceptions=True,
+            )
+        finally:
+            os.kill(private_redis.process.pid, signal.SIGCONT)
+        assert all(isinstance(e, OutcomeUnknown) for e in lost), lost
+        retried = []
+        for i, pid in enumerate(players):
+
+            async def retry(i: int = i, pid: str = pid) -> Wallet:
+                return await bet(i, pid, f"again{i}")
+
+            retried.append(await eventually(retry))
+        again = await asyncio.gather(*(bet(i, pid, f"again{i}") for i, pid in enumerate(players)))
+        assert retried == again  # replays: each applied once
+        for pid in players:
+            assert await store.wallet(pid) == Wallet(9_800, 0, 400)
+        assert sum((await store.totals()).values()) == 0
+    finally:
+        await store.close()

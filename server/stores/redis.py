@@ -2,7 +2,9 @@
 
 Every change that moves money or must be atomic is one Lua script (see
 `scripts/`): loaded with SCRIPT LOAD when a connection opens, run with EVALSHA,
-re-loaded and retried once on NOSCRIPT (Redis restarted or SCRIPT FLUSH). A
+re-loaded and retried once on NOSCRIPT (Redis restarted or SCRIPT FLUSH); the
+bets and applies of one event-loop turn run together in `batch.lua` (one
+EVALSHA, each with its own outcome: server/stores/batches.py). A
 script runs to completion or not at all, so a call that fails for any reason
 (including a lost connection) leaves nothing half-applied. Results match
 `MemoryStore` call for call; the contract tests run both.
@@ -104,6 +106,7 @@ from server.stores.base import (
     wallet_ids,
     with_jackpots,
 )
+from server.stores.batches import Batches
 
 __all__ = ["RedisStore", "parse_redis_url"]
 
@@ -139,14 +142,25 @@ _LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
+#: Scripts whose calls of one event-loop turn go to Redis together, in `batch.lua`:
+#: the per-seat writes (antes, raises, folds) that many players send at once.
+BATCHED = ("bet", "apply")
+
+
 def _script_sources() -> dict[str, str]:
-    """Each script with the shared helpers prepended (read next to this module)."""
+    """Each script with the shared helpers prepended (read next to this module); and
+    `batch`, which holds the BATCHED scripts as functions of their request."""
     root = resources.files("server.stores") / "scripts"
     lib = (root / "_lib.lua").read_text(encoding="utf-8")
-    return {
-        name: f"{lib}\n-- {name}.lua\n{(root / f'{name}.lua').read_text(encoding='utf-8')}"
-        for name in SCRIPTS
-    }
+    body = {name: (root / f"{name}.lua").read_text(encoding="utf-8") for name in SCRIPTS}
+    sources = {name: f"{lib}\n-- {name}.lua\n{body[name]}" for name in SCRIPTS}
+    wrapped = "".join(
+        f"\n-- {name}.lua\nBATCHED['{name}'] = function(REQ)\n{body[name]}\nend\n"
+        for name in BATCHED
+    )
+    batch = (root / "batch.lua").read_text(encoding="utf-8")
+    sources["batch"] = f"{lib}\nlocal BATCHED = {{}}\n{wrapped}\n-- batch.lua\n{batch}"
+    return sources
 
 
 def parse_redis_url(url: str) -> tuple[str, int, int, str | None]:
@@ -190,6 +204,7 @@ class RedisStore:
         self.retention = retention
         self._sources = _script_sources()
         self._shas: dict[str, str] = {}
+        self._batches = Batches(self._send_writes, self._unknown)
         self._conn: Any = None  # asyncio_redis.Connection while connected
         self._ready = asyncio.Event()
         self._reconnecting: asyncio.Task[None] | None = None
@@ -377,17 +392,31 @@ class RedisStore:
         self, name: str, request: Any, text: str | None = None, *, write: bool = True
     ) -> Any:
         """Run one of the store's scripts; its {"err": ...} reply becomes the StoreError."""
-        args = [self.prefix, _COMPACT.encode(request)]
-        if text is not None:
-            args.append(text)
-        what = f"the {name} script"
-        reply = await self._evalsha(
-            what, self._shas[name], [], args, self._load_scripts, write=write
-        )
-        data = json.loads(reply)
+        if name in BATCHED and text is None and write:
+            data = await self._batches.add(name, request)
+        else:
+            args = [self.prefix, _COMPACT.encode(request)]
+            if text is not None:
+                args.append(text)
+            what = f"the {name} script"
+            reply = await self._evalsha(
+                what, self._shas[name], [], args, self._load_scripts, write=write
+            )
+            data = json.loads(reply)
         if "err" in data:
             raise _refusal(data)
         return data
+
+    async def _send_writes(self, writes: list[tuple[str, Any]]) -> list[Any]:
+        """One write runs its own script; several run in `batch.lua`, one EVALSHA."""
+        if len(writes) == 1:
+            name, request = writes[0]
+            sha, what, payload = self._shas[name], f"the {name} script", request
+        else:
+            sha, what, payload = self._shas["batch"], f"{len(writes)} table writes", writes
+        args = [self.prefix, _COMPACT.encode(payload)]
+        reply = json.loads(await self._evalsha(what, sha, [], args, self._load_scripts, write=True))
+        return [reply] if len(writes) == 1 else list(reply)
 
     async def eval_script(
         self,
