@@ -82,6 +82,7 @@ class StudServer:
             self.sessions.welcomed,
             self.spawn,
             shown=self._shown_meter,
+            per_push=max(1, int(config.jackpot_push_budget * config.jackpot_push_interval)),
             shared=fleet is not None or not isinstance(self.store, MemoryStore),
         )
         self.rooms = {t.table_id: Room(self, t, shuffle) for t in config.tables}
@@ -294,7 +295,7 @@ class StudServer:
         a full buffer, so the library's own timeout would never start)."""
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
-            self.outbox.sweep((s.ws for s in self.sessions), PING_TIMEOUT)
+            self.outbox.sweep(PING_TIMEOUT)
 
     async def _pump(self) -> None:
         """Throttled pushes: meters, spectator counts and the lobby, at most every interval."""

@@ -61,10 +61,16 @@ class BoundedConnection(ServerConnection):
     def pause_writing(self) -> None:
         super().pause_writing()
         self.paused_since = time.monotonic()
+        self.outbox.paused.add(self)
 
     def resume_writing(self) -> None:
         super().resume_writing()
         self.paused_since = None
+        self.outbox.paused.discard(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.outbox.paused.discard(self)
+        super().connection_lost(exc)
 
 
 class Outbox:
@@ -73,6 +79,8 @@ class Outbox:
         self.metrics = metrics
         self._gathered: dict[ServerConnection, bytes] = {}  # frames not yet written
         self._write_soon: asyncio.Handle | None = None
+        # connections whose write buffer is over its high-water mark: what `sweep` looks at
+        self.paused: set[ServerConnection] = set()
 
     def connection_class(self) -> type[BoundedConnection]:
         """The ServerConnection class `serve(create_connection=...)` builds, with this cap."""
@@ -151,12 +159,13 @@ class Outbox:
         ws.send_data()
         ws.transport.abort()
 
-    def sweep(self, connections: Iterable[ServerConnection], timeout: float) -> int:
+    def sweep(self, timeout: float) -> int:
         """Close connections whose write buffer has not drained for `timeout` seconds;
-        returns how many. A reading peer drains it; one that stopped reading never does."""
+        returns how many. A reading peer drains it; one that stopped reading never does.
+        Only the connections paused now are looked at, not every one."""
         now = time.monotonic()
         closed = 0
-        for ws in list(connections):
+        for ws in list(self.paused):
             since = getattr(ws, "paused_since", None)
             if since is not None and now - since > timeout and ws.protocol.state is OPEN:
                 self.metrics.keepalive_closes += 1
