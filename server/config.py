@@ -96,6 +96,7 @@ class Config:
     reconnect_grace: float = 60.0  # seconds a gone player keeps their seats
     shutdown_grace: float = 30.0  # seconds running rounds get to finish on SIGTERM
     jackpot_push_interval: float = 1.0  # throttle of meter updates to clients
+    jackpot_push_budget: int = 2000  # meter frames a second at most; the rest told in turn
     max_seats_per_player: int = 3
     variants: Mapping[str, Variant] = field(default_factory=lambda: dict(VARIANTS))
     jackpots: Mapping[str, JackpotConfig] = field(
@@ -198,6 +199,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             "reconnect_grace",
             "shutdown_grace",
             "jackpot_push_interval",
+            "jackpot_push_budget",
             "max_seats_per_player",
             "static_dir",
         },
@@ -253,6 +255,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError(
             "server: store_timeout and fleet_ttl must be > 0 seconds, store_patience >= 0"
         )
+    if not base.jackpot_push_interval > 0 or base.jackpot_push_budget < 1:
+        raise ConfigError("server: jackpot_push_interval > 0 seconds, jackpot_push_budget >= 1")
     if not 0 < base.port < 65536 and base.port != 0:
         raise ConfigError("server.port: must be 0..65535")
 

@@ -1,7 +1,9 @@
 """The progressive meters as this process shows them, and news of them.
 
 The amount every client sees is cached here and pushed at a throttled pace
-(`jackpot_push_interval`), never once per bet. In a fleet the meters are shared:
+(`jackpot_push_interval`), never once per bet, and to at most
+`jackpot_push_budget` connections a second: a push costs a socket write per
+connection, so on a crowded server connections are told in turn. In a fleet the meters are shared:
 other processes move them too, so changes and jackpot hits also go out on the
 fleet's pub/sub channel and come in from it.
 """
@@ -41,6 +43,7 @@ class JackpotNews:
         *,
         shared: bool,
         shown: Callable[[str, int], set[ServerConnection]] = lambda name, amount: set(),
+        per_push: int = 1 << 30,
     ) -> None:
         self.seeds = seeds
         self.store = store
@@ -51,6 +54,9 @@ class JackpotNews:
         self.shown = shown  # connections a table snapshot showed this amount already
         self.spawn = spawn
         self.meters: dict[str, int] = {}
+        # meter frames per push at most; beyond it connections are told in turn
+        self.per_push = per_push
+        self._turn: dict[str, int] = {}  # per meter: where the next push's turn starts
         self._dirty = False
         self._to_read: set[str] = set()
         # a meter other processes may move too (Redis): read it at the throttled pace
@@ -155,6 +161,12 @@ class JackpotNews:
             # a viewer of a table on this meter read the amount in its last snapshot
             seen = self.shown(name, amount)
             conns = [ws for ws in everyone if ws not in seen]
+            if len(conns) > self.per_push:
+                # over the budget: the next `per_push` in turn now, the others next time
+                start = self._turn.get(name, 0) % len(conns)
+                conns = (conns[start:] + conns[:start])[: self.per_push]
+                self._turn[name] = start + self.per_push
+                self._dirty = True
             # in slices, letting requests in between: writing to 10,000 sockets
             # takes ~100 ms, too long to hold the event loop in one go
             for i in range(0, len(conns), PUSH_SLICE):

@@ -298,6 +298,37 @@ async def test_snapshots_carry_exactly_the_documented_fields(
     assert set(snap["dealer"]) == {"cards", "hand", "qualifies"}
 
 
+async def test_meter_pushes_over_the_budget_reach_everyone_in_turn(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """With more connections to tell than the budget allows per push, each push tells
+    the next ones in turn: at most the budget per push, and everyone in the end."""
+    server = await make_server(jackpot_push_interval=0.05, jackpot_push_budget=40)
+    assert server.jackpots.per_push == 2
+    player = await connect(server, "player")
+    await player.request("join", table="alpha")
+    await player.request("sit", table="alpha", seat=0)
+    watchers = [await connect(server, f"lobby{i}") for i in range(5)]
+    pushes: list[int] = []
+    send_all = server.outbox.send_all
+
+    def counted(connections: Any, data: bytes) -> int:
+        sent = send_all(connections, data)
+        if b"jackpot" in data[:16]:
+            pushes.append(sent)
+        return sent
+
+    server.outbox.send_all = counted  # type: ignore[method-assign]
+    await player.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    after = server.jackpots.amount("main")
+    for w in watchers:
+        await w.wait_for(
+            lambda c: [f for f in c.frames if f["t"] == "jackpot" and f["amount"] == after] or None
+        )
+    assert pushes and max(pushes) <= 2
+    assert sum(pushes) >= len(watchers)
+
+
 async def test_a_meter_push_skips_viewers_whose_snapshot_showed_it(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
