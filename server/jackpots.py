@@ -3,9 +3,9 @@
 The amount every client sees is cached here and pushed at a throttled pace
 (`jackpot_push_interval`), never once per bet, and to at most
 `jackpot_push_budget` connections a second: a push costs a socket write per
-connection, so on a crowded server connections are told in turn. In a fleet the meters are shared:
-other processes move them too, so changes and jackpot hits also go out on the
-fleet's pub/sub channel and come in from it.
+connection, so on a crowded server connections are told in turn. In a fleet
+the meters are shared: other processes move them too, so changes and jackpot
+hits also go out on the fleet's pub/sub channel and come in from it.
 """
 
 from __future__ import annotations

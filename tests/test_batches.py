@@ -52,3 +52,14 @@ async def test_a_failed_round_trip_is_every_callers_own(error: Exception) -> Non
     )
     assert all(type(e) is type(error) and str(e) == str(error) for e in outcomes)
     assert len({id(e) for e in outcomes}) == 3  # each raised where it is awaited, apart
+
+
+async def test_a_reply_short_of_writes_is_an_unknown_outcome_for_all() -> None:
+    async def short(writes: list[Write]) -> list[Any]:
+        return [{"ok": 1}]
+
+    batches = Batches(short, OutcomeUnknown)
+    outcomes = await asyncio.gather(
+        *(batches.add("bet", i) for i in range(2)), return_exceptions=True
+    )
+    assert all(isinstance(e, OutcomeUnknown) for e in outcomes)

@@ -56,6 +56,8 @@ class Batches:
             return
         try:
             replies = await self._send([write for write, _ in queued])
+            if len(replies) != len(queued):  # cannot happen; if it did, ask again by op id
+                raise self._unknown(f"answered {len(replies)} of {len(queued)} table writes")
         except asyncio.CancelledError:
             for _, future in queued:  # the store is closing: the writes may have landed
                 if not future.done():
