@@ -5,9 +5,12 @@ Every change that moves money or must be atomic is one Lua script (see
 re-loaded and retried once on NOSCRIPT (Redis restarted or SCRIPT FLUSH); the
 bets and applies of one event-loop turn run together in `batch.lua` (one
 EVALSHA, each with its own outcome: server/stores/batches.py). A
-script runs to completion or not at all, so a call that fails for any reason
-(including a lost connection) leaves nothing half-applied. Results match
-`MemoryStore` call for call; the contract tests run both.
+script runs with nothing else in between and is sent whole or not at all, so a
+lost connection never leaves half of one applied; every script checks before
+its first write, so a refusal applies nothing (Redis does not roll back a
+script that fails after writing: the checks are what make a write all or
+nothing). Results match `MemoryStore` call for call; the contract tests run
+both.
 
 Keys, all under the prefix `{namespace}:` (one Redis Cluster hash slot, so a
 script may touch any of them; tests and deployments never collide):
