@@ -181,3 +181,31 @@ async def test_the_ledger_endpoint_sums_the_books(make_server: ServerFactory) ->
     assert books["players"]["accounts"] == 1
     assert not any(k.startswith("player:") for k in books["accounts"])
     assert {"house", "world", "meter:main"} <= set(books["accounts"])
+
+
+async def test_load_against_a_running_server(tmp_path: Any) -> None:
+    """`--url`: a stud-server started on its own (its lobby rows carry its own public
+    address) is found, played and reconciled."""
+    from clients.load.machine import free_port
+    from clients.load.servers import Child, stud_server_argv, wait_http
+
+    cfg = tmp_path / "tables.toml"
+    cfg.write_text(
+        tables_config(["u1", "u2"], 2, {"betting": 10.0, "decision": 10.0, "results": 0.05})
+    )
+    port = free_port()
+    argv = stud_server_argv(cfg, port, redis=None, loop="default", log_level="warning")
+    server = Child(argv, log=tmp_path / "server.log", cpus=None)
+    try:
+        await wait_http(server, f"http://127.0.0.1:{port}/healthz")
+        opts = LoadOptions(
+            url=f"ws://127.0.0.1:{port}/ws", tables=2, seats=2, spectators=2, seconds=1.0,
+            pin=False,
+        )  # fmt: skip
+        doc = await run_load(opts)
+    finally:
+        server.stop()
+    assert doc["errors"] == {}
+    assert doc["connections"] == 6
+    assert doc["reconciled"] is True, doc["reconcile"]
+    assert doc["reconcile"]["hands"] > 0

@@ -101,6 +101,18 @@ def _loopback(url: str) -> bool:
     return host == "localhost" or host == "::1" or host.startswith("127.")
 
 
+def _hosted_at(row_url: str, url: str) -> bool:
+    """A lobby row's table is hosted by the server at `url` (loopback): its row names no
+    address (none configured) or this server's own, by port and path, whatever name of
+    this machine it gives (127.0.0.1, localhost, 0.0.0.0)."""
+    if not row_url:
+        return True
+    row_host, row_port, row_path = _split(row_url)
+    _, port, path = _split(url)
+    local = _loopback(row_url) or row_host in ("0.0.0.0", "::")
+    return local and (row_port, row_path) == (port, path)
+
+
 def _split(url: str) -> tuple[str, int, str]:
     from urllib.parse import urlsplit
 
@@ -319,17 +331,24 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 1)
 
 
-async def _lobby_tables(url: str, count: int) -> list[str]:
+async def _lobby_tables(url: str, count: int, patience: float = 30.0) -> list[str]:
+    """The ids of `count` tables the server at `url` hosts itself; a server just
+    started may still be claiming its tables, so the lobby is read again for a while."""
     from clients.connection import StudClient
 
-    client = await StudClient.open(url, history=False)
-    try:
-        await client.hello(name="load")
-        await client.request("lobby", watch=False)
-        assert client.lobby is not None
-        ids = [t["id"] for t in client.lobby["tables"] if not t.get("url")]
-    finally:
-        await client.close()
-    if len(ids) < count:
-        raise ValueError(f"the server at {url} hosts {len(ids)} tables, not {count}")
-    return ids[:count]
+    deadline = time.monotonic() + patience
+    while True:
+        client = await StudClient.open(url, history=False)
+        try:
+            await client.hello(name="load")
+            await client.request("lobby", watch=False)
+            assert client.lobby is not None
+            rows = client.lobby["tables"]
+        finally:
+            await client.close()
+        ids = [t["id"] for t in rows if _hosted_at(t.get("url") or "", url)]
+        if len(ids) >= count:
+            return ids[:count]
+        if time.monotonic() > deadline:
+            raise ValueError(f"the server at {url} hosts {len(ids)} tables, not {count}")
+        await asyncio.sleep(0.5)
