@@ -796,11 +796,13 @@ class Room:
             self._timer = None
 
     def _reschedule(self) -> None:
-        self._cancel_timer()
         deadline = self.table.deadline
-        if deadline is not None and self.lease is not None and self.suspended is None:
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_at(deadline, self._fire)
+        if deadline is None or self.lease is None or self.suspended is not None:
+            self._cancel_timer()
+        elif self._timer is None or self._timer.when() != deadline:
+            # most commands leave the deadline as it was: the timer stays
+            self._cancel_timer()
+            self._timer = asyncio.get_running_loop().call_at(deadline, self._fire)
         if self.table.phase is Phase.WAITING:
             self._idle.set()
         else:

@@ -218,6 +218,24 @@ async def test_betting_timer_deals_and_funds_are_checked(
     await c.wait_for(lambda cl: cl.balance["balance"] == 1_000 - 400 + 50_000)
 
 
+async def test_a_command_that_keeps_the_deadline_keeps_its_timer(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The betting timer is set by the first ante; a second ante leaves the deadline
+    as it was, so the same timer stays (not cancelled and set again), and it deals."""
+    server = await make_server(timers={"betting": 0.5, "decision": 30, "results": 0.2})
+    room = server.rooms["alpha"]
+    a, b = await connect(server, "ann"), await connect(server, "bob")
+    for c in (a, b):
+        await c.request("sit", table="alpha")
+    await a.request("ante", table="alpha", seat=0, amount=100)
+    timer = room._timer
+    assert timer is not None and timer.when() == room.table.deadline
+    await b.request("ante", table="alpha", seat=1, amount=100)
+    assert room._timer is timer and not timer.cancelled()
+    await a.wait_table("alpha", phase("deciding"))  # nobody said deal: the timer did
+
+
 async def test_other_tables_keep_playing_and_jackpot_is_shared(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
