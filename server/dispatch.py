@@ -49,6 +49,7 @@ from server.lobby import Lobby as LobbyView
 from server.metrics import Metrics
 from server.passwords import Passwords
 from server.room import Room
+from server.seating import Seating
 from server.sessions import Session, Sessions
 from server.stores.base import NotOwner, Player, Store, StoreError, new_player
 
@@ -71,6 +72,7 @@ class Requests:
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         stopping: Callable[[], bool],
         passwords: Passwords,
+        seating: Seating,
         barred: Callable[[str], dict[str, Any] | None] = lambda player_id: None,
     ) -> None:
         self.config = config
@@ -83,6 +85,7 @@ class Requests:
         self.pending = pending
         self.spawn = spawn
         self.stopping = stopping
+        self.seating = seating
         self.barred = barred  # an operator's suspension of a player (server/admin/)
         self.accounts = Accounts(
             config.accounts,
@@ -99,7 +102,21 @@ class Requests:
 
     async def handle(self, session: Session, msg: ClientMessage, started: float) -> None:
         sessions = self.sessions
-        match msg:
+        match msg:  # the commands of every hand first: a case is a type check
+            case Ante():
+                room = self._room(msg.table)
+                self._not_suspended(self._pid(session))
+                rid = await room.ante(
+                    self._pid(session), msg.seat, msg.amount, msg.progressive, started
+                )
+                sessions.reply(session, msg, round_id=rid)
+            case Deal():
+                await self._room(msg.table).deal(self._pid(session), started)
+                sessions.reply(session, msg)
+            case Fold() | Raise():
+                decision = Decision.FOLD if isinstance(msg, Fold) else Decision.RAISE
+                await self._room(msg.table).decide(self._pid(session), msg.seat, decision, started)
+                sessions.reply(session, msg)
             case Hello():
                 await self.hello(session, msg)
             case Ping():
@@ -161,18 +178,8 @@ class Requests:
             case Stand():
                 await self._room(msg.table).stand(self._pid(session), msg.seat)
                 sessions.reply(session, msg)
-            case Ante():
-                room = self._room(msg.table)
-                self._not_suspended(self._pid(session))
-                rid = await room.ante(
-                    self._pid(session), msg.seat, msg.amount, msg.progressive, started
-                )
-                sessions.reply(session, msg, round_id=rid)
             case Withdraw():
                 await self._room(msg.table).withdraw(self._pid(session), msg.seat)
-                sessions.reply(session, msg)
-            case Deal():
-                await self._room(msg.table).deal(self._pid(session), started)
                 sessions.reply(session, msg)
             case Seed():
                 room = self._room(msg.table)
@@ -182,10 +189,6 @@ class Requests:
             case History():
                 rounds = await self.store.history(self._pid(session), msg.limit)
                 sessions.send(session.ws, {"t": "history", "rounds": rounds})
-                sessions.reply(session, msg)
-            case Fold() | Raise():
-                decision = Decision.FOLD if isinstance(msg, Fold) else Decision.RAISE
-                await self._room(msg.table).decide(self._pid(session), msg.seat, decision, started)
                 sessions.reply(session, msg)
             case Register() | Login() | Logout() | ChangePassword():
                 await self.accounts.handle(session, msg)
@@ -239,9 +242,8 @@ class Requests:
         wallet = await self.store.wallet(player.player_id)
         limits = self.config.limits
         seats = {
-            room.id: [s.index for s in room.table.seats_of(player.player_id)]
-            for room in self.rooms.values()
-            if room.table.seats_of(player.player_id)
+            table_id: [s.index for s in self.rooms[table_id].table.seats_of(player.player_id)]
+            for table_id in self.seating.tables_of(player.player_id)
         }
         self.sessions.send(
             session.ws,
@@ -280,9 +282,8 @@ class Requests:
             return
         assert session.player is not None
         pid = session.player.player_id
-        for room in self.rooms.values():
-            if room.table.seats_of(pid):
-                await room.set_connected(pid, False)
+        for table_id in self.seating.tables_of(pid):
+            await self.rooms[table_id].set_connected(pid, False)
         if self.stopping():
             return
         self.sessions.start_grace(
@@ -293,10 +294,9 @@ class Requests:
         """The player stayed away past the grace: their seats go (after any live round)."""
         if not self.sessions.grace_over(player_id):
             return
-        for room in self.rooms.values():
-            if room.table.seats_of(player_id):
-                with contextlib.suppress(Refusal, NotOwner, StoreError):
-                    await room.remove_player(player_id, by_request=False)
+        for table_id in self.seating.tables_of(player_id):
+            with contextlib.suppress(Refusal, NotOwner, StoreError):
+                await self.rooms[table_id].remove_player(player_id, by_request=False)
 
     def forget_tables(self, session: Session) -> None:
         """The connection watches no table any more (its player changes)."""
@@ -308,7 +308,7 @@ class Requests:
 
     def seated(self, player_id: str) -> bool:
         """Whether the player holds a seat at a table of this process."""
-        return any(room.table.seats_of(player_id) for room in self.rooms.values())
+        return bool(self.seating.tables_of(player_id))
 
     def table_lost(self, table_id: str) -> None:
         """The table is hosted elsewhere now: no connection here watches it any more."""
