@@ -16,7 +16,7 @@ import logging
 import secrets
 import signal
 import time
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence, Set
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -38,6 +38,7 @@ from server.metrics import Metrics
 from server.outbox import Outbox
 from server.passwords import Passwords
 from server.room import Room
+from server.seating import Seating
 from server.sessions import Sessions
 from server.stores.base import Store, Wallet
 from server.stores.memory import MemoryStore
@@ -65,6 +66,7 @@ class StudServer:
         self.metrics.store_retries = lambda: self.pending.retries
         self.metrics.store_abandoned = lambda: self.pending.abandoned
         self.sessions = Sessions(self.metrics, self.outbox)
+        self.seating = Seating()  # who sits where, kept by the rooms
         accounts = config.accounts
         self.passwords = Passwords(
             time_cost=accounts.time_cost,
@@ -114,6 +116,7 @@ class StudServer:
             self.spawn,
             lambda: self.stopping,
             self.passwords,
+            self.seating,
             barred=lambda player_id: self.admin.barred(player_id),
         )
         self.admin = AdminConsole(self)  # the operator console, and its part of every process
@@ -227,6 +230,9 @@ class StudServer:
 
     def table_lost(self, room: Room) -> None:
         self.requests.table_lost(room.id)
+
+    def seats_changed(self, table_id: str, before: Set[str], after: Set[str]) -> None:
+        self.seating.moved(table_id, before, after)
 
     @property
     def meters(self) -> Mapping[str, int]:

@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence, Set
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
@@ -96,6 +96,9 @@ class RoomHost(Protocol):
     def table_lost(self, room: Room) -> None:
         """The room stopped being hosted here: its viewers no longer watch it."""
 
+    def seats_changed(self, table_id: str, before: Set[str], after: Set[str]) -> None:
+        """The players seated at the table changed (`server/seating.py`)."""
+
     async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
     def set_meter(self, name: str, amount: int) -> None: ...
     def announce_jackpot(self, message: dict[str, Any]) -> None: ...
@@ -117,6 +120,7 @@ class Room:
         self._shuffle = shuffle
         self._variant = config.variant.to_public()  # the lobby row's paytables: built once
         self.table = self._new_table()
+        self._seated: frozenset[str] = frozenset()  # as `host.seats_changed` was last told
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
@@ -226,6 +230,7 @@ class Room:
         """A fresh engine: no seats, no round (the store voided what the old one had)."""
         self._cancel_timer()
         self.table = self._new_table()
+        self._note_seats()
         self.suspended = None
         self._resumed.set()
         self._sent_seq = -1
@@ -460,12 +465,19 @@ class Room:
                         self._reserved.discard(seat)
                 finally:
                     self._note_deal()
+                    self._note_seats()
                     self._reschedule()
                     self.publish(started)
         finally:
             if not began:  # cancelled while waiting for its turn
                 self._queued -= 1
                 self.publish()  # a send put off for this command must not wait for another
+
+    def _note_seats(self) -> None:
+        seated = frozenset(self.table.players())
+        if seated != self._seated:
+            self.host.seats_changed(self.id, self._seated, seated)
+            self._seated = seated
 
     def _note_deal(self) -> None:
         """Log each deal once, with its epoch (the fencing record of who dealt when)."""

@@ -1,0 +1,32 @@
+"""Which of this process's tables each player holds a seat at.
+
+Asked on every hello, every closed connection and every end of a reconnect
+grace: looking at every table instead costs a thousand tables' seat scans
+per connection, seconds of a busy loop when ten thousand clients reconnect
+at once. The rooms keep it current (`Room._note_seats`, after each command
+and when a room starts afresh).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+
+class Seating:
+    def __init__(self) -> None:
+        self._tables: dict[str, set[str]] = {}  # player id -> table ids
+
+    def moved(self, table_id: str, before: Set[str], after: Set[str]) -> None:
+        """The players seated at `table_id` went from `before` to `after`."""
+        for player_id in before - after:
+            tables = self._tables.get(player_id)
+            if tables is not None:
+                tables.discard(table_id)
+                if not tables:
+                    del self._tables[player_id]
+        for player_id in after - before:
+            self._tables.setdefault(player_id, set()).add(table_id)
+
+    def tables_of(self, player_id: str) -> list[str]:
+        """The tables the player is seated at here, by id."""
+        return sorted(self._tables.get(player_id, ()))
