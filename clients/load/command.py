@@ -31,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1, help="generator processes (1)")
     p.add_argument("--no-pin", action="store_true", help="do not pin server/generator to CPUs")
     p.add_argument("--results", type=float, default=0.3, help="showdown pause, seconds (0.3)")
+    p.add_argument(
+        "--stagger",
+        type=float,
+        help="tables start at random moments within this many seconds (default: the "
+        "showdown pause, so the rounds of a paced run spread over its cycle)",
+    )
     p.add_argument("--progressive", type=float, default=0.25, help="chance of a progressive bet")
     p.add_argument("--seed", type=int, default=1, help="seed of the bots' choices")
     p.add_argument(
@@ -105,6 +111,7 @@ def _load_command(args: argparse.Namespace) -> int:
         workers=args.workers,
         pin=not args.no_pin,
         results=args.results,
+        stagger=args.stagger,
         progressive=args.progressive,
         seed=args.seed,
         server_loop=args.server_loop,

@@ -54,6 +54,11 @@ def use_uvloop() -> bool:
     return True
 
 
+def on_uvloop() -> bool:
+    """This process's running loop is uvloop's (what a report says it measured on)."""
+    return type(asyncio.get_running_loop()).__module__.startswith("uvloop")
+
+
 def proc_cpu_seconds(pid: int) -> float:
     """utime + stime of a process, from /proc/PID/stat."""
     text = Path(f"/proc/{pid}/stat").read_text()

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from clients.load.machine import on_uvloop
 from clients.load.rawsocket import RawSocket, open_raw
 from clients.load.simulated import Bot, Client, Spectator, Stats, TableProbe
 
@@ -123,6 +124,7 @@ class Worker:
                     "bots": [b.report() for b in self.bots],
                     "frames_received": sum(s.received for s in self.sockets),
                     "cpu_seconds": cpu1 - cpu0,
+                    "uvloop": on_uvloop(),
                 },
             )
         )

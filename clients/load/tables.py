@@ -63,6 +63,7 @@ class LoadOptions:
     workers: int = 1
     pin: bool = True
     results: float = 0.3
+    stagger: float | None = None  # tables start within this many seconds (None: `results`)
     betting: float = 10.0
     decision: float = 10.0
     ante: int | None = None
@@ -78,6 +79,12 @@ class LoadOptions:
     jackpot_push_interval: float | None = None  # None: the server's default
     server_settings: tuple[str, ...] = ()  # extra KEY = VALUE lines under [server]
 
+    def start_spread(self) -> float:
+        """Tables start at random moments within this many seconds: by default one
+        showdown pause, as tables opened at different times would, so a paced run's
+        rounds spread over its cycle instead of arriving in waves."""
+        return self.results if self.stagger is None else self.stagger
+
 
 def _check(opts: LoadOptions) -> None:
     if not 1 <= opts.tables <= MAX_TABLES:
@@ -88,6 +95,8 @@ def _check(opts: LoadOptions) -> None:
         raise ValueError(f"at most {MAX_CONNECTIONS} connections in all")
     if not 0 < opts.seconds <= MAX_SECONDS:
         raise ValueError(f"--seconds must be in (0, {MAX_SECONDS:g}]")
+    if opts.stagger is not None and not 0 <= opts.stagger <= MAX_SECONDS:
+        raise ValueError(f"--stagger must be in [0, {MAX_SECONDS:g}]")
     if not 1 <= opts.workers <= 16:
         raise ValueError("--workers must be 1..16")
     if opts.url is not None and not _loopback(opts.url):
@@ -193,7 +202,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
                 "uvloop": opts.generator_uvloop,
                 "connect_concurrency": max(1, opts.connect_concurrency // n),
                 "finish_timeout": opts.finish_timeout,
-                "stagger": min(opts.results, 5.0),
+                "stagger": opts.start_spread(),
             }
             for w in range(n)
         ]
@@ -290,7 +299,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
                 "processes": n,
                 "cpu_seconds": round(sum(r["cpu_seconds"] for r in results), 2),
                 "frames_received": sum(r["frames_received"] for r in results),
-                "uvloop": opts.generator_uvloop,
+                "uvloop": all(r["uvloop"] for r in results),
             },
             "redis_calls_per_hand": calls_per_hand(calls0, calls1, rate, window),
             "redis_cpu_seconds": None
@@ -306,6 +315,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
                 "server_loop": opts.server_loop,
             },
             "timers": {"betting": opts.betting, "decision": opts.decision, "results": opts.results},
+            "stagger_seconds": opts.start_spread(),
             "jackpot_push_interval": opts.jackpot_push_interval,
             "server_settings": list(opts.server_settings),
             "redis_fsync": opts.redis_fsync if opts.redis == "spawn" else None,
