@@ -231,8 +231,8 @@ class StudServer:
     def table_lost(self, room: Room) -> None:
         self.requests.table_lost(room.id)
 
-    def seats_changed(self, table_id: str, before: Set[str], after: Set[str]) -> None:
-        self.seating.moved(table_id, before, after)
+    def seated(self, table_id: str, players: Set[str]) -> None:
+        self.seating.update(table_id, players)
 
     @property
     def meters(self) -> Mapping[str, int]:

@@ -12,8 +12,27 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
+from server.game.table import TableConfig
 from server.metrics import Metrics
 from server.outbox import Outbox
+
+
+def fixed_row(config: TableConfig) -> dict[str, Any]:
+    """What a table's lobby row says that never changes while the table is hosted (the
+    variant with its paytables, above all): built once, not on every heartbeat."""
+    return {
+        "id": config.table_id,
+        "title": config.title or config.table_id,
+        "variant": config.variant.to_public(),
+        "seats": config.seats,
+        "min_ante": config.min_ante,
+        "max_ante": config.max_ante,
+        "progressive_stake": config.stake,
+        "meter_share_bp": config.contribution_bp,
+        "hands": config.hands,
+        "max_seats_per_player": config.max_seats_per_player,
+        "jackpot": config.jackpot,
+    }
 
 
 class Lobby:

@@ -43,6 +43,7 @@ from server.game.table import (
     Table,
     TableConfig,
 )
+from server.lobby import fixed_row
 from server.metrics import Metrics
 from server.standing import REASONS, Lease, Suspension
 from server.stores.base import (
@@ -96,8 +97,8 @@ class RoomHost(Protocol):
     def table_lost(self, room: Room) -> None:
         """The room stopped being hosted here: its viewers no longer watch it."""
 
-    def seats_changed(self, table_id: str, before: Set[str], after: Set[str]) -> None:
-        """The players seated at the table changed (`server/seating.py`)."""
+    def seated(self, table_id: str, players: Set[str]) -> None:
+        """Who sits at the table now, after each command (`server/seating.py`)."""
 
     async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
     def set_meter(self, name: str, amount: int) -> None: ...
@@ -118,9 +119,8 @@ class Room:
         self.host = host
         self.config = config
         self._shuffle = shuffle
-        self._variant = config.variant.to_public()  # the lobby row's paytables: built once
+        self._row = fixed_row(config)  # the lobby row's part that never changes
         self.table = self._new_table()
-        self._seated: frozenset[str] = frozenset()  # as `host.seats_changed` was last told
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
@@ -230,7 +230,7 @@ class Room:
         """A fresh engine: no seats, no round (the store voided what the old one had)."""
         self._cancel_timer()
         self.table = self._new_table()
-        self._note_seats()
+        self.host.seated(self.id, self.table.players())
         self.suspended = None
         self._resumed.set()
         self._sent_seq = -1
@@ -465,19 +465,13 @@ class Room:
                         self._reserved.discard(seat)
                 finally:
                     self._note_deal()
-                    self._note_seats()
+                    self.host.seated(self.id, self.table.players())
                     self._reschedule()
                     self.publish(started)
         finally:
             if not began:  # cancelled while waiting for its turn
                 self._queued -= 1
                 self.publish()  # a send put off for this command must not wait for another
-
-    def _note_seats(self) -> None:
-        seated = frozenset(self.table.players())
-        if seated != self._seated:
-            self.host.seats_changed(self.id, self._seated, seated)
-            self._seated = seated
 
     def _note_deal(self) -> None:
         """Log each deal once, with its epoch (the fencing record of who dealt when)."""
@@ -893,22 +887,11 @@ class Room:
 
     def describe(self) -> dict[str, Any]:
         """This table's lobby row."""
-        t = self.table
         return {
-            "id": self.id,
-            "title": self.config.title or self.id,
-            "variant": self._variant,
-            "seats": self.config.seats,
-            "taken": sum(1 for s in t.seats if s is not None),
-            "min_ante": self.config.min_ante,
-            "max_ante": self.config.max_ante,
-            "progressive_stake": self.config.stake,
-            "meter_share_bp": self.config.contribution_bp,
-            "hands": self.config.hands,
-            "max_seats_per_player": self.config.max_seats_per_player,
+            **self._row,
+            "taken": sum(1 for s in self.table.seats if s is not None),
             "spectators": self.spectator_count(),
-            "phase": "suspended" if self.suspended else str(t.phase),
+            "phase": "suspended" if self.suspended else str(self.table.phase),
             "paused": self.paused is not None,
-            "jackpot": self.config.jackpot,
             "url": self.host.public_url,
         }

@@ -3,8 +3,8 @@
 Asked on every hello, every closed connection and every end of a reconnect
 grace: looking at every table instead costs a thousand tables' seat scans
 per connection, seconds of a busy loop when ten thousand clients reconnect
-at once. The rooms keep it current (`Room._note_seats`, after each command
-and when a room starts afresh).
+at once. The rooms keep it current: they tell it their players after each
+command and when they start afresh.
 """
 
 from __future__ import annotations
@@ -15,15 +15,20 @@ from collections.abc import Set
 class Seating:
     def __init__(self) -> None:
         self._tables: dict[str, set[str]] = {}  # player id -> table ids
+        self._seated: dict[str, frozenset[str]] = {}  # table id -> its players, as told
 
-    def moved(self, table_id: str, before: Set[str], after: Set[str]) -> None:
-        """The players seated at `table_id` went from `before` to `after`."""
+    def update(self, table_id: str, players: Set[str]) -> None:
+        """The players seated at `table_id` now (told after every command: cheap when
+        nothing changed)."""
+        before = self._seated.get(table_id, frozenset())
+        if players == before:
+            return
+        after = self._seated[table_id] = frozenset(players)
         for player_id in before - after:
-            tables = self._tables.get(player_id)
-            if tables is not None:
-                tables.discard(table_id)
-                if not tables:
-                    del self._tables[player_id]
+            tables = self._tables[player_id]
+            tables.discard(table_id)
+            if not tables:
+                del self._tables[player_id]
         for player_id in after - before:
             self._tables.setdefault(player_id, set()).add(table_id)
 

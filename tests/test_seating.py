@@ -16,16 +16,17 @@ def by_scan(server: StudServer, player_id: str) -> list[str]:
 
 
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.sets(st.sampled_from("pqrs"))), max_size=30))
-def test_moves_leave_each_player_at_the_tables_last_reported(
-    moves: list[tuple[str, set[str]]],
+def test_each_player_is_at_the_tables_that_last_listed_them(
+    updates: list[tuple[str, set[str]]],
 ) -> None:
-    seating, now = Seating(), {t: frozenset[str]() for t in "abc"}
-    for table, after in moves:
-        seating.moved(table, now[table], after)
-        now[table] = frozenset(after)
+    seating, now = Seating(), {t: set[str]() for t in "abc"}
+    for table, players in updates:
+        seating.update(table, players)
+        now[table] = players
     for player in "pqrs":
         assert seating.tables_of(player) == sorted(t for t in "abc" if player in now[t])
-    assert seating._tables.keys() <= set("pqrs")  # nobody is kept with no table
+    assert seating._tables.keys() <= set("pqrs")
+    assert all(seating._tables.values())  # nobody is kept with no table
 
 
 async def test_the_index_follows_sits_stands_leaves_and_a_lost_table(
