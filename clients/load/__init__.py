@@ -5,7 +5,9 @@ Two modes, each printing one JSON document:
 - **tables** (`--tables T --seats B --spectators S --seconds D`): start a server
   process (or target `--url`), open T tables with B bot seats each and S
   spectators spread over them, play for D seconds, then let every bot finish
-  the hand it is in, leave and read its wallet, and check the books.
+  the hand it is in, leave and read its wallet, and check the books. Tables
+  start at random moments within `--stagger` seconds (default: the showdown
+  pause `--results`), as tables opened at different times would.
 - **fan-out** (`--fanout N`): one table, N spectators; how long one state change
   takes to reach all of them, beside a bare `websockets` server
   (`clients/loadserver.py`) broadcasting the same bytes to the same N clients.
