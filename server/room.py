@@ -1,8 +1,9 @@
 """A live table: the round engine driven in real time, with everyone watching.
 
-One `Room` per table. Every command and every timer runs under the room's lock,
-so the engine's check, the store's atomic write and the engine's change happen
-as one step; a refused command changes nothing. After each change the room
+One `Room` per table. Every command and every timer runs in a turn at the table
+(server/turns.py: writes for different seats share one, the rest run alone), so
+the engine's check, the store's atomic write and the engine's change happen as
+one step; a refused command changes nothing. After each change the room
 encodes one public snapshot and hands the same bytes to every viewer.
 
 Money first. A player's command is applied in the store before the engine
