@@ -241,7 +241,7 @@ class Requests:
             self.spawn(self.sessions.close(other.ws, CloseCode.NORMAL, REPLACED))
         wallet = await self.store.wallet(player.player_id)
         limits = self.config.limits
-        seats = {}  # a table whose command is still out may be a step behind: asked again
+        seats = {}  # the index catches up when a command ends: a leaving seat may be listed
         for table_id in self.seating.tables_of(player.player_id):
             if own := [s.index for s in self.rooms[table_id].table.seats_of(player.player_id)]:
                 seats[table_id] = own
