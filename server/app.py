@@ -228,6 +228,9 @@ class StudServer:
     def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int:
         return self.outbox.send_all(connections, data)
 
+    def before_writing(self, send: Callable[[], None]) -> None:
+        self.outbox.before_writing(send)
+
     def table_lost(self, room: Room) -> None:
         self.requests.table_lost(room.id)
 

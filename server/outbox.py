@@ -11,15 +11,20 @@ library's own keepalive ping cannot start while the buffer is full).
 
 Frames for one connection are gathered until the end of the event loop's turn
 and written with one `transport.write`: a player's reply, wallet and table
-snapshot cost one system call, not three. Whatever the library writes itself
-goes after what was gathered before it (`BoundedConnection.send_data`).
+snapshot cost one system call, not three. Senders that build their frames at
+the end of the turn (a table's snapshot, sent once for all the commands of a
+turn) register with `before_writing`, so what they send joins the same write:
+scheduled with `call_soon` of their own, they would run after the write out
+whenever anything else had been gathered earlier in the turn, and every reply
+would cost a write of its own. Whatever the library writes itself goes after
+what was gathered before it (`BoundedConnection.send_data`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection, broadcast
@@ -79,6 +84,7 @@ class Outbox:
         self.metrics = metrics
         self._gathered: dict[ServerConnection, bytes] = {}  # frames not yet written
         self._write_soon: asyncio.Handle | None = None
+        self._senders: list[Callable[[], None]] = []  # to run before the write out
         # connections whose write buffer is over its high-water mark: what `sweep` looks at
         self.paused: set[ServerConnection] = set()
 
@@ -126,6 +132,13 @@ class Outbox:
             self._write_soon = asyncio.get_running_loop().call_soon(self._write_all)
         return sent
 
+    def before_writing(self, send: Callable[[], None]) -> None:
+        """Call `send` at the end of this turn, just before the gathered frames are
+        written, so the frames it sends go out in the same writes."""
+        self._senders.append(send)
+        if self._write_soon is None:
+            self._write_soon = asyncio.get_running_loop().call_soon(self._write_all)
+
     def write_gathered(self, ws: ServerConnection) -> None:
         """Write what was gathered for one connection now (before the library's own
         frames, which must not overtake it)."""
@@ -134,7 +147,19 @@ class Outbox:
             self.metrics.writes += 1
             ws.transport.write(data)
 
+    def _run_senders(self) -> None:
+        while self._senders:  # a sender may register another
+            senders, self._senders = self._senders, []
+            for send in senders:
+                try:
+                    send()
+                except Exception as e:  # one sender's bug must not hold back the others
+                    asyncio.get_running_loop().call_exception_handler(
+                        {"message": "a sender before the write out failed", "exception": e}
+                    )
+
     def _write_all(self) -> None:
+        self._run_senders()
         self._write_soon = None
         gathered, self._gathered = self._gathered, {}
         writes = 0

@@ -95,6 +95,8 @@ class RoomHost(Protocol):
         """Re-send the room's snapshot at the next throttled push (spectator count)."""
 
     def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int: ...
+    def before_writing(self, send: Callable[[], None]) -> None: ...  # server/outbox.py
+
     def table_lost(self, room: Room) -> None:
         """The room stopped being hosted here: its viewers no longer watch it."""
 
@@ -143,7 +145,7 @@ class Room:
         self._last_view: dict[str, Any] | None = None  # what viewers were last shown
         self._hands_sent: str | None = None  # the round whose private hands went out
         self._logged_deal: str | None = None
-        self._flush: asyncio.Handle | None = None  # a snapshot send scheduled this turn
+        self._flush = False  # a snapshot send is due at the end of this turn
         self._started: list[float] = []  # arrival times of the requests it answers
         self._queued = 0  # commands waiting for the lock
         self._deferred = 0
@@ -380,19 +382,19 @@ class Room:
     def publish(self, started: float | None = None) -> None:
         """Send the snapshot to every viewer if the table changed since the last one.
 
-        The send is deferred to the end of the event loop's turn (`call_soon`), and
-        skipped while more commands for this table are queued on its lock (they publish
-        when they finish, at most `MAX_DEFERRED` times in a row): changes made together
-        (several players' frames read at once, a command and what it sets off) go out
-        as one snapshot, encoded once, with the latest `seq` (PROTOCOL.md allows gaps).
+        Deferred to the end of the loop's turn, just before the outbox writes (a reply
+        and its snapshot share one write); skipped while more of the table's commands
+        wait for their turn (they publish when done, at most `MAX_DEFERRED` times in a
+        row): changes made together go out as one snapshot with the latest `seq`.
         """
         if started is not None:
             self._started.append(started)
-        if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_soon(self._send_snapshot)
+        if not self._flush:
+            self._flush = True
+            self.host.before_writing(self._send_snapshot)
 
     def _send_snapshot(self) -> None:
-        self._flush = None
+        self._flush = False
         if self._duties_out and self.suspended is None:
             # the engine is ahead of the store (a settlement is being written): the turn
             # writing it publishes once it lands; nothing not durable goes out before

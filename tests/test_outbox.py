@@ -62,6 +62,43 @@ async def test_one_write_per_connection_per_turn_in_order() -> None:
     assert a.transport.writes[1:] == [frames(one)]  # a later turn: a write of its own
 
 
+async def test_a_sender_before_writing_joins_the_replies_of_its_turn() -> None:
+    """A table's snapshot, built at the end of the turn, goes out in the same write as
+    the reply gathered before it, even when another connection gathered first (with a
+    `call_soon` of its own, the snapshot ran after that write out and cost another)."""
+    metrics = Metrics()
+    outbox = Outbox(1 << 20, metrics)
+    other, player = FakeConnection(), FakeConnection()
+    earlier, reply, table = {"t": "ok", "n": 0}, {"t": "ok", "n": 1}, {"t": "table", "seq": 7}
+    outbox.send(other, msgpack.packb(earlier))  # type: ignore[arg-type]
+    sent: list[str] = []
+
+    def snapshot() -> None:
+        sent.append("snapshot")
+        outbox.send_all([player, other], msgpack.packb(table))  # type: ignore[list-item]
+        outbox.before_writing(lambda: sent.append("registered by a sender"))
+
+    def broken() -> None:
+        raise RuntimeError("a bug in one sender")
+
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: errors.append(context))
+    try:
+        outbox.before_writing(broken)
+        outbox.before_writing(snapshot)
+        outbox.send(player, msgpack.packb(reply))  # type: ignore[arg-type]
+        assert sent == [] and player.transport.writes == []
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert sent == ["snapshot", "registered by a sender"]
+    assert player.transport.writes == [frames(reply, table)]
+    assert other.transport.writes == [frames(earlier, table)]
+    assert metrics.writes == 2
+    assert [type(e["exception"]) for e in errors] == [RuntimeError]
+
+
 async def test_what_was_gathered_goes_before_the_librarys_own_frames() -> None:
     """A close (or pong) the library writes must not overtake the frames sent before it."""
     outbox = Outbox(1 << 20, Metrics())
