@@ -51,7 +51,7 @@ class JackpotNews:
         self.metrics = metrics
         self.outbox = outbox
         self.audience = audience  # every welcomed connection
-        self.shown = shown  # connections a table snapshot showed this amount already
+        self.shown = shown  # connections a table snapshot showed this amount (or lately)
         self.spawn = spawn
         self.meters: dict[str, int] = {}
         # meter frames per push at most; beyond it connections are told in turn

@@ -129,7 +129,7 @@ class Room:
         self._reserved: set[int] = set()  # seats with a shared turn's write out
         self._requests_out = 0  # players' writes out: the engine moves once they land
         self._duties_out = 0  # owed writes out: the engine moved already, not yet durable
-        self.shown_meter = -1  # the jackpot amount in the snapshot last built
+        self.shown_meter, self.shown_at = -1, -1.0  # the meter in the last snapshot, and when
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
@@ -328,7 +328,7 @@ class Room:
             jp = self.config.jackpot
             view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
             view["suspended"] = None
-            self.shown_meter = self.host.meter(jp)
+            self.shown_meter, self.shown_at = self.host.meter(jp), self.now()
             view["paused"] = self.paused
             self._last_view = view
             return encode(view)

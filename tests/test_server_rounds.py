@@ -369,3 +369,35 @@ async def test_a_meter_push_skips_viewers_whose_snapshot_showed_it(
     await player.request("ping")  # whatever that push wrote to the player is read by now
     shown = [f for f in player.frames if f["t"] == "table" and f["jackpot"]["amount"] == after]
     assert shown and not pushed(player)
+
+
+async def test_a_meter_push_skips_viewers_of_a_table_shown_within_the_interval(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A table whose snapshot went out within the last push interval showed the meter
+    as fresh as a push would: its viewers are not pushed a move made elsewhere until
+    the table has been quiet for an interval."""
+    server = await make_server(jackpot_push_interval=3600)  # pushes only when called here
+    watcher = await connect(server, "watcher")
+    await watcher.request("join", table="alpha")  # a snapshot of alpha: shown just now
+    player = await connect(server, "player")
+    await player.request("join", table="beta")
+    await player.request("sit", table="beta", seat=0)
+    lobby = await connect(server, "lobby")
+    await player.request("ante", table="beta", seat=0, amount=100, progressive=True)
+    after = server.jackpots.amount("main")
+    alpha = server.rooms["alpha"]
+    assert alpha.shown_meter != after
+
+    def pushed(c: StudClient) -> list[dict[str, Any]]:
+        return [f for f in c.frames if f["t"] == "jackpot" and f["amount"] == after]
+
+    await server.jackpots.flush()
+    await lobby.wait_for(lambda c: pushed(c) or None)
+    await watcher.request("ping")  # whatever that push wrote to the watcher is read by now
+    assert not pushed(watcher)
+    alpha.shown_at -= 3600  # alpha has been quiet for an interval
+    server.jackpots.set("main", after + 1, announce=False)
+    after += 1
+    await server.jackpots.flush()
+    await watcher.wait_for(lambda c: pushed(c) or None)
