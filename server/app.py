@@ -254,8 +254,8 @@ class StudServer:
     def _shown_meter(self, name: str, amount: int) -> set[ServerConnection]:
         """The viewers of tables on this meter whose last snapshot showed this amount,
         or went out within the last push interval: it showed the meter as fresh as a
-        push would, and a busy table's next snapshot shows it again (at 10,000
-        connections, a push to them was a tenth of all socket writes)."""
+        push would, and a busy table's next snapshot shows it again (pushes to such
+        viewers were 6 % of all socket writes at 300 busy tables)."""
         fresh = asyncio.get_running_loop().time() - self.config.jackpot_push_interval
         seen: set[ServerConnection] = set()
         for room in self.rooms.values():
