@@ -28,6 +28,7 @@ from clients.load import (
     tables_config,
     unpack,
 )
+from clients.load.report import calls_between, calls_per_hand
 from server.config import build_config
 from tests.conftest import ServerFactory
 from tests.redis_fixture import redis_url, time_limit
@@ -82,6 +83,20 @@ async def test_load_with_redis(redis_url: str) -> None:
     )
     doc = await run_load(opts)
     check_tables_doc(doc, store="redis", connections=12)
+    # a Redis given by URL may serve other processes: totals, but no per-hand figure
+    assert doc["redis_calls"]["evalsha"] > 0
+    assert doc["redis_calls"]["commands"] >= doc["redis_calls"]["evalsha"]
+    assert doc["redis_calls_per_hand"] is None
+
+
+def test_redis_calls_per_hand_only_of_a_redis_of_its_own() -> None:
+    before = {"evalsha": 10, "publish": 1, "hget": 5, "info": 2}
+    after = {"evalsha": 30, "publish": 3, "hget": 45, "info": 3}
+    calls = calls_between(before, after)
+    assert calls == {"evalsha": 20, "publish": 2, "commands": 62}
+    assert calls_per_hand(calls, 40.0) == {"evalsha": 0.5, "publish": 0.05, "commands": 1.55}
+    assert calls_per_hand(calls, 0) is None  # another process's Redis: hands unknown
+    assert calls_between(None, after) is None and calls_per_hand(None, 40.0) is None
 
 
 async def test_fanout_beside_a_bare_websockets_server() -> None:

@@ -9,7 +9,6 @@ import contextlib
 import json
 import math
 import socket
-from collections.abc import Callable
 from typing import Any
 
 from clients.load.servers import http_get
@@ -77,28 +76,30 @@ def redis_calls(url: str | None) -> dict[str, int] | None:
     return out
 
 
-def calls_per_hand(
-    before: dict[str, int] | None,
-    after: dict[str, int] | None,
-    rate: Callable[[str], float],
-    window: float,
-) -> dict[str, float] | None:
-    """Redis commands per hand settled: `evalsha` is the server's script calls (one
-    round trip each; scripts cannot call scripts), `publish` its pub/sub news, and
-    `commands` every command Redis ran, those inside the scripts included."""
-    hands = rate("stud_hands_settled_total") * window
-    if before is None or after is None or not hands:
+def calls_between(
+    before: dict[str, int] | None, after: dict[str, int] | None
+) -> dict[str, int] | None:
+    """Redis commands run between two readings: `evalsha` is the servers' script calls
+    (one round trip each; scripts cannot call scripts), `publish` their pub/sub news,
+    and `commands` every command Redis ran, those inside the scripts included. They
+    are every client's of that Redis, not only this run's server's."""
+    if before is None or after is None:
         return None
 
-    def per_hand(name: str) -> float:
-        return round(((after or {}).get(name, 0) - (before or {}).get(name, 0)) / hands, 3)
+    def delta(name: str) -> int:
+        return after.get(name, 0) - before.get(name, 0)
 
     total = sum(v - before.get(k, 0) for k, v in after.items() if k != "info")
-    return {
-        "evalsha": per_hand("evalsha"),
-        "publish": per_hand("publish"),
-        "commands": round(total / hands, 3),
-    }
+    return {"evalsha": delta("evalsha"), "publish": delta("publish"), "commands": total}
+
+
+def calls_per_hand(calls: dict[str, int] | None, hands: float) -> dict[str, float] | None:
+    """`calls` per hand settled: meaningful only when this run's server was the only
+    client of that Redis (the generator spawned it); otherwise None, since other
+    processes' calls are in `calls` and their hands are not in `hands`."""
+    if calls is None or not hands:
+        return None
+    return {k: round(v / hands, 3) for k, v in calls.items()}
 
 
 async def read_ledger(base: str, attempts: int = 4) -> dict[str, Any] | None:

@@ -28,6 +28,7 @@ from clients.load.machine import (
     raise_nofile,
 )
 from clients.load.report import (
+    calls_between,
     calls_per_hand,
     histogram_delta,
     metrics_counters,
@@ -227,6 +228,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
         redis_cpu1 = proc_cpu_seconds(redis_child.pid) if redis_child else None
         t1 = time.monotonic()
         calls1 = redis_calls(redis_url)
+        redis_window = calls_between(calls0, calls1)
         load_during = loadavg()
         workers.send_all("stop")
         results = await workers.recv_all("result", opts.finish_timeout + 60)
@@ -301,7 +303,13 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
                 "frames_received": sum(r["frames_received"] for r in results),
                 "uvloop": all(r["uvloop"] for r in results),
             },
-            "redis_calls_per_hand": calls_per_hand(calls0, calls1, rate, window),
+            # a Redis given by URL may serve other processes too (a fleet): their calls
+            # count in `redis_calls`, their hands do not, so no per-hand figure then
+            "redis_calls": redis_window,
+            "redis_calls_per_hand": calls_per_hand(
+                redis_window,
+                rate("stud_hands_settled_total") * window if redis_child is not None else 0,
+            ),
             "redis_cpu_seconds": None
             if redis_cpu0 is None or redis_cpu1 is None
             else round(redis_cpu1 - redis_cpu0, 2),
