@@ -10,11 +10,12 @@ every process pushes them to its clients within a second.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import asyncio_redis
@@ -23,14 +24,20 @@ from server.stores.redis import RedisStore, parse_redis_url
 
 log = logging.getLogger("stud.fleet")
 
+#: A table's lobby row in two parts: what never changes while it is hosted (the same
+#: object every heartbeat: `Room.lobby_fixed`) and what does (`Room.lobby_live`).
+LobbyRow = tuple[Mapping[str, Any], Mapping[str, Any]]
+
 
 #: Write a process's changed lobby rows and its liveness; return every process's entry.
 #: lobby:procs: process -> {"ts", "v"}; lobby:p:<process>: table -> row (JSON).
+#: The rows come as arguments after the request (table, row, table, row...): JSON
+#: inside the request's JSON would be escaped, and decoded in Lua, a second time.
 PUBLISH = """
 local P, proc, req = ARGV[1], ARGV[2], cjson.decode(ARGV[3])
 local rows = P .. 'lobby:p:' .. proc
 local had = redis.call('EXISTS', rows) == 1  -- false: none yet, or Redis lost them
-for tid, row in pairs(req.set) do redis.call('HSET', rows, tid, row) end
+for i = 4, #ARGV, 2 do redis.call('HSET', rows, ARGV[i], ARGV[i + 1]) end
 for _, tid in ipairs(req.del) do redis.call('HDEL', rows, tid) end
 redis.call('PEXPIRE', rows, req.ttl_ms)
 redis.call('HSET', P .. 'lobby:procs', proc, cjson.encode({ts = req.now, v = req.v}))
@@ -75,7 +82,8 @@ class Fleet:
         self.channel = f"{self.prefix}jackpot"
         self._subscriber: asyncio.Task[None] | None = None
         self._closed = False
-        self._published: dict[str, dict[str, Any]] = {}  # table -> the row last written
+        self._published: dict[str, LobbyRow] = {}  # table -> the row last written
+        self._fixed_text: dict[str, tuple[Mapping[str, Any], str]] = {}  # table -> its JSON
         self._version = 0  # grows when this process's rows change
         self._remote: dict[str, tuple[int, list[dict[str, Any]]]] = {}  # process -> rows
 
@@ -105,31 +113,31 @@ class Fleet:
 
     # ----- the lobby of every process ------------------------------------------
 
-    async def publish_rows(self, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    async def publish_rows(self, rows: Sequence[LobbyRow]) -> dict[str, dict[str, Any]]:
         """Write the rows that changed since the last heartbeat (one round trip, also
         when none did: it says this process is alive); returns every process's entry
         (process -> {ts, v}) for `remote_rows`. Rows Redis no longer has (restarted
         empty, flushed) are all written again at once."""
         wrote_before = bool(self._published)
         now = time.time()
-        current = {row["id"]: row for row in rows}
-        changed = {
-            tid: json.dumps({**row, "url": self.public_url}, separators=(",", ":"))
-            for tid, row in current.items()
-            if self._published.get(tid) != row
+        current: dict[str, LobbyRow] = {
+            fixed["id"]: (fixed, {**live, "url": self.public_url}) for fixed, live in rows
         }
+        changed = [
+            (tid, self._row_text(tid, *row))
+            for tid, row in current.items()
+            if self._published.get(tid) != row  # the fixed part: the same object, no walk
+        ]
         gone = [tid for tid in self._published if tid not in current]
+        for tid in gone:
+            self._fixed_text.pop(tid, None)
         if changed or gone:
             self._version += 1
-        request = {
-            "now": now,
-            "v": self._version,
-            "ttl_ms": int(3 * self.ttl * 1000),
-            "set": changed,
-            "del": gone,
-        }
+        request = {"now": now, "v": self._version, "ttl_ms": int(3 * self.ttl * 1000), "del": gone}
         reply = await self.store.eval_script(
-            PUBLISH, [], [self.prefix, self.process_id, json.dumps(request)]
+            PUBLISH,
+            [],
+            [self.prefix, self.process_id, json.dumps(request), *itertools.chain(*changed)],
         )
         self._published = current
         data = json.loads(reply)
@@ -138,6 +146,19 @@ class Fleet:
             return await self.publish_rows(rows)
         procs = data["procs"]
         return {str(k): dict(v) for k, v in procs.items()}
+
+    def _row_text(self, tid: str, fixed: Mapping[str, Any], live: Mapping[str, Any]) -> str:
+        """The row as one JSON object; the fixed part (the variant and its paytables,
+        nine tenths of a row) is encoded once per table, not on every heartbeat."""
+        cached = self._fixed_text.get(tid)
+        if cached is None or cached[0] is not fixed:
+            cached = self._fixed_text[tid] = (fixed, json.dumps(fixed, separators=(",", ":")))
+        head, body = cached[1], json.dumps(live, separators=(",", ":"))
+        if head == "{}":
+            return body
+        if body == "{}":
+            return head
+        return f"{head[:-1]},{body[1:]}"  # a key in both: the live one (read last) wins
 
     async def remote_rows(
         self, local: set[str], procs: dict[str, dict[str, Any]]

@@ -138,7 +138,8 @@ class Hosting:
         if self.stopping():
             return
         await self.jackpots.ensure()
-        procs = await self.fleet.publish_rows([r.describe() for r in self.hosted()])
+        rows = [(r.lobby_fixed, r.lobby_live()) for r in self.hosted()]
+        procs = await self.fleet.publish_rows(rows)
         local = {r.id for r in self.hosted()}
         self.lobby.set_remote(await self.fleet.remote_rows(local, procs))
 

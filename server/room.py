@@ -122,7 +122,7 @@ class Room:
         self.host = host
         self.config = config
         self._shuffle = shuffle
-        self._row = fixed_row(config)  # the lobby row's part that never changes
+        self.lobby_fixed = fixed_row(config)  # the lobby row's part that never changes
         self.table = self._new_table()
         self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
         self.turns = Turns()
@@ -180,12 +180,8 @@ class Room:
         return asyncio.get_running_loop().time()
 
     def _log(self, message: str, level: int = logging.INFO, **extra: Any) -> None:
-        extra = {
-            "table": self.id,
-            "epoch": self.lease.epoch if self.lease else None,
-            "process_id": self.host.process_id,
-            **extra,
-        }
+        epoch = self.lease.epoch if self.lease else None
+        extra = {"table": self.id, "epoch": epoch, "process_id": self.host.process_id, **extra}
         log.log(level, message, extra=extra)
 
     # ----- hosting -------------------------------------------------------------
@@ -890,8 +886,11 @@ class Room:
 
     def describe(self) -> dict[str, Any]:
         """This table's lobby row."""
+        return {**self.lobby_fixed, **self.lobby_live()}
+
+    def lobby_live(self) -> dict[str, Any]:
+        """The lobby row's part that changes (`lobby_fixed` is the same object always)."""
         return {
-            **self._row,
             "taken": sum(1 for s in self.table.seats if s is not None),
             "spectators": self.spectator_count(),
             "phase": "suspended" if self.suspended else str(self.table.phase),

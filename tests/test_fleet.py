@@ -331,13 +331,49 @@ async def test_lobby_rows_come_back_after_redis_lost_them(private_redis: RedisSe
     try:
         here = Fleet(store, "here", "ws://here/ws", ttl=3.0)
         there = Fleet(store, "there", "", ttl=3.0)
-        rows = [{"id": "quiet", "taken": 0}, {"id": "busy", "taken": 3}]
+        rows = [({"id": "quiet"}, {"taken": 0}), ({"id": "busy"}, {"taken": 3})]
         await here.publish_rows(rows)
         assert private_redis.command("FLUSHALL") == "+OK"
         await here.publish_rows(rows)  # nothing changed here, but Redis has no rows
         procs = await there.publish_rows([])
         seen = await there.remote_rows(set(), procs)
         assert sorted(r["id"] for r in seen) == ["busy", "quiet"]
+    finally:
+        await store.close()
+
+
+async def test_lobby_rows_are_written_whole_with_their_fixed_part_encoded_once(
+    private_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row is its fixed part and its live part as one JSON object, as another process
+    reads it; the fixed part is encoded once per table (the same object each heartbeat),
+    and only rows whose live part changed are written again."""
+    store = await RedisStore.connect(private_redis.url, "stud", timeout=2.0)
+    try:
+        here = Fleet(store, "here", "ws://here/ws", ttl=3.0)
+        there = Fleet(store, "there", "", ttl=3.0)
+        variant = {"name": "casino-stud", "paytable": [{"odds": "100:1", "label": 'Royal "R"'}]}
+        fixed = {"id": "t1", "variant": variant, "seats": 5}
+        other = {"id": "t2", "seats": 3}
+        encoded: list[Any] = []
+        dumps = json.dumps
+
+        def counted(obj: Any, **kwargs: Any) -> str:
+            encoded.append(obj)
+            return dumps(obj, **kwargs)
+
+        monkeypatch.setattr(json, "dumps", counted)
+        await here.publish_rows([(fixed, {"taken": 0}), (other, {"taken": 1})])
+        await here.publish_rows([(fixed, {"taken": 2}), (other, {"taken": 1})])
+        monkeypatch.undo()
+        assert sum(1 for o in encoded if o is fixed) == 1  # once, though written twice
+        assert sum(1 for o in encoded if o is other) == 1
+        procs = await there.publish_rows([])
+        seen = {r["id"]: r for r in await there.remote_rows(set(), procs)}
+        assert seen == {
+            "t1": {**fixed, "taken": 2, "url": "ws://here/ws"},
+            "t2": {**other, "taken": 1, "url": "ws://here/ws"},
+        }
     finally:
         await store.close()
 
