@@ -67,6 +67,7 @@ def check_tables_doc(doc: dict[str, Any], *, store: str, connections: int) -> No
     assert doc["hands_per_second"] > 0 and doc["rounds_per_second"] > 0
     assert doc["frames_out_per_second"] > doc["frames_in_per_second"] > 0
     assert doc["server_cpu_seconds"] >= 0 and doc["server_peak_rss_mb"] > 0
+    assert doc["generator"]["garbage_after_window"] >= 0  # collected once measuring ended
     json.dumps(doc)  # one JSON document
 
 

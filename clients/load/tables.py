@@ -302,6 +302,9 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
                 "cpu_seconds": round(sum(r["cpu_seconds"] for r in results), 2),
                 "frames_received": sum(r["frames_received"] for r in results),
                 "uvloop": all(r["uvloop"] for r in results),
+                # the collector is off while measuring (table_worker.py); what it
+                # found once back on: the window's cyclic garbage, objects
+                "garbage_after_window": sum(r["garbage_after_window"] for r in results),
             },
             # a Redis given by URL may serve other processes too (a fleet): their calls
             # count in `redis_calls`, their hands do not, so no per-hand figure then
