@@ -18,7 +18,10 @@ kernel). The generator is lean so that it is not what is measured: each
 connection is a bare RFC 6455 client (`RawSocket`, an `asyncio.Protocol`: no
 task, no queue, no future per frame) and every bot and spectator is a state
 machine driven by the frames it receives. They speak the real protocol
-(msgpack maps, PROTOCOL.md) over real sockets, on loopback only.
+(msgpack maps, PROTOCOL.md) over real sockets, on loopback only. A generator
+process turns its garbage collector off for the measured window (a full
+collection of 10,000 clients' state would hold every frame in flight), and
+reports what the collection after it found (`garbage_after_window`).
 
 Latency: a bot's action is timed from the moment it is written to the socket
 until the first snapshot that shows it reaches that bot (`player`) and each
@@ -26,7 +29,10 @@ spectator of the table (`spectator`); bots and spectators of one table live in
 one process, so one clock times both. Throughput, CPU and memory come from the
 server: `/metrics` counters, `/proc/PID/stat` and `/proc/PID/status` (VmRSS,
 VmHWM), sampled at the start and end of the measured window; the books from
-`GET /ledger` (loopback only) before and after.
+`GET /ledger` (loopback only) before and after. Redis commands come from
+`INFO commandstats`: `redis_calls` are the window's totals, of every client of
+that Redis, and `redis_calls_per_hand` is given only for a Redis the run
+started for itself.
 
 The parts, one module each, none importing this package:
 
