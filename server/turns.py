@@ -13,9 +13,8 @@ exclusive turn holds back later shared ones and is never starved.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import deque
-from collections.abc import AsyncIterator
+from types import TracebackType
 
 
 class Turns:
@@ -30,13 +29,9 @@ class Turns:
     def waiting(self) -> int:
         return sum(1 for _, f in self._waiting if not f.done())
 
-    @contextlib.asynccontextmanager
-    async def turn(self, *, exclusive: bool) -> AsyncIterator[None]:
-        await self._acquire(exclusive)
-        try:
-            yield
-        finally:
-            self._release(exclusive)
+    def turn(self, *, exclusive: bool) -> Turn:
+        """`async with turns.turn(exclusive=...)`: wait for the turn, hold it inside."""
+        return Turn(self, exclusive)
 
     def _free(self, exclusive: bool) -> bool:
         if exclusive:
@@ -85,3 +80,25 @@ class Turns:
             fut.set_result(None)
             if exclusive:
                 return
+
+
+class Turn:
+    """One turn as an async context manager: a class, not `asynccontextmanager`, whose
+    generator machinery cost more than the turn itself on every command."""
+
+    __slots__ = ("_exclusive", "_turns")
+
+    def __init__(self, turns: Turns, exclusive: bool) -> None:
+        self._turns = turns
+        self._exclusive = exclusive
+
+    async def __aenter__(self) -> None:
+        await self._turns._acquire(self._exclusive)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._turns._release(self._exclusive)
