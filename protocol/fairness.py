@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Final
 
@@ -22,6 +23,8 @@ MAX_CLIENT_SEED: Final = 64
 
 #: The deck before shuffling: ranks 2..A, each in suits c d h s ("2c", "2d", ... "As").
 ORDERED_DECK: Final[tuple[str, ...]] = tuple(r + s for r in "23456789TJQKA" for s in "cdhs")
+
+_WORDS: Final = struct.Struct(">8I")  # one HMAC-SHA256 digest: eight 32-bit big-endian words
 
 
 def commitment(server_seed: bytes) -> str:
@@ -42,13 +45,10 @@ class Stream:
         self._words = self._generate()
 
     def _generate(self) -> Iterator[int]:
+        key, prefix, words = self._key, self._prefix, _WORDS.unpack
         counter = 0
         while True:
-            digest = hmac.new(
-                self._key, self._prefix + str(counter).encode(), hashlib.sha256
-            ).digest()
-            for i in range(0, 32, 4):
-                yield int.from_bytes(digest[i : i + 4], "big")
+            yield from words(hmac.digest(key, prefix + str(counter).encode(), "sha256"))
             counter += 1
 
     def randbelow(self, n: int) -> int:
@@ -63,10 +63,10 @@ class Stream:
 
 def fair_order(server_seed: bytes, client_seeds: str, nonce: str) -> list[str]:
     """The deck a round with these seeds deals, top card first."""
-    stream = Stream(server_seed, client_seeds, nonce)
+    randbelow = Stream(server_seed, client_seeds, nonce).randbelow
     deck = list(ORDERED_DECK)
     for i in range(51, 0, -1):
-        j = stream.randbelow(i + 1)
+        j = randbelow(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from protocol.fairness import SEED_BYTES, commitment, fair_order
+from protocol.fairness import ORDERED_DECK, SEED_BYTES, commitment, fair_order
 from server.game.cards import Card
+
+_CARDS = {text: Card.parse(text) for text in ORDERED_DECK}
 
 
 class FairShuffler:
@@ -26,7 +28,8 @@ class FairShuffler:
 
     def deck(self, client_seeds: str) -> list[Card]:
         self._client_seeds = client_seeds
-        return [Card.parse(c) for c in fair_order(self._seed, client_seeds, self._nonce)]
+        cards = _CARDS
+        return [cards[c] for c in fair_order(self._seed, client_seeds, self._nonce)]
 
     def reveal(self) -> dict[str, str]:
         return {
