@@ -79,8 +79,9 @@ class BoundedConnection(ServerConnection):
 
 
 class Outbox:
-    def __init__(self, max_unsent: int, metrics: Metrics) -> None:
+    def __init__(self, max_unsent: int, metrics: Metrics, write_limit: int = 2**15) -> None:
         self.max_unsent = max_unsent
+        self.write_limit = write_limit  # the transports' high-water mark (serve's write_limit)
         self.metrics = metrics
         self._gathered: dict[ServerConnection, bytes] = {}  # frames not yet written
         self._write_soon: asyncio.Handle | None = None
@@ -110,7 +111,11 @@ class Outbox:
         frame = b""
         sent = 0
         cap = self.max_unsent
-        gathered = self._gathered
+        # a transport that is not paused holds at most its high-water mark (the library's
+        # write limit): while what is gathered stays under the rest of the cap, its
+        # buffer need not be asked
+        unasked = cap - self.write_limit
+        gathered, paused = self._gathered, self.paused
         for ws in connections:
             protocol = ws.protocol
             if protocol.state is not OPEN:
@@ -122,11 +127,14 @@ class Outbox:
                 broadcast((ws,), data)
                 sent += 1
                 continue
-            before = gathered.get(ws, b"")
-            if ws.transport.get_write_buffer_size() + len(before) + len(frame) > cap:
+            before = gathered.get(ws)
+            out = before + frame if before else frame
+            if (len(out) > unasked or ws in paused) and (
+                ws.transport.get_write_buffer_size() + len(out) > cap
+            ):
                 self.overflow(ws)
                 continue
-            gathered[ws] = before + frame if before else frame
+            gathered[ws] = out
             sent += 1
         if gathered and self._write_soon is None:
             self._write_soon = asyncio.get_running_loop().call_soon(self._write_all)
