@@ -113,7 +113,7 @@ def decode(
     if not isinstance(value, dict):
         raise _bad(f"a frame is a msgpack map, not {kind_name(value)}")
     for key in value:
-        if not isinstance(key, str):
+        if type(key) is not str:  # msgpack gives str or bytes keys, never a subclass
             raise _bad("a frame's keys are strings")
     return value
 

@@ -398,6 +398,10 @@ def _specs(cls: type[Request]) -> tuple[FieldSpec, ...]:
 SCHEMAS: Final[Mapping[str, tuple[FieldSpec, ...]]] = {
     t: _specs(cls) for t, cls in MESSAGE_CLASSES.items()
 }
+#: The keys a message of each type may carry: its fields, `t` and `id`.
+_KEYS: Final[Mapping[str, frozenset[str]]] = {
+    t: frozenset(spec.name for spec in specs) | {"t", "id"} for t, specs in SCHEMAS.items()
+}
 
 
 def _fail(code: ErrorCode, field: str | None, message: str) -> ProtocolError:
@@ -446,11 +450,11 @@ def _validate(frame: Mapping[str, Any], rid: RequestId | None) -> ClientMessage:
     if cls is None:
         raise _fail(ErrorCode.UNKNOWN_TYPE, "t", f"unknown message type {t[:_SHOW]!r}")
     specs = SCHEMAS[t]
-    allowed = {spec.name for spec in specs}
+    allowed = _KEYS[t]
     for key in frame:
         if type(key) is not str:
             raise _fail(ErrorCode.BAD_FRAME, None, "a frame's keys are strings")
-        if key not in allowed and key != "t" and key != "id":
+        if key not in allowed:
             raise _fail(ErrorCode.INVALID_FIELD, key[:_SHOW], f"{t} has no field {key[:_SHOW]!r}")
     values: dict[str, Any] = {}
     for spec in specs:
