@@ -140,7 +140,7 @@ class Room:
         self._lease_timer: asyncio.TimerHandle | None = None
         self._give_up_at: float | None = None  # shutdown: duties still in doubt stop here
         self._ops = itertools.count(1)
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: tuple[asyncio.Handle, float] | None = None  # and its deadline
         self._sent_seq = -1
         self._last_view: dict[str, Any] | None = None  # what viewers were last shown
         self._hands_sent: str | None = None  # the round whose private hands went out
@@ -797,17 +797,18 @@ class Room:
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
-            self._timer.cancel()
+            self._timer[0].cancel()
             self._timer = None
 
     def _reschedule(self) -> None:
         deadline = self.table.deadline
         if deadline is None or self.lease is None or self.suspended is not None:
             self._cancel_timer()
-        elif self._timer is None or self._timer.when() != deadline:
-            # most commands leave the deadline as it was: the timer stays
+        elif self._timer is None or self._timer[1] != deadline:
+            # most commands leave the deadline as it was: the timer stays (the deadline is
+            # kept beside it: uvloop's handle for a deadline passed already has no when())
             self._cancel_timer()
-            self._timer = asyncio.get_running_loop().call_at(deadline, self._fire)
+            self._timer = asyncio.get_running_loop().call_at(deadline, self._fire), deadline
         if self.table.phase is Phase.WAITING:
             self._idle.set()
         else:
