@@ -317,3 +317,52 @@ async def test_the_writes_of_one_turn_go_to_redis_as_one_script(
         assert sum((await store.totals()).values()) == 0
     finally:
         await store.close()
+
+
+async def test_settlements_of_one_turn_join_its_batch_with_their_records(
+    private_redis: RedisServer,  # noqa: F811
+) -> None:
+    """Two rounds settled and a bet placed in one turn are one EVALSHA; each round keeps
+    its own record (passed beside the batch, not inside its JSON), its payout and, when
+    settled again alone, its replay."""
+    store = await connect(private_redis)
+    try:
+        await store.ensure_meter(JP, SEED)
+        a, b, c = [(await store.create_player(n, 10_000, 0)).player_id for n in "abc"]
+        for rid, pid in (("r1", a), ("r2", b)):
+            ante = [Transfer(rid, 0, Reason.ANTE, player_account(pid), HOUSE, 100)]
+            await store.bet(Fence(rid, 0), f"{rid}:ante", ante, [Hold(rid, 0, pid, 200)])
+        sent: list[str] = []
+        evalsha = store._evalsha
+
+        async def spy(what: str, *args: Any, **kwargs: Any) -> Any:
+            sent.append(what)
+            return await evalsha(what, *args, **kwargs)
+
+        store._evalsha = spy  # type: ignore[method-assign]
+
+        def records(rid: str, pid: str) -> dict[str, Any]:
+            return {"round_id": rid, "table": rid, "seats": [{"player_id": pid, "note": '"q"'}]}
+
+        def settle(rid: str, pid: str, won: int) -> Awaitable[Any]:
+            pay = [Transfer(rid, 0, Reason.PAYOUT, HOUSE, player_account(pid), won)]
+            return store.settle(Fence(rid, 0), rid, pay, [], JP, SEED, records(rid, pid))
+
+        ante = [Transfer("r3", 0, Reason.ANTE, player_account(c), HOUSE, 100)]
+        one, two, bet = await asyncio.gather(
+            settle("r1", a, 300),
+            settle("r2", b, 500),
+            store.bet(Fence("r3", 0), "r3:ante", ante, [Hold("r3", 0, c, 200)]),
+        )
+        assert sent == ["3 table writes"]
+        assert not one.replayed and not two.replayed
+        assert one.wallets[a] == Wallet(10_200, 0, 0) and two.wallets[b] == Wallet(10_400, 0, 0)
+        assert bet == Wallet(9_900, 0, 200)
+        for rid, pid in (("r1", a), ("r2", b)):
+            (entry,) = await store.table_history(rid)
+            assert {k: entry[k] for k in ("round_id", "table", "seats")} == records(rid, pid)
+        again = await settle("r1", a, 300)
+        assert again.replayed and sent[-1] == "the settle script"
+        assert sum((await store.totals()).values()) == 0
+    finally:
+        await store.close()

@@ -146,19 +146,20 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 #: Scripts whose calls of one event-loop turn go to Redis together, in `batch.lua`:
-#: the per-seat writes (antes, raises, folds) that many players send at once.
-BATCHED = ("bet", "apply")
+#: the per-seat writes (antes, raises, folds) that many players send at once, and the
+#: settlements of the rounds those writes end.
+BATCHED = ("bet", "apply", "settle")
 
 
 def _script_sources() -> dict[str, str]:
     """Each script with the shared helpers prepended (read next to this module); and
-    `batch`, which holds the BATCHED scripts as functions of their request."""
+    `batch`, which holds the BATCHED scripts as functions of their request and text."""
     root = resources.files("server.stores") / "scripts"
     lib = (root / "_lib.lua").read_text(encoding="utf-8")
     body = {name: (root / f"{name}.lua").read_text(encoding="utf-8") for name in SCRIPTS}
     sources = {name: f"{lib}\n-- {name}.lua\n{body[name]}" for name in SCRIPTS}
     wrapped = "".join(
-        f"\n-- {name}.lua\nBATCHED['{name}'] = function(REQ)\n{body[name]}\nend\n"
+        f"\n-- {name}.lua\nBATCHED['{name}'] = function(REQ, TEXT)\n{body[name]}\nend\n"
         for name in BATCHED
     )
     batch = (root / "batch.lua").read_text(encoding="utf-8")
@@ -395,8 +396,8 @@ class RedisStore:
         self, name: str, request: Any, text: str | None = None, *, write: bool = True
     ) -> Any:
         """Run one of the store's scripts; its {"err": ...} reply becomes the StoreError."""
-        if name in BATCHED and text is None and write:
-            data = await self._batches.add(name, request)
+        if name in BATCHED and write:
+            data = await self._batches.add(name, (request, text))
         else:
             args = [self.prefix, _COMPACT.encode(request)]
             if text is not None:
@@ -411,13 +412,26 @@ class RedisStore:
         return data
 
     async def _send_writes(self, writes: list[tuple[str, Any]]) -> list[Any]:
-        """One write runs its own script; several run in `batch.lua`, one EVALSHA."""
+        """One write runs its own script; several run in `batch.lua`, one EVALSHA. Each
+        write is (script, (request, text or None)); a text (a round record) goes as an
+        argument of its own, not escaped inside the request's JSON."""
         if len(writes) == 1:
-            name, request = writes[0]
-            sha, what, payload = self._shas[name], f"the {name} script", request
+            name, (request, text) = writes[0]
+            sha, what = self._shas[name], f"the {name} script"
+            args = [self.prefix, _COMPACT.encode(request)]
+            if text is not None:
+                args.append(text)
         else:
-            sha, what, payload = self._shas["batch"], f"{len(writes)} table writes", writes
-        args = [self.prefix, _COMPACT.encode(payload)]
+            items: list[list[Any]] = []
+            texts: list[str] = []
+            for name, (request, text) in writes:
+                if text is None:
+                    items.append([name, request])
+                else:
+                    texts.append(text)
+                    items.append([name, request, 2 + len(texts)])  # its ARGV index
+            sha, what = self._shas["batch"], f"{len(writes)} table writes"
+            args = [self.prefix, _COMPACT.encode(items), *texts]
         reply = json.loads(await self._evalsha(what, sha, [], args, self._load_scripts, write=True))
         return [reply] if len(writes) == 1 else list(reply)
 

@@ -1,7 +1,8 @@
 -- Shared by every script (prepended at load time). Conventions:
 --   ARGV[1]  the key prefix, "{namespace}:" (one hash slot, so a script may touch any key)
 --   ARGV[2]  the request, JSON (cjson decodes integers exactly up to 2^53)
---   ARGV[3]  optional raw JSON text stored as is (a round record)
+--   ARGV[3]  optional raw JSON text stored as is (a round record): TEXT; in batch.lua
+--            each batched script gets its own as a parameter of that name
 -- Money is integer cents held in one hash, P.."acct", field = account name.
 -- Lua numbers are doubles: integers are exact below 2^53 and every amount is
 -- checked below that bound by the caller. Numbers are written with
@@ -11,6 +12,7 @@
 
 local P = ARGV[1]
 local REQ = cjson.decode(ARGV[2])
+local TEXT = ARGV[3]
 local NULL = cjson.null
 local ACCT = P .. 'acct'
 local HELD = P .. 'held'

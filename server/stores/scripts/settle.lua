@@ -1,5 +1,5 @@
 -- REQ {round, digest, table, epoch, transfers, claims, jackpot, seed, players, now, ttl,
---      history_cap, hits_cap}; ARGV[3] the round record (JSON, stored as is).
+--      history_cap, hits_cap}; TEXT the round record (JSON, stored as is).
 -- Pays a round and closes it in one step: its transfers, then the percent claims
 -- in seat order against the shared meter (each pays floor(meter * bp / 10000),
 -- then the house tops the meter up to its seed), the jackpot hits, the players'
@@ -75,7 +75,7 @@ for _, row in ipairs(redis.call('LRANGE', ledger_key(rid), 0, -1)) do
   nets[t[4]] = (nets[t[4]] or 0) - t[6]
   nets[t[5]] = (nets[t[5]] or 0) + t[6]
 end
-local record = raw(ARGV[3])
+local record = raw(TEXT)
 for _, pid in ipairs(REQ.players) do
   local after = balance('player:' .. pid)
   push_capped(P .. 'hist:player:' .. pid, enc(obj({
