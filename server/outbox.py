@@ -60,7 +60,12 @@ class BoundedConnection(ServerConnection):
             self.outbox.overflow(self)
 
     def send_data(self) -> None:
-        self.outbox.write_gathered(self)  # frames gathered before it go out first
+        """The library writes what its protocol has for the peer (pongs, close frames,
+        EOF) after every chunk received; frames gathered before it go out first. With
+        nothing of its own to write, the gathered frames wait for the end of the turn,
+        not one write now and another for what the turn gathers next."""
+        if self.protocol.writes:
+            self.outbox.write_gathered(self)
         super().send_data()
 
     def pause_writing(self) -> None:

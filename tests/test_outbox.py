@@ -124,3 +124,27 @@ async def test_nothing_is_written_to_a_closed_transport_or_after_an_overflow() -
     await asyncio.sleep(0)
     assert a.transport.writes == []
     assert b.transport.writes == [binary_frame(b"y" * 10)] and failed == [b]
+
+
+async def test_a_frame_received_mid_turn_does_not_write_what_was_gathered_early() -> None:
+    """The library calls send_data after every chunk it receives: gathered frames are
+    written then only when it has something of its own to write after them."""
+    from websockets.server import ServerProtocol
+
+    outbox = Outbox(1 << 20, Metrics())
+    conn = outbox.connection_class()(ServerProtocol(), None)
+    conn.protocol.state = OPEN
+    transport = FakeTransport()
+    conn.transport = transport  # type: ignore[assignment]
+    reply, table = {"t": "ok", "id": 1}, {"t": "table", "seq": 3}
+    outbox.send(conn, msgpack.packb(reply))
+    conn.send_data()  # a frame arrived: the library has nothing to write
+    assert transport.writes == []
+    outbox.send(conn, msgpack.packb(table))
+    await asyncio.sleep(0)
+    assert transport.writes == [frames(reply, table)]  # one write at the end of the turn
+    outbox.send(conn, msgpack.packb(reply))
+    conn.protocol.send_ping(b"k")  # now it has: what was gathered goes first
+    conn.send_data()
+    assert len(transport.writes) == 3 and transport.writes[1] == frames(reply)
+    assert transport.writes[2].startswith(b"\x89")  # the ping, after
