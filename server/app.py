@@ -154,7 +154,6 @@ class StudServer:
             ping_interval=PING_INTERVAL,
             ping_timeout=PING_TIMEOUT,
             close_timeout=5,
-            write_limit=self.outbox.write_limit,
             create_connection=self.outbox.connection_class(),
         )
         self.spawn(self._pump())

@@ -51,7 +51,8 @@ class BoundedConnection(ServerConnection):
     outbox: Outbox  # set on the subclass `Outbox.connection_class` makes
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        # the outbox's write limit, whatever serve() was given: send_all counts on it
+        super().__init__(*args, **{**kwargs, "write_limit": self.outbox.write_limit})
         self.paused_since: float | None = None  # the write buffer over its high-water mark
 
     def data_received(self, data: bytes) -> None:
@@ -86,7 +87,7 @@ class BoundedConnection(ServerConnection):
 class Outbox:
     def __init__(self, max_unsent: int, metrics: Metrics, write_limit: int = 2**15) -> None:
         self.max_unsent = max_unsent
-        self.write_limit = write_limit  # the transports' high-water mark (serve's write_limit)
+        self.write_limit = write_limit  # its connections' high-water mark (BoundedConnection)
         self.metrics = metrics
         self._gathered: dict[ServerConnection, bytes] = {}  # frames not yet written
         self._write_soon: asyncio.Handle | None = None

@@ -16,7 +16,8 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-#: (script name, request) of one write.
+#: (script name, payload) of one write: the store gives its own (RedisStore: the request
+#: and the text passed beside it, or None).
 Write = tuple[str, Any]
 #: Writes per store call at most: a turn of a busy server may start hundreds, and
 #: one script holds Redis (and everyone's writes behind it) while it runs.
