@@ -563,3 +563,24 @@ def test_money_is_conserved_and_refusals_change_nothing(
     assert phase_of(t) is Phase.WAITING
     assert all(v == 0 for v in w.held.values())
     assert sum(v for k, v in w.accounts.items() if k != WORLD) == start_total
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["sit", "stand", "remove"]), st.sampled_from("abc")), max_size=30
+    )
+)
+def test_players_are_who_sits_after_any_sitting_and_leaving(steps: list[tuple[str, str]]) -> None:
+    """`players()` is remade only when a seat is taken or freed: it never goes stale."""
+    t = make_table(seats=4, max_seats_per_player=2)
+    for i, (step, who) in enumerate(steps):
+        try:
+            if step == "sit":
+                t.sit(who, who, None)
+            elif step == "stand":
+                t.stand(float(i), who, t.seats_of(who)[0].index if t.seats_of(who) else 0)
+            else:
+                t.remove_player(float(i), who)
+        except Refusal:
+            pass
+        assert t.players() == {s.player_id for s in t.seats if s is not None}

@@ -205,6 +205,8 @@ class Table:
         self.client_seeds: dict[str, str] = {}
         self._round_ids = round_ids
         self.seats: list[Seat | None] = [None] * config.seats
+        self.seating = 0  # bumped whenever a seat is taken or freed: who sits here changed
+        self._players: tuple[int, frozenset[str]] = (0, frozenset())
         self.phase = Phase.WAITING
         self.round_id: str | None = None
         self.deadline: float | None = None
@@ -223,8 +225,12 @@ class Table:
     def seats_of(self, player_id: str) -> list[Seat]:
         return [s for s in self.seats if s is not None and s.player_id == player_id]
 
-    def players(self) -> set[str]:
-        return {s.player_id for s in self.seats if s is not None}
+    def players(self) -> frozenset[str]:
+        """Who sits here; made again only when a seat was taken or freed (it is asked
+        after every command, and most commands move no one)."""
+        if self._players[0] != self.seating:
+            self._players = self.seating, frozenset(s.player_id for s in self.seats if s)
+        return self._players[1]
 
     def betting_seats(self) -> list[Seat]:
         return [s for s in self.seats if s is not None and s.ante > 0]
@@ -253,6 +259,7 @@ class Table:
         elif self.seats[seat] is not None:
             raise Refusal("seat_taken", f"seat {seat} is taken")
         self.seats[seat] = Seat(seat, player_id, name)
+        self.seating += 1
         self.connected.setdefault(player_id, True)
         self.leaving.discard(player_id)
         self._changed({"seat": seat, "action": "sit"})
@@ -264,6 +271,7 @@ class Table:
         if s.ante > 0 and self.phase in (Phase.BETTING, Phase.DECIDING):
             raise Refusal("wrong_phase", "a seat with a bet in play can be left after the round")
         self.seats[seat] = None
+        self.seating += 1
         if not self.seats_of(player_id):
             self.ready.discard(player_id)
             self.connected.pop(player_id, None)
@@ -317,6 +325,7 @@ class Table:
     def _free_seats(self, player_id: str) -> None:
         for s in self.seats_of(player_id):
             self.seats[s.index] = None
+            self.seating += 1
         self.ready.discard(player_id)
         self.leaving.discard(player_id)
         self.connected.pop(player_id, None)
