@@ -2,11 +2,11 @@
 
 Many players act at once (a table opening for antes, a deal asking every seat
 for a decision, rounds ending on many tables), so many per-seat writes and
-settlements are started in the same turn. Each
-waits on a future; at the end of the turn they go out together, one round trip
-and one script run for them all. Every caller keeps its own outcome: the
-sender's reply holds one per write, and a failure of the round trip itself is
-every caller's (each then repeats its own write under its own operation id).
+settlements are started in the same turn. Each waits on a future; at the end
+of the turn they go out together, one round trip and one script run for them
+all. Every caller keeps its own outcome: the sender's reply holds one per
+write, and a failure of the round trip itself is every caller's (each then
+repeats its own write under its own operation id).
 """
 
 from __future__ import annotations
