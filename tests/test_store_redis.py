@@ -52,6 +52,20 @@ async def connect(server: RedisServer, namespace: str = "stud") -> RedisStore:
     )
 
 
+def scripts_sent(store: RedisStore) -> list[str]:
+    """What each EVALSHA the store sends from now on ran ("5 table writes", "the settle
+    script"...), in order: the list fills as they go."""
+    sent: list[str] = []
+    evalsha = store._evalsha
+
+    async def spy(what: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(what)
+        return await evalsha(what, *args, **kwargs)
+
+    store._evalsha = spy  # type: ignore[method-assign]
+    return sent
+
+
 async def play_a_round(store: RedisStore, rid: str) -> str:
     await store.ensure_meter(JP, SEED)
     p = await store.create_player("p", 10_000, 0)
@@ -260,14 +274,7 @@ async def test_the_writes_of_one_turn_go_to_redis_as_one_script(
     try:
         await store.ensure_meter(JP, SEED)
         players = [(await store.create_player(f"p{i}", 10_000, 0)).player_id for i in range(4)]
-        sent: list[str] = []
-        evalsha = store._evalsha
-
-        async def spy(what: str, *args: Any, **kwargs: Any) -> Any:
-            sent.append(what)
-            return await evalsha(what, *args, **kwargs)
-
-        store._evalsha = spy  # type: ignore[method-assign]
+        sent = scripts_sent(store)
 
         def bet(i: int, pid: str, op: str) -> Awaitable[Wallet]:
             ante = [Transfer(f"r{i}", 0, Reason.ANTE, player_account(pid), HOUSE, 100)]
@@ -332,14 +339,7 @@ async def test_settlements_of_one_turn_join_its_batch_with_their_records(
         for rid, pid in (("r1", a), ("r2", b)):
             ante = [Transfer(rid, 0, Reason.ANTE, player_account(pid), HOUSE, 100)]
             await store.bet(Fence(rid, 0), f"{rid}:ante", ante, [Hold(rid, 0, pid, 200)])
-        sent: list[str] = []
-        evalsha = store._evalsha
-
-        async def spy(what: str, *args: Any, **kwargs: Any) -> Any:
-            sent.append(what)
-            return await evalsha(what, *args, **kwargs)
-
-        store._evalsha = spy  # type: ignore[method-assign]
+        sent = scripts_sent(store)
 
         def records(rid: str, pid: str) -> dict[str, Any]:
             return {"round_id": rid, "table": rid, "seats": [{"player_id": pid, "note": '"q"'}]}
