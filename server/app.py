@@ -163,12 +163,18 @@ class StudServer:
             self.spawn(every(self.fleet.renewal, self.hosting.heartbeat, "lease renewal"))
             self.spawn(every(self.fleet.heartbeat, self.hosting.share, "lobby sharing"))
         hosted = [r.id for r in self.hosting.hosted()]
+        loop = (
+            "uvloop"
+            if type(asyncio.get_running_loop()).__module__.startswith("uvloop")
+            else "asyncio"
+        )
         log.info(
-            "serving on %s:%s, tables %s",
+            "serving on %s:%s (%s), tables %s",
             self.config.host,
             self.port,
+            loop,
             ", ".join(hosted) or "none (standing by)",
-            extra={"port": self.port, "tables": hosted},
+            extra={"port": self.port, "tables": hosted, "event_loop": loop},
         )
 
     @property

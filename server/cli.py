@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -58,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         "--admin-port", type=int, help="the operator console's port (env STUD_ADMIN_PORT)"
     )
     serve.add_argument("--admin-host", help="the console's address (default 127.0.0.1)")
+    serve.add_argument(
+        "--event-loop",
+        choices=["auto", "uvloop", "asyncio"],
+        help="uvloop or asyncio's own (default auto: uvloop when installed, env STUD_EVENT_LOOP)",
+    )
     serve.add_argument("--log-format", choices=["text", "json"], default="text")
     serve.add_argument("--log-level", default="info")
     check = sub.add_parser("check-config", help="validate a config file and list its tables")
@@ -142,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         config = replace(config, redis_url=args.redis)
     if args.public_url:
         config = replace(config, public_url=args.public_url)
+    if args.event_loop:
+        config = replace(config, event_loop=args.event_loop)
     if args.admin_port is not None or args.admin_host:
         admin = replace(
             config.admin,
@@ -160,8 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         server = StudServer(config, **await _stores(config))
         await server.serve_until_signalled()
 
+    loop_factory = _loop_factory(config.event_loop)
+    if loop_factory is None:
+        print("stud-server: event_loop uvloop: uvloop is not installed", file=sys.stderr)
+        return 1
     try:
-        asyncio.run(run())
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(run())
     except StoreError as e:
         print(f"stud-server: {e.message}", file=sys.stderr)
         return 1
@@ -169,6 +182,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stud-server: cannot serve on {config.host}:{config.port}: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _loop_factory(choice: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop, where it is installed, unless asyncio's own loop is asked for: the same
+    server on it spends a few per cent less CPU a hand (BENCHMARKS.md). None: uvloop
+    asked for by name and not installed."""
+    if choice == "asyncio":
+        return asyncio.new_event_loop
+    try:
+        import uvloop
+    except ImportError:
+        return None if choice == "uvloop" else asyncio.new_event_loop
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 async def _stores(config: Config) -> dict[str, Any]:

@@ -104,6 +104,11 @@ class Config:
     )
     tables: tuple[TableConfig, ...] = ()
     static_dir: str = ""
+    event_loop: str = "auto"  # uvloop when installed, else asyncio's own; or either by name
+
+
+#: `event_loop`'s choices.
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 
 
 def default_tables(
@@ -139,6 +144,7 @@ _ENV: dict[str, tuple[str, type]] = {
     "STUD_REDIS_NAMESPACE": ("redis_namespace", str),
     "STUD_RECONNECT_GRACE": ("reconnect_grace", float),
     "STUD_SHUTDOWN_GRACE": ("shutdown_grace", float),
+    "STUD_EVENT_LOOP": ("event_loop", str),
     "STUD_BETTING_SECONDS": ("timers.betting", float),
     "STUD_DECISION_SECONDS": ("timers.decision", float),
     "STUD_RESULTS_SECONDS": ("timers.results", float),
@@ -202,6 +208,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             "jackpot_push_budget",
             "max_seats_per_player",
             "static_dir",
+            "event_loop",
         },
         "server",
     )
@@ -257,6 +264,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         )
     if not base.jackpot_push_interval > 0 or base.jackpot_push_budget < 1:
         raise ConfigError("server: jackpot_push_interval > 0 seconds, jackpot_push_budget >= 1")
+    if base.event_loop not in EVENT_LOOPS:
+        raise ConfigError(f"server.event_loop: one of {', '.join(EVENT_LOOPS)}")
     if not 0 < base.port < 65536 and base.port != 0:
         raise ConfigError("server.port: must be 0..65535")
 

@@ -31,6 +31,7 @@ from clients.load.report import metrics_counters
 from clients.load.servers import (
     Child,
     http_get,
+    server_loop,
     stud_server_argv,
     tables_config,
     wait_http,
@@ -83,8 +84,8 @@ async def _run_fanout(opts: FanoutOptions, plan: Plan) -> dict[str, Any]:
             server.stop()
         bare_port = free_port()
         bare_argv = [sys.executable, "-m", "clients.loadserver", "--port", str(bare_port)]
-        if opts.server_loop == "uvloop":
-            bare_argv.append("--uvloop")
+        if server_loop(opts.server_loop) == "uvloop":
+            bare_argv.append("--uvloop")  # on the loop stud-server runs on
         bare = Child(bare_argv, log=tmp / "bare.log", cpus=plan.server_cpus)
         try:
             baseline = await _fanout_side(opts, plan, "bare", bare_port, bare, ours["sample"])
@@ -122,7 +123,7 @@ async def _run_fanout(opts: FanoutOptions, plan: Plan) -> dict[str, Any]:
                 "pinned": {"server": plan.server_cpus, "generator": plan.generator_cpus}
                 if plan.pin
                 else None,
-                "server_loop": opts.server_loop,
+                "server_loop": server_loop(opts.server_loop),
             },
         }
     finally:

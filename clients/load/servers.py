@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -142,19 +143,17 @@ def stud_server_argv(
     args = ["serve", "--config", str(config), "--port", str(port), "--log-level", log_level]
     if redis:
         args += ["--redis", redis]
-    if loop == "uvloop":
-        code = (
-            "import asyncio, sys, uvloop; asyncio.set_event_loop_policy(uvloop.EventLoopPolicy());"
-            " from server.cli import main; sys.exit(main(sys.argv[1:]))"
-        )
-        return [sys.executable, "-c", code, *args]
-    if loop == "asyncio":
-        code = (
-            "import asyncio, sys; asyncio.set_event_loop_policy(asyncio.DefaultEventLoopPolicy());"
-            " from server.cli import main; sys.exit(main(sys.argv[1:]))"
-        )
-        return [sys.executable, "-c", code, *args]
+    if loop != "default":
+        args += ["--event-loop", loop]
     return [sys.executable, "-m", "server.cli", *args]
+
+
+def server_loop(option: str) -> str:
+    """The loop a stud-server of this environment runs on for `--server-loop`: by
+    default uvloop where it is installed (its `event_loop = "auto"`)."""
+    if option != "default":
+        return option
+    return "uvloop" if importlib.util.find_spec("uvloop") is not None else "asyncio"
 
 
 #: `--redis-fsync`: none (no append-only file), or the AOF's appendfsync policy.

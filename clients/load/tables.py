@@ -40,6 +40,7 @@ from clients.load.servers import (
     Child,
     drop_redis_namespace,
     http_get,
+    server_loop,
     start_redis,
     stud_server_argv,
     tables_config,
@@ -323,7 +324,7 @@ async def _run_load(opts: LoadOptions, plan: Plan) -> dict[str, Any]:
                 "pinned": {"server": plan.server_cpus, "generator": plan.generator_cpus}
                 if plan.pin
                 else None,
-                "server_loop": opts.server_loop,
+                "server_loop": server_loop(opts.server_loop),
             },
             "timers": {"betting": opts.betting, "decision": opts.decision, "results": opts.results},
             "stagger_seconds": opts.start_spread(),
