@@ -12,7 +12,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from server.config import Config, ConfigError, load_config
+from server.config import EVENT_LOOPS, Config, ConfigError, load_config
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--admin-host", help="the console's address (default 127.0.0.1)")
     serve.add_argument(
         "--event-loop",
-        choices=["auto", "uvloop", "asyncio"],
+        choices=EVENT_LOOPS,
         help="uvloop or asyncio's own (default auto: uvloop when installed, env STUD_EVENT_LOOP)",
     )
     serve.add_argument("--log-format", choices=["text", "json"], default="text")
