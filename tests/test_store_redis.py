@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import signal
 import time
@@ -13,18 +14,24 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
-from server.stores.base import Fence, OutcomeUnknown, StoreError, Wallet
+from server.game.ledger import HOUSE, Hold, JackpotClaim, Reason, Transfer, player_account
+from server.stores.base import Fence, OutcomeUnknown, Player, StoreError, Wallet
 from server.stores.redis import RedisStore, parse_redis_url
 from tests.redis_fixture import (
     RedisServer,
+    drop_namespace,
     free_port,
+    fresh_namespace,
     private_redis,  # noqa: F401 - a fixture
     raw_connection,
+    redis_url,  # noqa: F401 - a fixture
     start_redis,
     time_limit,  # noqa: F401 - a fixture
 )
+from tests.test_store_contract import ante, raise_, record
 
 pytestmark = pytest.mark.usefixtures("time_limit")
 
@@ -366,3 +373,102 @@ async def test_settlements_of_one_turn_join_its_batch_with_their_records(
         assert sum((await store.totals()).values()) == 0
     finally:
         await store.close()
+
+
+#: One write of a generated turn (those the store batches): kind, table, round (2: one
+#: id both tables use), seat, player, amount; "again" sends the write `seat` places
+#: earlier once more, with its op id.
+turn_writes = st.lists(
+    st.tuples(
+        st.sampled_from(["bet", "bet+", "raise", "fold", "settle", "again"]),
+        st.integers(0, 1),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.sampled_from([100, 700, 4_000]),
+    ),
+    min_size=2,
+    max_size=16,
+)
+
+
+def turn_call(store: RedisStore, writes: list[tuple[Any, ...]], i: int) -> Awaitable[Any]:
+    """The store call of `writes[i]`, the same in every run (its op id is its place)."""
+    kind, table, round_, seat, player, amount = writes[i]
+    if kind == "again" and i > 0:
+        return turn_call(store, writes, max(0, i - 1 - seat))
+    rid = "shared" if round_ == 2 else f"t{table}-r{round_}"
+    fence, pid, op = Fence(f"t{table}", 0), f"p{player}", f"op{i}"
+    me = player_account(pid)
+    if kind in ("bet", "bet+", "again"):
+        return store.bet(fence, op, *ante(rid, seat, pid, amount, kind == "bet+"))
+    if kind == "raise":
+        return store.apply(fence, op, *raise_(rid, seat, pid, amount))
+    if kind == "fold":
+        return store.apply(fence, op, [], [Hold(rid, seat, pid, -2 * amount)])
+    pay = [Transfer(rid, seat, Reason.PAYOUT, HOUSE, me, amount)]
+    claims = [JackpotClaim(rid, seat, pid, "FLUSH", 1_000 * (seat + 1))]
+    rec = record(rid, (seat, pid), table=f"t{table}")
+    return store.settle(fence, rid, pay, claims, JP, SEED, rec)
+
+
+async def turn_outcomes(url: str, writes: list[tuple[Any, ...]], together: bool) -> list[Any]:
+    """Every write's outcome, then the books, the wallets, histories and open rounds."""
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(url, namespace)
+    try:
+        await store.ensure_meter(JP, SEED)
+        for i, credits in enumerate((10_000, 10_000, 1_000)):
+            await store.create_player(f"p{i}", credits, 0, Player(f"p{i}", f"p{i}", f"token{i}"))
+        sent = scripts_sent(store)
+        calls = [turn_call(store, writes, i) for i in range(len(writes))]
+        if together:
+            outcomes = await asyncio.gather(*calls, return_exceptions=True)
+            assert sent == [f"{len(writes)} table writes"]
+        else:
+            outcomes = []
+            for call in calls:
+                try:
+                    outcomes.append(await call)
+                except StoreError as e:
+                    outcomes.append(e)
+        seen: list[Any] = [
+            (type(o).__name__, str(o)) if isinstance(o, Exception) else o for o in outcomes
+        ]
+        seen.append(await store.totals())
+        for i in range(3):
+            seen += [await store.wallet(f"p{i}"), await store.history(f"p{i}")]
+        for table in ("t0", "t1"):
+            seen += [await store.open_rounds(table), await store.table_history(table)]
+        return [json.loads(json.dumps(s, default=repr).replace(namespace, "NS")) for s in seen]
+    finally:
+        await store.close()
+        await drop_namespace(url, namespace)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(writes=turn_writes)
+def test_a_turns_writes_in_one_script_give_what_they_give_one_by_one(
+    redis_url: str,  # noqa: F811 - the fixture
+    writes: list[tuple[Any, ...]],
+) -> None:
+    """One EVALSHA runs a turn's writes in order, each as its own script would: what
+    one write reads of wallets, rounds and epochs, after another changed them in the
+    same script, is what it would read alone. Settlement times are the only difference."""
+
+    async def both() -> tuple[list[Any], list[Any]]:
+        return (
+            await turn_outcomes(redis_url, writes, together=False),
+            await turn_outcomes(redis_url, writes, together=True),
+        )
+
+    one_by_one, together = asyncio.run(both())
+    assert strip_times(together) == strip_times(one_by_one)
+
+
+def strip_times(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: strip_times(v) for k, v in value.items() if k != "settled_at"}
+    if isinstance(value, list):
+        return [strip_times(v) for v in value]
+    return value

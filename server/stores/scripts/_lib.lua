@@ -19,7 +19,7 @@ local HELD = P .. 'held'
 local BONUS = P .. 'bonus'
 local SEEDS = P .. 'seeds'
 
-local OBJ, RAW = {}, {}
+local OBJ, RAW, WALLET = {}, {}, {}
 local function obj(t) return setmetatable(t or {}, OBJ) end
 local function raw(text) return setmetatable({text}, RAW) end
 
@@ -39,6 +39,7 @@ local function enc(v)
   if tv ~= 'table' then error('cannot encode a ' .. tv) end
   local mt = getmetatable(v)
   if mt == RAW then return v[1] end
+  if mt == WALLET then return '[' .. cents(v[1]) .. ',' .. cents(v[2]) .. ',' .. cents(v[3]) .. ']' end
   local out = {}
   if mt == OBJ then
     local keys = {}
@@ -59,7 +60,31 @@ local function err(code, details)
 end
 
 local function num(v) return tonumber(v or '0') or 0 end
-local function balance(account) return num(redis.call('HGET', ACCT, account)) end
+
+-- A script runs alone, so what it has read or written of the balances, bonuses and
+-- holds (and, below, of the epochs and the rounds' states) stays true until it
+-- ends: a batch of many writes asks Redis once per field, and every write of
+-- these hashes goes through `add`, which keeps its answer.
+local KNOWN = {[ACCT] = {}, [BONUS] = {}, [HELD] = {}}
+local function field(hash, name)
+  local known = KNOWN[hash]
+  local v = known[name]
+  if v == nil then
+    v = num(redis.call('HGET', hash, name))
+    known[name] = v
+  end
+  return v
+end
+local function add(hash, name, delta)
+  local v = redis.call('HINCRBY', hash, name, cents(delta))
+  KNOWN[hash][name] = v
+  return v
+end
+local function set_bonus(pid, amount)
+  redis.call('HSET', BONUS, pid, cents(amount))
+  KNOWN[BONUS][pid] = amount
+end
+local function balance(account) return field(ACCT, account) end
 local function is_player(account) return string.sub(account, 1, 7) == 'player:' end
 local function is_meter(account) return string.sub(account, 1, 6) == 'meter:' end
 
@@ -69,14 +94,26 @@ local function round_key(rid) return P .. 'round:' .. rid end
 local function ledger_key(rid) return P .. 'round:' .. rid .. ':ledger' end
 local function holds_key(rid) return P .. 'round:' .. rid .. ':holds' end
 local function open_key(tid) return P .. 'table:' .. tid .. ':open' end
-local function state_of(rid) return redis.call('HGET', round_key(rid), 'state') end
+-- a round's state and table as this script last read or wrote them (false: none)
+local ROUNDS = {}
+local function round_of(rid)
+  local r = ROUNDS[rid]
+  if r == nil then
+    local got = redis.call('HMGET', round_key(rid), 'state', 'table')
+    r = {state = got[1], table = got[2]}
+    ROUNDS[rid] = r
+  end
+  return r
+end
+local function state_of(rid) return round_of(rid).state end
+local function open_round(rid, tid)
+  redis.call('HSET', round_key(rid), 'table', tid, 'state', 'open')
+  ROUNDS[rid] = {state = 'open', table = tid}
+end
 
+-- {balance, bonus, held}: three integers, encoded without `enc`'s type dispatch
 local function wallet(pid)
-  return {
-    balance('player:' .. pid),
-    num(redis.call('HGET', BONUS, pid)),
-    num(redis.call('HGET', HELD, pid)),
-  }
+  return setmetatable({balance('player:' .. pid), field(BONUS, pid), field(HELD, pid)}, WALLET)
 end
 
 local function wallets(pids)
@@ -87,8 +124,8 @@ end
 
 -- a transfer is [round_id, seat, reason, source, target, amount]
 local function move(t, journal)
-  redis.call('HINCRBY', ACCT, t[4], cents(-t[6]))
-  redis.call('HINCRBY', ACCT, t[5], cents(t[6]))
+  add(ACCT, t[4], -t[6])
+  add(ACCT, t[5], t[6])
   if journal then redis.call('RPUSH', ledger_key(t[1]), enc(t)) end
 end
 
@@ -132,11 +169,11 @@ local function hold(h)
   if h[4] > 0 then
     redis.call('HINCRBY', key, seat, cents(h[4]))
     redis.call('HSET', key, seat .. ':player', h[3])
-    redis.call('HINCRBY', HELD, h[3], cents(h[4]))
+    add(HELD, h[3], h[4])
   else
     local released = math.min(-h[4], num(redis.call('HGET', key, seat)))
     redis.call('HDEL', key, seat, seat .. ':player')
-    if released ~= 0 then redis.call('HINCRBY', HELD, h[3], cents(-released)) end
+    if released ~= 0 then add(HELD, h[3], -released) end
   end
 end
 
@@ -151,7 +188,7 @@ local function release_round(rid)
   end
   for seat, amount in pairs(amounts) do
     if amount ~= 0 and owners[seat] then
-      redis.call('HINCRBY', HELD, owners[seat], cents(-amount))
+      add(HELD, owners[seat], -amount)
     end
   end
   redis.call('DEL', key)
@@ -170,31 +207,43 @@ local function replay(key, op)
   return '{"ok":' .. first .. ',"replayed":true}'
 end
 
+-- EXPIRE once per key and ttl in a script: a batch's writes share their round's keys
+local EXPIRING = {}
+local function expire(key, ttl)
+  if ttl > 0 and EXPIRING[key] ~= ttl then
+    redis.call('EXPIRE', key, ttl)
+    EXPIRING[key] = ttl
+  end
+end
+
 local function remember(key, op, result, ttl)
   redis.call('HSET', key, op, result)
-  if ttl > 0 then redis.call('EXPIRE', key, ttl) end
+  expire(key, ttl)
   return '{"ok":' .. result .. ',"replayed":false}'
 end
 
 -- the fence: a write for a table carries the epoch of its host's lease, refused
 -- unless it is the table's current one (a host that lost the table writes nothing)
+local EPOCHS = {}
 local function fence_error(tid, epoch)
-  local current = num(redis.call('GET', P .. 'epoch:' .. tid))
+  local current = EPOCHS[tid]
+  if current == nil then
+    current = num(redis.call('GET', P .. 'epoch:' .. tid))
+    EPOCHS[tid] = current
+  end
   if current ~= epoch then return err('not_owner', {table = tid, epoch = current}) end
   return nil
 end
 
 -- close a round: out of its table's open set; its keys expire after `ttl` seconds
 local function close_round(rid, state, ttl)
-  local key = round_key(rid)
-  local tid = redis.call('HGET', key, 'table')
-  if tid then redis.call('SREM', open_key(tid), rid) end
+  local key, r = round_key(rid), round_of(rid)
+  if r.table then redis.call('SREM', open_key(r.table), rid) end
   redis.call('HSET', key, 'state', state)
-  if ttl > 0 then
-    redis.call('EXPIRE', key, ttl)
-    redis.call('EXPIRE', ledger_key(rid), ttl)
-    redis.call('EXPIRE', ops_key(rid), ttl)
-  end
+  r.state = state
+  expire(key, ttl)
+  expire(ledger_key(rid), ttl)
+  expire(ops_key(rid), ttl)
 end
 
 local function push_capped(key, entry, cap)

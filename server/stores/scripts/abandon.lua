@@ -5,5 +5,5 @@ local key = REQ.round ~= '' and ops_key(REQ.round) or buyops_key(REQ.player)
 local first = redis.call('HGET', key, REQ.op)
 if first then return ok(first ~= 'dead') end
 redis.call('HSET', key, REQ.op, 'dead')
-if REQ.ttl > 0 then redis.call('EXPIRE', key, REQ.ttl) end
+expire(key, REQ.ttl)
 return ok(false)

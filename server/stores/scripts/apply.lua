@@ -6,9 +6,9 @@ local again = replay(ops, REQ.op)
 if again then return again end
 local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
-local state = state_of(REQ.round)
+local round = round_of(REQ.round)
+local state, tid = round.state, round.table
 if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
-local tid = redis.call('HGET', round_key(REQ.round), 'table')
 if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end

@@ -6,10 +6,9 @@ local again = replay(ops, REQ.op)
 if again then return again end
 local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
-local key = round_key(REQ.round)
-local state = redis.call('HGET', key, 'state')
+local round = round_of(REQ.round)
+local state, tid = round.state, round.table
 if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
-local tid = redis.call('HGET', key, 'table')
 if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
 local needed = 0
 for _, t in ipairs(REQ.transfers) do needed = needed + t[6] end
@@ -20,7 +19,7 @@ if needed > available then
   return err('funds', {needed = needed, available = available, bonus = w[2]})
 end
 if not state then
-  redis.call('HSET', key, 'table', REQ.table, 'state', 'open')
+  open_round(REQ.round, REQ.table)
   redis.call('SADD', open_key(REQ.table), REQ.round)
 end
 for _, t in ipairs(REQ.transfers) do move(t, true) end

@@ -7,5 +7,5 @@ redis.call('SADD', P .. 'ptokens:' .. REQ.id, REQ.token_hash)
 if REQ.credits > 0 then
   move({'', NULL, 'buy-in', 'world', 'player:' .. REQ.id, REQ.credits}, false)
 end
-redis.call('HSET', BONUS, REQ.id, cents(REQ.bonus))
+set_bonus(REQ.id, REQ.bonus)
 return ok(wallet(REQ.id))

@@ -7,7 +7,7 @@
 -- when replayed with the same transfers and refuses different ones.
 local rid = REQ.round
 local key = round_key(rid)
-local state = redis.call('HGET', key, 'state')
+local state = state_of(rid)
 if state == 'settled' then
   if redis.call('HGET', key, 'digest') ~= REQ.digest then return err('conflict', {round = rid}) end
   return '{"ok":' .. redis.call('HGET', key, 'result') .. ',"replayed":true}'
@@ -15,11 +15,11 @@ end
 local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
 if state == 'voided' then return err('closed', {round = rid, state = state}) end
-local tid = redis.call('HGET', key, 'table')
+local tid = round_of(rid).table
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
-if not state then redis.call('HSET', key, 'table', REQ.table, 'state', 'open') end
+if not state then open_round(rid, REQ.table) end
 tid = REQ.table
 
 -- floor(meter * bp / 10000) without a product above 2^53: split meter = q * 10000 + r
@@ -75,17 +75,17 @@ for _, row in ipairs(redis.call('LRANGE', ledger_key(rid), 0, -1)) do
   nets[t[4]] = (nets[t[4]] or 0) - t[6]
   nets[t[5]] = (nets[t[5]] or 0) + t[6]
 end
-local record = raw(TEXT)
+-- every entry holds the round record: the part they share is encoded once (as `enc`
+-- of the whole entry would, its keys in order)
+local shared = '"jackpots":' .. enc(jackpots) .. ',"record":' .. TEXT .. ',"settled_at":'
+  .. cents(REQ.now) .. '}'
 for _, pid in ipairs(REQ.players) do
   local after = balance('player:' .. pid)
-  push_capped(P .. 'hist:player:' .. pid, enc(obj({
-    record = record, jackpots = jackpots, settled_at = REQ.now,
-    balance_before = after - (nets['player:' .. pid] or 0), balance_after = after,
-  })), REQ.history_cap)
+  local before = after - (nets['player:' .. pid] or 0)
+  push_capped(P .. 'hist:player:' .. pid, '{"balance_after":' .. cents(after)
+    .. ',"balance_before":' .. cents(before) .. ',' .. shared, REQ.history_cap)
 end
-push_capped(P .. 'hist:table:' .. tid, enc(obj({
-  record = record, jackpots = jackpots, settled_at = REQ.now,
-})), REQ.history_cap)
+push_capped(P .. 'hist:table:' .. tid, '{' .. shared, REQ.history_cap)
 
 table.sort(ids)
 local result = enc(obj({

@@ -1,16 +1,17 @@
 -- REQ {table, epoch, round, transfers, holds, ttl}: the server's void of an unsettled
 -- round: its refunds, its holds released, closed; voiding twice refunds once
 local rid = REQ.round
-local state = state_of(rid)
+local round = round_of(rid)
+local state = round.state
 local refused = fence_error(REQ.table, REQ.epoch)  -- a stale host learns it lost the table
 if refused then return refused end
 if state == 'voided' then return ok(true) end
 if state == 'settled' then return err('closed', {round = rid, state = state}) end
-local tid = redis.call('HGET', round_key(rid), 'table')
+local tid = round.table
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
-if not state then redis.call('HSET', round_key(rid), 'table', REQ.table, 'state', 'open') end
+if not state then open_round(rid, REQ.table) end
 for _, h in ipairs(REQ.holds) do hold(h) end
 for _, t in ipairs(REQ.transfers) do refund(t, true) end
 release_round(rid)
