@@ -151,8 +151,7 @@ class StudServer:
             max_size=self.config.limits.max_frame_bytes,
             compression=None,
             max_queue=32,
-            ping_interval=PING_INTERVAL,
-            ping_timeout=PING_TIMEOUT,
+            ping_interval=None,  # the outbox's keepalive pings (see `_sweep`)
             close_timeout=5,
             create_connection=self.outbox.connection_class(),
         )
@@ -312,11 +311,15 @@ class StudServer:
             self.metrics.loop_lag.observe(max(0.0, loop.time() - due))
 
     async def _sweep(self) -> None:
-        """Close connections that stopped reading (their keepalive ping is stuck behind
-        a full buffer, so the library's own timeout would never start)."""
+        """Close connections that stopped reading (their buffer never drains) and those
+        whose peer is gone (silent through a ping and its timeout); ping silent ones."""
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
             self.outbox.sweep(PING_TIMEOUT)
+            if self.server is not None:
+                self.outbox.keepalive(
+                    list(self.server.all_connections), PING_INTERVAL, PING_TIMEOUT
+                )
 
     async def _pump(self) -> None:
         """Throttled pushes: meters, spectator counts and the lobby, at most every interval."""
@@ -334,7 +337,8 @@ class StudServer:
             self.lobby.flush()
 
 
-#: WebSocket keepalive: a ping every interval, the connection closed without its pong.
+#: WebSocket keepalive: a connection silent for the interval is pinged; one silent for
+#: the interval and the timeout is closed.
 PING_INTERVAL = 20.0
 PING_TIMEOUT = 20.0
 #: Seconds between looks for connections whose buffer never drains.

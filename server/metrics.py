@@ -115,7 +115,7 @@ class Metrics:
         metric(
             "stud_keepalive_closes_total",
             "counter",
-            "Connections closed because their write buffer did not drain for a ping timeout.",
+            "Connections closed by the keepalive: unread for a ping timeout, or their peer silent.",
             [f"stud_keepalive_closes_total {self.keepalive_closes}"],
         )
         metric(

@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import struct
+import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
@@ -24,6 +25,7 @@ import msgpack
 import pytest
 
 from clients.connection import ServerError, StudClient
+from server import app
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.base import Fence
@@ -390,6 +392,95 @@ async def test_a_spectator_that_never_reads_is_cut_off(make_server: ServerFactor
     await c.hello(name="still here")
     await c.request("sit", table="alpha")
     await c.close()
+
+
+def _server_frames(s: socket.socket, until: float) -> list[tuple[int, bytes]]:
+    """The (opcode, payload) of each unmasked frame the server sends, until it closes
+    the socket or `until` (monotonic) passes."""
+    s.settimeout(0.05)
+    data, frames = b"", []
+    while time.monotonic() < until:
+        try:
+            chunk = s.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+        while len(data) >= 2 and len(data) >= 2 + (data[1] & 0x7F):
+            assert data[1] < 126  # control frames and short messages only here
+            n = data[1]
+            frames.append((data[0] & 0x0F, data[2 : 2 + n]))
+            data = data[2 + n :]
+    return frames
+
+
+async def test_a_silent_peer_is_pinged_and_one_that_never_answers_is_closed(
+    make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection heard from within the interval is never pinged; a silent one is; one
+    that stays silent through the ping and its timeout is closed 1011, and counted."""
+    monkeypatch.setattr(app, "PING_INTERVAL", 0.5)
+    monkeypatch.setattr(app, "PING_TIMEOUT", 0.5)
+    monkeypatch.setattr(app, "SWEEP_INTERVAL", 0.05)
+    server = await make_server()
+    dead = await asyncio.to_thread(_raw_websocket, server.port)
+    talking = await asyncio.to_thread(_raw_websocket, server.port)
+    answers = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")  # its library pongs
+
+    def keep_talking() -> list[tuple[int, bytes]]:
+        frames: list[tuple[int, bytes]] = []
+        until = time.monotonic() + 3.0
+        while time.monotonic() < until:
+            talking.sendall(_masked(0x9, b"hi"))  # answered by a pong: heard, never pinged
+            frames += _server_frames(talking, time.monotonic() + 0.1)
+        return frames
+
+    try:
+        seen_dead, seen_talking = await asyncio.gather(
+            asyncio.to_thread(_server_frames, dead, time.monotonic() + 10.0),
+            asyncio.to_thread(keep_talking),
+        )
+        assert seen_dead[0] == (0x9, b"")  # a ping, and nothing answered it
+        assert seen_dead[-1][0] == 0x8  # then the close frame: 1011, before the socket went
+        assert struct.unpack("!H", seen_dead[-1][1][:2])[0] == 1011
+        assert b"keepalive" in seen_dead[-1][1]
+        assert seen_talking and set(seen_talking) == {(0xA, b"hi")}  # its pongs, no ping
+        assert not answers.closed.done()
+        assert (await answers.request("ping"))["t"] == "pong"
+        assert await asyncio.to_thread(_metric, server.port, "stud_keepalive_closes_total") == 1
+    finally:
+        dead.close()
+        talking.close()
+        await answers.close()
+
+
+async def test_after_a_pause_the_keepalive_asks_again_before_it_closes(
+    make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that was paused (SIGSTOP, a held loop) finds every peer silent and its
+    pings old: the pongs may be waiting unread, so that pass closes nobody."""
+    monkeypatch.setattr(app, "SWEEP_INTERVAL", 3600.0)  # the passes below are the only ones
+    server = await make_server()
+    raw = await asyncio.to_thread(_raw_websocket, server.port)
+    try:
+        assert server.server is not None
+        (ws,) = server.server.all_connections
+        outbox, now = server.outbox, time.monotonic()
+        ws.heard = ws.pinged = now - 100  # type: ignore[attr-defined]
+        assert outbox.keepalive([ws], 20, 20) == 0  # silent, nothing asked yet: a ping
+        assert ws.pinged > ws.heard  # type: ignore[attr-defined]
+        await asyncio.sleep(0)  # written at the end of the turn
+        ws.pinged = now - 50  # type: ignore[attr-defined]  # asked 50 s ago, no answer
+        outbox._keepalive_at = now - 60  # and the last pass was a minute ago
+        assert outbox.keepalive([ws], 20, 20) == 0
+        assert outbox.keepalive([ws], 20, 20) == 1  # the next pass, on time: closed
+        frames = await asyncio.to_thread(_server_frames, raw, time.monotonic() + 5)
+        assert [op for op, _ in frames] == [0x9, 0x8]
+    finally:
+        raw.close()
 
 
 # ----- HTTP: GET and HEAD, and nothing that answers 500 ------------------------------
