@@ -316,10 +316,7 @@ class StudServer:
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
             self.outbox.sweep(PING_TIMEOUT)
-            if self.server is not None:
-                self.outbox.keepalive(
-                    list(self.server.all_connections), PING_INTERVAL, PING_TIMEOUT
-                )
+            self.outbox.keepalive(self.outbox.next_share(), PING_INTERVAL, PING_TIMEOUT)
 
     async def _pump(self) -> None:
         """Throttled pushes: meters, spectator counts and the lobby, at most every interval."""

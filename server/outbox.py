@@ -8,12 +8,13 @@ never slows anyone else. `BoundedConnection` applies the same cap to what the
 websockets library writes by itself (pongs, close frames), and `sweep` closes
 a connection whose buffer has not drained for a keepalive timeout.
 
-`keepalive` finds dead peers in one pass over every connection, in place of the
-library's keepalive, which runs a task per connection with a timeout around
-every ping: at 10,000 connections that was 4 % of the server's CPU. A
-connection heard from within the interval (a player sends something every hand)
-is not pinged at all; a silent one (a spectator) gets a ping frame gathered with
-its other frames; one silent for the interval and the timeout is closed (1011).
+`keepalive` finds dead peers in passes over the connections, a fifth of them a
+second, in place of the library's keepalive, which runs a task per connection
+with a timeout around every ping: at 10,000 connections that was 4 % of the
+server's CPU. A connection heard from within the interval (a player sends
+something every hand) is not pinged at all; a silent one (a spectator) gets a
+ping frame gathered with its other frames; one that does not answer within the
+timeout is closed (1011).
 
 Frames for one connection are gathered until the end of the event loop's turn
 and written with one `transport.write`: a player's reply, wallet and table
@@ -39,6 +40,9 @@ from websockets.protocol import OPEN
 from protocol.errors import CloseCode
 from server.metrics import Metrics
 
+#: The keepalive looks at one of this many shares of the connections a pass (each share
+#: every this many passes).
+KEEPALIVE_SHARES = 5
 #: An unmasked ping frame without payload (RFC 6455 5.5.2); the library ignores the pong.
 PING_FRAME = bytes((0x89, 0))
 
@@ -64,6 +68,7 @@ class BoundedConnection(ServerConnection):
         super().__init__(*args, **{**kwargs, "write_limit": self.outbox.write_limit})
         self.paused_since: float | None = None  # the write buffer over its high-water mark
         self.heard = self.pinged = time.monotonic()  # last bytes from the peer, last ping
+        self.outbox.joined(self)
 
     def data_received(self, data: bytes) -> None:
         self.heard = time.monotonic()
@@ -92,6 +97,7 @@ class BoundedConnection(ServerConnection):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.outbox.paused.discard(self)
+        self.outbox.left(self)
         super().connection_lost(exc)
 
 
@@ -106,6 +112,10 @@ class Outbox:
         # connections whose write buffer is over its high-water mark: what `sweep` looks at
         self.paused: set[ServerConnection] = set()
         self._keepalive_at: float | None = None  # the last `keepalive` pass
+        # every connection in one of KEEPALIVE_SHARES sets, a set looked at per pass
+        self._shares: list[set[ServerConnection]] = [set() for _ in range(KEEPALIVE_SHARES)]
+        self._share_of: dict[ServerConnection, int] = {}
+        self._joined = self._turn = 0
 
     def connection_class(self) -> type[BoundedConnection]:
         """The ServerConnection class `serve(create_connection=...)` builds, with this cap."""
@@ -227,6 +237,24 @@ class Outbox:
                 closed += 1
         return closed
 
+    def joined(self, ws: ServerConnection) -> None:
+        share = self._joined % KEEPALIVE_SHARES
+        self._joined += 1
+        self._shares[share].add(ws)
+        self._share_of[ws] = share
+
+    def left(self, ws: ServerConnection) -> None:
+        share = self._share_of.pop(ws, None)
+        if share is not None:
+            self._shares[share].discard(ws)
+
+    def next_share(self) -> list[ServerConnection]:
+        """The connections the next keepalive pass looks at: one share of them in turn,
+        so a pass over 10,000 connections never holds the loop at once."""
+        share = self._shares[self._turn % KEEPALIVE_SHARES]
+        self._turn += 1
+        return list(share)
+
     def keepalive(
         self, connections: Iterable[ServerConnection], interval: float, timeout: float
     ) -> int:
@@ -242,8 +270,8 @@ class Outbox:
         closed = 0
         gathered = self._gathered
         for ws in connections:
-            heard = getattr(ws, "heard", None)
-            if heard is None or now - heard <= interval or ws.protocol.state is not OPEN:
+            heard: float = ws.heard  # type: ignore[attr-defined]
+            if now - heard <= interval or ws.protocol.state is not OPEN:
                 continue
             pinged: float = ws.pinged  # type: ignore[attr-defined]
             if pinged <= heard:  # nothing asked since it was last heard: ask
