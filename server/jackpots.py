@@ -160,7 +160,7 @@ class JackpotNews:
             frame = encode({"t": "jackpot", "name": name, "amount": amount})
             # a viewer of a table on this meter read the amount in its last snapshot
             seen = self.shown(name, amount)
-            conns = [ws for ws in everyone if ws not in seen]
+            conns = [ws for ws in everyone if ws not in seen] if seen else everyone
             if len(conns) > self.per_push:
                 # over the budget: the next `per_push` in turn now, the others next time
                 start = self._turn.get(name, 0) % len(conns)

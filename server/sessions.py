@@ -49,6 +49,9 @@ class Sessions:
         self.outbox = outbox
         self.all: set[Session] = set()
         self.presence: dict[str, PlayerPresence] = {}
+        # the connections with a player, kept as they come and go: a meter push goes to
+        # all of them every second, and 10,000 sessions were sifted for it each time
+        self._welcomed: dict[ServerConnection, None] = {}
 
     def __len__(self) -> int:
         return len(self.all)
@@ -64,6 +67,7 @@ class Sessions:
     def closed(self, session: Session) -> bool:
         """Forget a closed connection; True when it was its player's last one."""
         self.all.discard(session)
+        self._welcomed.pop(session.ws, None)
         if session.player is None:
             return False
         presence = self.presence.get(session.player.player_id)
@@ -82,6 +86,8 @@ class Sessions:
         """The connection is now `player`'s; returns (whether the player was gone,
         the player's older connections, which the caller closes: one per player)."""
         session.player = player
+        if session in self.all:  # not one that closed while its login was out
+            self._welcomed[session.ws] = None
         presence = self.presence.setdefault(player.player_id, PlayerPresence())
         was_gone = not presence.sessions
         older = list(presence.sessions)
@@ -99,6 +105,7 @@ class Sessions:
             return
         pid = session.player.player_id
         session.player = None
+        self._welcomed.pop(session.ws, None)
         presence = self.presence.get(pid)
         if presence is None:
             return
@@ -141,7 +148,7 @@ class Sessions:
         return [s.ws for s in presence.sessions] if presence else []
 
     def welcomed(self) -> list[ServerConnection]:
-        return [s.ws for s in self.all if s.player is not None]
+        return list(self._welcomed)
 
     # ----- pushes --------------------------------------------------------------
 
