@@ -189,6 +189,34 @@ async def test_spectator_takes_a_seat_and_spectators_cannot_act(
     assert snap["spectators"] == 0
 
 
+async def test_the_spectator_count_follows_joins_seats_and_leaves(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Every snapshot carries the count of viewers without a seat (kept between changes)."""
+    server = await make_server()
+    a, b, c = [await connect(server, n) for n in "abc"]
+    for client in (a, b, c):
+        await client.request("join", table="alpha")
+
+    async def count_is(n: int) -> None:
+        await a.wait_table("alpha", lambda s: s["spectators"] == n)
+
+    await count_is(3)
+    await a.request("sit", table="alpha", seat=0)
+    await count_is(2)
+    await b.request("sit", table="alpha", seat=1)
+    await count_is(1)
+    await c.request("leave", table="alpha")
+    await count_is(0)
+    await b.request("stand", table="alpha", seat=1)
+    await count_is(1)
+    await b.request("sit", table="alpha", seat=2)  # another seat: the same players again
+    await count_is(0)
+    await c.request("join", table="alpha")
+    await count_is(1)
+    assert server.rooms["alpha"].spectator_count() == 1
+
+
 async def test_betting_timer_deals_and_funds_are_checked(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
