@@ -58,6 +58,7 @@ from server.stores.base import (
     with_jackpots,
 )
 from server.turns import Turns
+from server.viewers import Viewers
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
@@ -124,10 +125,7 @@ class Room:
         self._shuffle = shuffle
         self.lobby_fixed = fixed_row(config)  # the lobby row's part that never changes
         self.table = self._new_table()
-        self.viewers: dict[ServerConnection, str | None] = {}  # connection -> player id
-        self._viewing = 0  # bumped whenever `viewers` changes
-        # (viewers version, table, seating) -> the spectator count, asked at every snapshot
-        self._spectators: tuple[tuple[int, object, int], int] = ((-1, None, -1), 0)
+        self.viewers = Viewers()
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
         self._requests_out = 0  # players' writes out: the engine moves once they land
@@ -224,7 +222,6 @@ class Room:
         data = encode({"t": "table_moved", "table": self.id, "url": ""})
         self.host.metrics.frames_out += self.host.send_all(self.viewers, data)
         self.viewers.clear()
-        self._viewing += 1
         self.host.table_lost(self)
         self._reset()
         self.host.lobby_changed()
@@ -354,18 +351,12 @@ class Room:
         return encode(view)
 
     def spectator_count(self) -> int:
-        """Viewers without a seat; counted again only when they or the seats changed."""
-        key = (self._viewing, self.table, self.table.seating)
-        if self._spectators[0] != key:
-            seated = self.table.players()
-            self._spectators = (key, sum(1 for pid in self.viewers.values() if pid not in seated))
-        return self._spectators[1]
+        return self.viewers.spectators(self.table.players())
 
     def add_viewer(self, ws: ServerConnection, player_id: str) -> list[bytes]:
         """Watch the table: its snapshot now (a new `seq`: the spectator count changed),
         and the player's own hand while one is dealt."""
-        self.viewers[ws] = player_id
-        self._viewing += 1
+        self.viewers.watch(ws, player_id)
         self.table.touch()
         self.watchers_changed()
         frames = [self.snapshot()]
@@ -375,9 +366,7 @@ class Room:
         return frames
 
     def remove_viewer(self, ws: ServerConnection) -> None:
-        if ws in self.viewers:
-            del self.viewers[ws]
-            self._viewing += 1
+        if self.viewers.unwatch(ws):
             self.watchers_changed()
 
     def watchers_changed(self) -> None:
