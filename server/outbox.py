@@ -113,8 +113,8 @@ class Outbox:
         self.paused: set[ServerConnection] = set()
         self._keepalive_at: float | None = None  # the last `keepalive` pass
         # every connection in one of KEEPALIVE_SHARES sets, a set looked at per pass
-        self._shares: list[set[ServerConnection]] = [set() for _ in range(KEEPALIVE_SHARES)]
-        self._share_of: dict[ServerConnection, int] = {}
+        self._shares: list[set[BoundedConnection]] = [set() for _ in range(KEEPALIVE_SHARES)]
+        self._share_of: dict[BoundedConnection, int] = {}
         self._joined = self._turn = 0
 
     def connection_class(self) -> type[BoundedConnection]:
@@ -229,26 +229,31 @@ class Outbox:
         for ws in list(self.paused):
             since = getattr(ws, "paused_since", None)
             if since is not None and now - since > timeout and ws.protocol.state is OPEN:
-                self.metrics.keepalive_closes += 1
-                self.metrics.closes[CloseCode.INTERNAL_ERROR] += 1
-                ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive timeout: nothing read")
-                ws.send_data()
-                ws.transport.abort()
+                self._keepalive_close(ws, "keepalive timeout: nothing read")
                 closed += 1
         return closed
 
-    def joined(self, ws: ServerConnection) -> None:
+    def _keepalive_close(self, ws: ServerConnection, reason: str) -> None:
+        """Close with 1011 and drop the socket with whatever it had not taken."""
+        self._gathered.pop(ws, None)
+        self.metrics.keepalive_closes += 1
+        self.metrics.closes[CloseCode.INTERNAL_ERROR] += 1
+        ws.protocol.fail(CloseCode.INTERNAL_ERROR, reason)
+        ws.send_data()
+        ws.transport.abort()
+
+    def joined(self, ws: BoundedConnection) -> None:
         share = self._joined % KEEPALIVE_SHARES
         self._joined += 1
         self._shares[share].add(ws)
         self._share_of[ws] = share
 
-    def left(self, ws: ServerConnection) -> None:
+    def left(self, ws: BoundedConnection) -> None:
         share = self._share_of.pop(ws, None)
         if share is not None:
             self._shares[share].discard(ws)
 
-    def next_share(self) -> list[ServerConnection]:
+    def next_share(self) -> list[BoundedConnection]:
         """The connections the next keepalive pass looks at: one share of them in turn,
         so a pass over 10,000 connections never holds the loop at once."""
         share = self._shares[self._turn % KEEPALIVE_SHARES]
@@ -256,7 +261,7 @@ class Outbox:
         return list(share)
 
     def keepalive(
-        self, connections: Iterable[ServerConnection], interval: float, timeout: float
+        self, connections: Iterable[BoundedConnection], interval: float, timeout: float
     ) -> int:
         """Ping each open connection not heard from for `interval` seconds; close one
         that has not answered its ping (nor sent anything) within `timeout`: its peer is
@@ -270,21 +275,16 @@ class Outbox:
         closed = 0
         gathered = self._gathered
         for ws in connections:
-            heard: float = ws.heard  # type: ignore[attr-defined]
+            heard = ws.heard
             if now - heard <= interval or ws.protocol.state is not OPEN:
                 continue
-            pinged: float = ws.pinged  # type: ignore[attr-defined]
+            pinged = ws.pinged
             if pinged <= heard:  # nothing asked since it was last heard: ask
-                ws.pinged = now  # type: ignore[attr-defined]
+                ws.pinged = now
                 before = gathered.get(ws)
                 gathered[ws] = before + PING_FRAME if before else PING_FRAME
             elif now - pinged > timeout and not late:
-                gathered.pop(ws, None)
-                self.metrics.keepalive_closes += 1
-                self.metrics.closes[CloseCode.INTERNAL_ERROR] += 1
-                ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
-                ws.send_data()
-                ws.transport.abort()
+                self._keepalive_close(ws, "keepalive ping timeout")
                 closed += 1
         if gathered and self._write_soon is None:
             self._write_soon = asyncio.get_running_loop().call_soon(self._write_all)

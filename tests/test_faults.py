@@ -28,6 +28,7 @@ from clients.connection import ServerError, StudClient
 from server import app
 from server.app import StudServer
 from server.fleet import Fleet
+from server.outbox import BoundedConnection
 from server.stores.base import Fence
 from server.stores.redis import RedisStore
 from tests.conftest import ServerFactory, make_config
@@ -468,12 +469,13 @@ async def test_after_a_pause_the_keepalive_asks_again_before_it_closes(
     try:
         assert server.server is not None
         (ws,) = server.server.all_connections
+        assert isinstance(ws, BoundedConnection)
         outbox, now = server.outbox, time.monotonic()
-        ws.heard = ws.pinged = now - 100  # type: ignore[attr-defined]
+        ws.heard = ws.pinged = now - 100
         assert outbox.keepalive([ws], 20, 20) == 0  # silent, nothing asked yet: a ping
-        assert ws.pinged > ws.heard  # type: ignore[attr-defined]
+        assert ws.pinged > ws.heard
         await asyncio.sleep(0)  # written at the end of the turn
-        ws.pinged = now - 50  # type: ignore[attr-defined]  # asked 50 s ago, no answer
+        ws.pinged = now - 50  # asked 50 s ago, no answer
         outbox._keepalive_at = now - 60  # and the last pass was a minute ago
         assert outbox.keepalive([ws], 20, 20) == 0
         assert outbox.keepalive([ws], 20, 20) == 1  # the next pass, on time: closed
