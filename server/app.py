@@ -265,7 +265,7 @@ class StudServer:
         seen: set[ServerConnection] = set()
         for room in self.rooms.values():
             if room.config.jackpot == name and (
-                room.shown_meter == amount or room.shown_at >= fresh
+                room.shown.meter == amount or room.shown.at >= fresh
             ):
                 seen.update(room.viewers)
         return seen
@@ -324,14 +324,18 @@ class StudServer:
         while True:
             await asyncio.sleep(interval)
             await self.jackpots.flush()
-            rooms, self._rooms_to_refresh = self._rooms_to_refresh, set()
-            for room in rooms:
-                if not room.turns.busy():
-                    room.table.touch()  # the spectator count is part of the snapshot
-                    room.publish()
-                else:
-                    self._rooms_to_refresh.add(room)  # a command will publish; retry later
+            self.refresh_rooms()
             self.lobby.flush()
+
+    def refresh_rooms(self) -> None:
+        """Send the tables whose spectator count changed their snapshot again."""
+        rooms, self._rooms_to_refresh = self._rooms_to_refresh, set()
+        for room in rooms:
+            if not room.turns.busy():
+                room.table.touch()  # the spectator count is part of the snapshot
+                room.publish()
+            else:
+                self._rooms_to_refresh.add(room)  # a command will publish; retry later
 
 
 #: WebSocket keepalive: a connection silent for the interval is pinged; one silent for

@@ -46,6 +46,7 @@ from server.game.table import (
 )
 from server.lobby import fixed_row
 from server.metrics import Metrics
+from server.snapshots import Shown
 from server.standing import REASONS, Lease, Suspension
 from server.stores.base import (
     Fence,
@@ -130,7 +131,6 @@ class Room:
         self._reserved: set[int] = set()  # seats with a shared turn's write out
         self._requests_out = 0  # players' writes out: the engine moves once they land
         self._duties_out = 0  # owed writes out: the engine moved already, not yet durable
-        self.shown_meter, self.shown_at = -1, -1.0  # the meter in the last snapshot, and when
         self.closing = False  # shutting down: no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
@@ -142,9 +142,7 @@ class Room:
         self._give_up_at: float | None = None  # shutdown: duties still in doubt stop here
         self._ops = itertools.count(1)
         self._timer: tuple[asyncio.Handle, float] | None = None  # and its deadline
-        self._sent_seq = -1
-        self._last_view: dict[str, Any] | None = None  # what viewers were last shown
-        self._hands_sent: str | None = None  # the round whose private hands went out
+        self.shown = Shown(config)  # what the viewers were shown
         self._logged_deal: str | None = None
         self._flush = False  # a snapshot send is due at the end of this turn
         self._started: list[float] = []  # arrival times of the requests it answers
@@ -233,9 +231,7 @@ class Room:
         self.host.seated(self.id, self.table.players())
         self.suspended = None
         self._resumed.set()
-        self._sent_seq = -1
-        self._last_view = None
-        self._hands_sent = None
+        self.shown.reset()
         self._idle.set()
 
     def _lease_valid(self) -> bool:
@@ -314,41 +310,15 @@ class Room:
     # ----- viewers -------------------------------------------------------------
 
     def snapshot(self) -> bytes:
-        if self.suspended is None and self._duties_out and self._last_view is not None:
-            # a settlement is being written: a joiner sees what everyone was last shown
-            return encode({**self._last_view, "spectators": self.spectator_count()})
-        if self.suspended is None:
-            view = self.table.view(self.now())
-            view["t"] = "table"
-            view["spectators"] = self.spectator_count()
-            view["title"] = self.config.title or self.id
-            jp = self.config.jackpot
-            view["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
-            view["suspended"] = None
-            self.shown_meter, self.shown_at = self.host.meter(jp), self.now()
-            view["paused"] = self.paused
-            self._last_view = view
-            return encode(view)
-        # Paused: what is durable. While an owed write is out, what was last shown (a
-        # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
-        # lease), the table as it stands, every change of it in the store already.
-        base = self._last_view if self._duties_out else None
-        if base is None:
-            base = self.table.view(self.now())
-            base.update(t="table", title=self.config.title or self.id, spectators=0)
-            jp = self.config.jackpot
-            base["jackpot"] = {"name": jp, "amount": self.host.meter(jp)}
-        s = self.suspended
-        view = {
-            **base,
-            "seq": self.table.seq,
-            "phase": "suspended",
-            "ends_in_ms": None,
-            "spectators": self.spectator_count(),
-            "suspended": {"phase": base["phase"], "reason": s.reason, "since_ms": s.wall_ms},
-            "paused": self.paused,
-        }
-        return encode(view)
+        return self.shown.snapshot(
+            self.table,
+            self.now(),
+            spectators=self.spectator_count(),
+            meter=self.host.meter(self.config.jackpot),
+            suspended=self.suspended,
+            writing=self._duties_out > 0,
+            paused=self.paused,
+        )
 
     def spectator_count(self) -> int:
         return self.viewers.spectators(self.table.players())
@@ -400,10 +370,10 @@ class Room:
             return
         self._deferred = 0
         started, self._started = self._started, []
-        if self.table.seq == self._sent_seq or self.lease is None:
+        if self.table.seq == self.shown.seq or self.lease is None:
             return
         t0 = time.perf_counter()
-        self._sent_seq = self.table.seq
+        self.shown.seq = self.table.seq
         data = self.snapshot()
         m = self.host.metrics
         m.broadcasts += 1
@@ -416,24 +386,10 @@ class Room:
         self.host.lobby_changed()
 
     def _send_hands(self) -> None:
-        """Once per round, right after the snapshot that dealt them: each player's own
-        cards to that player's connections alone."""
-        rid = self.table.round_id
-        if self.table.phase is not Phase.DECIDING or rid is None or rid == self._hands_sent:
-            return
         if self.suspended is not None:
             return  # the deal is not shown yet either
-        self._hands_sent = rid
-        frames: dict[str, bytes | None] = {}
-        for ws, pid in list(self.viewers.items()):
-            if pid is None:
-                continue
-            if pid not in frames:
-                own = self.table.private_view(pid)
-                frames[pid] = None if own is None else encode(own)
-            frame = frames[pid]
-            if frame is not None:
-                self.host.metrics.frames_out += self.host.send_all((ws,), frame)
+        for ws, frame in self.shown.hands(self.table, self.viewers):
+            self.host.metrics.frames_out += self.host.send_all((ws,), frame)
 
     # ----- commands ------------------------------------------------------------
 

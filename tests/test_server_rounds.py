@@ -415,7 +415,7 @@ async def test_a_meter_push_skips_viewers_of_a_table_shown_within_the_interval(
     await player.request("ante", table="beta", seat=0, amount=100, progressive=True)
     after = server.jackpots.amount("main")
     alpha = server.rooms["alpha"]
-    assert alpha.shown_meter != after
+    assert alpha.shown.meter != after
 
     def pushed(c: StudClient) -> list[dict[str, Any]]:
         return [f for f in c.frames if f["t"] == "jackpot" and f["amount"] == after]
@@ -424,7 +424,7 @@ async def test_a_meter_push_skips_viewers_of_a_table_shown_within_the_interval(
     await lobby.wait_for(lambda c: pushed(c) or None)
     await watcher.request("ping")  # whatever that push wrote to the watcher is read by now
     assert not pushed(watcher)
-    alpha.shown_at -= 3600  # alpha has been quiet for an interval
+    alpha.shown.at -= 3600  # alpha has been quiet for an interval
     server.jackpots.set("main", after + 1, announce=False)
     after += 1
     await server.jackpots.flush()

@@ -1,0 +1,103 @@
+"""What a table's viewers are shown: its public snapshot, and each player's own hand.
+
+The room decides when to send; this decides what, and remembers what went out.
+While a settlement is being written, viewers keep seeing what they were last
+shown (a showdown whose outcome is in doubt is not revealed); a suspended
+table shows only what is durable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.codec import encode
+from server.game.table import Phase, Table, TableConfig
+from server.standing import Suspension
+from server.viewers import Viewers
+
+
+class Shown:
+    """A table's last snapshot and private hands, as its viewers were shown them."""
+
+    def __init__(self, config: TableConfig) -> None:
+        self.title = config.title or config.table_id
+        self.jackpot = config.jackpot
+        self.meter, self.at = -1, -1.0  # the meter in the last snapshot, and when
+        self.reset()
+
+    def reset(self) -> None:
+        """A fresh engine: nothing of the old one counts as shown."""
+        self.seq = -1  # the last `seq` broadcast to every viewer
+        self.view: dict[str, Any] | None = None  # the last snapshot built while running
+        self.hands_round: str | None = None  # the round whose private hands went out
+
+    def snapshot(
+        self,
+        table: Table,
+        now: float,
+        *,
+        spectators: int,
+        meter: int,
+        suspended: Suspension | None,
+        writing: bool,
+        paused: dict[str, Any] | None,
+    ) -> bytes:
+        """The public snapshot; `writing`: an owed write (a settlement) is out, so the
+        engine is ahead of what is durable."""
+        if suspended is None and writing and self.view is not None:
+            # a settlement is being written: a joiner sees what everyone was last shown
+            return encode({**self.view, "spectators": spectators})
+        if suspended is None:
+            view = table.view(now)
+            view["t"] = "table"
+            view["spectators"] = spectators
+            view["title"] = self.title
+            view["jackpot"] = {"name": self.jackpot, "amount": meter}
+            view["suspended"] = None
+            self.meter, self.at = meter, now
+            view["paused"] = paused
+            self.view = view
+            return encode(view)
+        # Paused: what is durable. While an owed write is out, what was last shown (a
+        # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
+        # lease), the table as it stands, every change of it in the store already.
+        base = self.view if writing else None
+        if base is None:
+            base = table.view(now)
+            base.update(t="table", title=self.title, spectators=0)
+            base["jackpot"] = {"name": self.jackpot, "amount": meter}
+        view = {
+            **base,
+            "seq": table.seq,
+            "phase": "suspended",
+            "ends_in_ms": None,
+            "spectators": spectators,
+            "suspended": {
+                "phase": base["phase"],
+                "reason": suspended.reason,
+                "since_ms": suspended.wall_ms,
+            },
+            "paused": paused,
+        }
+        return encode(view)
+
+    def hands(self, table: Table, viewers: Viewers) -> Iterator[tuple[ServerConnection, bytes]]:
+        """Once per round, right after the snapshot that dealt them: each player's own
+        cards, for that player's connections alone."""
+        rid = table.round_id
+        if table.phase is not Phase.DECIDING or rid is None or rid == self.hands_round:
+            return
+        self.hands_round = rid
+        frames: dict[str, bytes | None] = {}
+        for ws, pid in list(viewers.items()):
+            if pid is None:
+                continue
+            if pid not in frames:
+                own = table.private_view(pid)
+                frames[pid] = None if own is None else encode(own)
+            frame = frames[pid]
+            if frame is not None:
+                yield ws, frame
