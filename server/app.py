@@ -332,7 +332,7 @@ class StudServer:
         rooms, self._rooms_to_refresh = self._rooms_to_refresh, set()
         for room in rooms:
             if not room.turns.busy():
-                room.table.touch()  # the spectator count is part of the snapshot
+                room.count_changed()
                 room.publish()
             else:
                 self._rooms_to_refresh.add(room)  # a command will publish; retry later

@@ -327,7 +327,7 @@ class Room:
         """Watch the table: its snapshot now (a new `seq`: the spectator count changed),
         and the player's own hand while one is dealt."""
         self.viewers.watch(ws, player_id)
-        self.table.touch()
+        self.count_changed()
         self.watchers_changed()
         frames = [self.snapshot()]
         own = self.table.private_view(player_id)
@@ -338,6 +338,13 @@ class Room:
     def remove_viewer(self, ws: ServerConnection) -> None:
         if self.viewers.unwatch(ws):
             self.watchers_changed()
+
+    def count_changed(self) -> None:
+        """The spectator count changed: a new `seq` shows it (one `seq` is one snapshot),
+        unless no snapshot of the table's change has been made yet: that one carries the
+        count, with the `last` of the request that made it (a new `seq` would clear it)."""
+        if self.table.seq == self.shown.built:
+            self.table.touch()
 
     def watchers_changed(self) -> None:
         """The spectator count changed: the next throttled push re-sends the snapshot,

@@ -31,6 +31,7 @@ class Shown:
     def reset(self) -> None:
         """A fresh engine: nothing of the old one counts as shown."""
         self.seq = -1  # the last `seq` broadcast to every viewer
+        self.built = -1  # the last `seq` a snapshot was made of, for anyone
         self.view: dict[str, Any] | None = None  # the last snapshot built while running
         self.hands_round: str | None = None  # the round whose private hands went out
 
@@ -60,6 +61,7 @@ class Shown:
             self.meter, self.at = meter, now
             view["paused"] = paused
             self.view = view
+            self.built = table.seq
             return encode(view)
         # Paused: what is durable. While an owed write is out, what was last shown (a
         # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
@@ -82,6 +84,7 @@ class Shown:
             },
             "paused": paused,
         }
+        self.built = table.seq
         return encode(view)
 
     def hands(self, table: Table, viewers: Viewers) -> Iterator[tuple[ServerConnection, bytes]]:

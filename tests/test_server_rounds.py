@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from clients.connection import ServerError, StudClient
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
@@ -215,6 +217,41 @@ async def test_the_spectator_count_follows_joins_seats_and_leaves(
     await c.request("join", table="alpha")
     await count_is(1)
     assert server.rooms["alpha"].spectator_count() == 1
+
+
+async def test_a_requests_last_survives_the_spectator_count_sent_with_it(
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The throttled push of a spectator count and a player's request land in one loop
+    turn: the one snapshot they share still names the request (PROTOCOL.md, `last`).
+    Clients that show who did what would otherwise miss the request."""
+    server = await make_server(jackpot_push_interval=3600)  # pushes only when called here
+    watcher, player = await connect(server, "watcher"), await connect(server, "player")
+    for c in (watcher, player):
+        await c.request("join", table="alpha")
+    room = server.rooms["alpha"]
+    publish = room.publish
+
+    def push() -> None:
+        server.refresh_later(room)
+        server.refresh_rooms()
+
+    def publish_and_push(started: float | None = None) -> None:
+        # the push runs once the turn is over, just before this turn's snapshot goes out
+        asyncio.get_running_loop().call_soon(push)
+        publish(started)
+
+    monkeypatch.setattr(room, "publish", publish_and_push)
+    await player.request("sit", table="alpha", seat=0)
+    snap = await watcher.wait_table("alpha", lambda s: s["seats"][0] is not None)
+    assert snap["last"] == {"seat": 0, "action": "sit"}
+    assert snap["spectators"] == 1
+    monkeypatch.undo()
+    seq = snap["seq"]
+    server.refresh_later(room)
+    server.refresh_rooms()  # nothing else changed: the count goes out as the server's own
+    snap = await watcher.wait_table("alpha", lambda s: s["seq"] > seq)
+    assert snap["last"] is None
 
 
 async def test_betting_timer_deals_and_funds_are_checked(
