@@ -324,8 +324,8 @@ class Room:
         return self.viewers.spectators(self.table.players())
 
     def add_viewer(self, ws: ServerConnection, player_id: str) -> list[bytes]:
-        """Watch the table: its snapshot now (a new `seq`: the spectator count changed),
-        and the player's own hand while one is dealt."""
+        """Watch the table: its snapshot now, counting the joiner (`count_changed`), and
+        the player's own hand while one is dealt."""
         self.viewers.watch(ws, player_id)
         self.count_changed()
         self.watchers_changed()

@@ -8,7 +8,6 @@ table shows only what is durable.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -87,15 +86,16 @@ class Shown:
         self.built = table.seq
         return encode(view)
 
-    def hands(self, table: Table, viewers: Viewers) -> Iterator[tuple[ServerConnection, bytes]]:
+    def hands(self, table: Table, viewers: Viewers) -> list[tuple[ServerConnection, bytes]]:
         """Once per round, right after the snapshot that dealt them: each player's own
-        cards, for that player's connections alone."""
+        cards, for that player's connections alone (none again for that round)."""
         rid = table.round_id
         if table.phase is not Phase.DECIDING or rid is None or rid == self.hands_round:
-            return
+            return []
         self.hands_round = rid
         frames: dict[str, bytes | None] = {}
-        for ws, pid in list(viewers.items()):
+        out = []
+        for ws, pid in viewers.items():
             if pid is None:
                 continue
             if pid not in frames:
@@ -103,4 +103,5 @@ class Shown:
                 frames[pid] = None if own is None else encode(own)
             frame = frames[pid]
             if frame is not None:
-                yield ws, frame
+                out.append((ws, frame))
+        return out
