@@ -67,6 +67,7 @@ from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import asyncio_redis
+import orjson
 
 from server.game.ledger import Hold, JackpotClaim, Transfer
 from server.stores.base import (
@@ -141,8 +142,13 @@ _NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 PROTOCOL: Any = asyncio_redis.HiRedisProtocol
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 _LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
-#: The scripts' request encoder, built once (json.dumps with separators builds one per call).
-_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
+def _request_json(request: Any) -> str:
+    """A script's request as JSON. orjson takes a tenth of the time of json's encoder
+    (2.2 against 0.2 µs a write), which was 4 % of the server at load. Round records
+    and digests keep json's own bytes: they are stored, and hashed."""
+    return orjson.dumps(request).decode()
 
 
 #: Scripts whose calls of one event-loop turn go to Redis together, in `batch.lua`:
@@ -399,14 +405,14 @@ class RedisStore:
         if name in BATCHED and write:
             data = await self._batches.add(name, (request, text))
         else:
-            args = [self.prefix, _COMPACT.encode(request)]
+            args = [self.prefix, _request_json(request)]
             if text is not None:
                 args.append(text)
             what = f"the {name} script"
             reply = await self._evalsha(
                 what, self._shas[name], [], args, self._load_scripts, write=write
             )
-            data = json.loads(reply)
+            data = orjson.loads(reply)
         if "err" in data:
             raise _refusal(data)
         return data
@@ -418,7 +424,7 @@ class RedisStore:
         if len(writes) == 1:
             name, (request, text) = writes[0]
             sha, what = self._shas[name], f"the {name} script"
-            args = [self.prefix, _COMPACT.encode(request)]
+            args = [self.prefix, _request_json(request)]
             if text is not None:
                 args.append(text)
         else:
@@ -431,8 +437,10 @@ class RedisStore:
                     texts.append(text)
                     items.append([name, request, 2 + len(texts)])  # its ARGV index
             sha, what = self._shas["batch"], f"{len(writes)} table writes"
-            args = [self.prefix, _COMPACT.encode(items), *texts]
-        reply = json.loads(await self._evalsha(what, sha, [], args, self._load_scripts, write=True))
+            args = [self.prefix, _request_json(items), *texts]
+        reply = orjson.loads(
+            await self._evalsha(what, sha, [], args, self._load_scripts, write=True)
+        )
         return [reply] if len(writes) == 1 else list(reply)
 
     async def eval_script(
