@@ -9,7 +9,6 @@ decisions, settlements, voids and recoveries and requires identical results.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -45,7 +44,6 @@ from server.stores.base import (
     Store,
     StoreError,
     Wallet,
-    record_json,
 )
 from server.stores.memory import MemoryStore
 from server.stores.redis import RedisStore
@@ -886,20 +884,3 @@ async def test_writes_sent_together_each_get_their_own_outcome(store: Store) -> 
     assert after[METER] - before[METER] == 5 * 50
     assert await store.wallet(poor.player_id) == Wallet(500, 0, 0)
     assert await store.open_rounds("t9") == [] and await store.open_rounds("moved") == []
-
-
-_json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20,
-)
-
-
-@given(st.dictionaries(st.text(), _json_values, max_size=6))
-def test_a_round_record_is_stored_as_the_standard_librarys_json(record: dict[str, Any]) -> None:
-    """Records are stored and read back by both stores through `record_json` (orjson):
-    the text reads back as the record, in json's own bytes (sorted keys, compact),
-    non-ASCII text as UTF-8."""
-    text = record_json(record)
-    assert json.loads(text) == record
-    assert text == json.dumps(record, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
