@@ -48,8 +48,9 @@ class Shown:
         """The public snapshot; `writing`: an owed write (a settlement) is out, so the
         engine is ahead of what is durable."""
         if suspended is None and writing and self.view is not None:
-            # a settlement is being written: a joiner sees what everyone was last shown
-            return encode({**self.view, "spectators": spectators})
+            # a settlement is being written: a joiner sees what everyone was last shown,
+            # its spectator count too (one seq is one snapshot); the settled one counts it
+            return encode(self.view)
         if suspended is None:
             view = table.view(now)
             view["t"] = "table"

@@ -347,6 +347,43 @@ async def test_no_hand_reaches_anyone_but_its_player_before_showdown(
         assert after.issuperset(others)  # and at showdown everything is public
 
 
+async def test_a_joiner_during_a_settlement_is_shown_what_everyone_was(
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a showdown's settlement is being written, a joiner is shown the last
+    broadcast as it went out: the same seq is the same snapshot, spectator count and
+    all; the count with the joiner goes out with the settled showdown."""
+    server = await make_server()
+    a = await connect(server, "a")
+    await a.request("join", table="alpha")
+    await a.request("sit", table="alpha", seat=0)
+    await a.request("ante", table="alpha", seat=0, amount=100)
+    await a.request("deal", table="alpha")
+    dealt = await a.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    gate, writing = asyncio.Event(), asyncio.Event()
+    settle = server.store.settle
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        writing.set()
+        await gate.wait()
+        return await settle(*args, **kwargs)
+
+    monkeypatch.setattr(server.store, "settle", held)
+    fold = asyncio.create_task(a.request("fold", table="alpha", seat=0))
+    await asyncio.wait_for(writing.wait(), 10)
+    joiner = await connect(server, "joiner")
+    await joiner.request("join", table="alpha")
+    shown = joiner.tables["alpha"]
+    gate.set()
+    await fold
+    await joiner.wait_table("alpha", lambda s: s["phase"] == "showdown")
+    await a.wait_table("alpha", lambda s: s["phase"] == "showdown" and s["spectators"] == 1)
+    broadcast = {f["seq"]: f for f in a.frames if f["t"] == "table"}
+    assert shown["seq"] in broadcast, "a seq nobody else was shown"
+    assert {**shown, "ends_in_ms": None} == {**broadcast[shown["seq"]], "ends_in_ms": None}
+    assert shown["seq"] >= dealt["seq"] and shown["phase"] == "deciding"
+
+
 async def test_one_seq_is_one_snapshot(make_server: ServerFactory, connect: ClientFactory) -> None:
     """A joiner's snapshot counts the joiner: it is a new seq, never the old one changed."""
     server = await make_server()
