@@ -193,18 +193,30 @@ class Room:
         if fresh or self.lease is None:
             self._reset()
         self.lease = lease
-        if self._lease_timer is not None:
-            self._lease_timer.cancel()
-        self._lease_timer = asyncio.get_running_loop().call_at(
-            lease.valid_until, self._lease_lapsed
-        )
+        # a renewal only moves the end later: the timer set for an earlier end re-arms
+        # itself when it fires, one timer a lease's life rather than one a renewal
+        if self._lease_timer is None or self._lease_timer.when() > lease.valid_until:
+            self._arm_lease_timer()
         if self.suspended is not None and self.suspended.reason == "lease":
             self.host.spawn(self._resume_locked())
 
+    def _arm_lease_timer(self) -> None:
+        if self._lease_timer is not None:
+            self._lease_timer.cancel()
+        assert self.lease is not None
+        self._lease_timer = asyncio.get_running_loop().call_at(
+            self.lease.valid_until, self._lease_lapsed
+        )
+
     def _lease_lapsed(self) -> None:
-        """The lease was not renewed in time: the table stops until it is (or is lost)."""
+        """The lease was not renewed in time: the table stops until it is (or is lost).
+        Renewed since the timer was set: wait for the new end."""
         self._lease_timer = None
-        if self.lease is not None and not self._lease_valid():
+        if self.lease is None:
+            return
+        if self._lease_valid():
+            self._arm_lease_timer()
+        else:
             self._suspend("lease", self.now())
 
     def lose(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import math
 import os
 import signal
 import socket
@@ -29,6 +30,7 @@ from server import app
 from server.app import StudServer
 from server.fleet import Fleet
 from server.outbox import BoundedConnection
+from server.standing import Lease
 from server.stores.base import Fence
 from server.stores.redis import RedisStore
 from tests.conftest import ServerFactory, make_config
@@ -278,6 +280,29 @@ async def test_a_host_whose_lease_was_taken_stops_and_the_table_plays_elsewhere(
         for server in servers:
             await server.stop(grace=0)
         await books.close()
+
+
+async def test_a_lease_renewed_many_times_lapses_at_the_end_of_the_last(
+    make_server: ServerFactory,
+) -> None:
+    """Renewals only move a lease's end later; the table stops at the last one's end
+    (not the first's, nor never), and plays on once a renewal lands again."""
+    server = await make_server()
+    room = server.rooms["alpha"]
+    assert room.lease is not None
+    epoch = room.lease.epoch
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    for end in (0.3, 0.6, 0.9):  # renewed twice before the first end comes
+        room.hosted(Lease(epoch, start + end), fresh=False)
+    while room.suspended is None and loop.time() < start + 5:
+        await asyncio.sleep(0.01)
+    assert room.suspended is not None and room.suspended.reason == "lease"
+    assert loop.time() >= start + 0.9
+    room.hosted(Lease(epoch, math.inf), fresh=False)
+    while room.suspended is not None and loop.time() < start + 10:
+        await asyncio.sleep(0.01)
+    assert room.suspended is None and room.active and room.lease.epoch == epoch
 
 
 def _moved(c: StudClient, table: str) -> bool:
