@@ -411,3 +411,40 @@ async def test_a_heartbeat_renews_many_tables_in_slices(private_redis: RedisServ
         assert {r.id: r.lease.epoch for r in server.rooms.values() if r.lease} == epochs
     finally:
         await server.stop(grace=0)
+
+
+async def test_a_shutdown_gives_every_lease_back_in_one_call_even_with_redis_gone(
+    private_redis: RedisServer,
+) -> None:
+    """Leases go back in one store call: with Redis up, every table is free at once for
+    a standby; with Redis gone, the shutdown waits for one call, not one per table."""
+    tables = [
+        {"id": f"t{i:02d}", "variant": "casino-stud", "seats": 5, "min_ante": 100, "max_ante": 500}
+        for i in range(12)
+    ]
+    calls: list[int] = []
+
+    async def serve(name: str) -> tuple[StudServer, RedisStore]:
+        store = await RedisStore.connect(private_redis.url, namespace="shutdown", timeout=2)
+        release_many = store.release_many
+
+        async def counted(held: Any, holder: str) -> None:
+            calls.append(len(held))
+            await release_many(held, holder)
+
+        store.release_many = counted  # type: ignore[method-assign]
+        server = StudServer(
+            make_config(tables=tables), store=store, fleet=Fleet(store, name, "", ttl=30)
+        )
+        await server.start()
+        return server, store
+
+    first, _ = await serve("first")
+    assert all(room.active for room in first.rooms.values())
+    await first.stop(grace=0)
+    assert calls == [12]
+    second, _ = await serve("second")  # free at once, though the TTL has 30 s to run
+    assert all(room.active for room in second.rooms.values())
+    private_redis.stop()
+    await second.stop(grace=0)
+    assert calls == [12, 12]

@@ -9,7 +9,6 @@ decisions, settlements, voids and recoveries and requires identical results.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -560,43 +559,7 @@ async def test_creating_a_player_twice_grants_once(store: Store) -> None:
     assert (await books(store))[WORLD] == -10_000
 
 
-# ----- fencing: table leases with an epoch ---------------------------------------------
-
-
-async def test_claims_grow_the_epoch_and_renewals_keep_it(store: Store) -> None:
-    first = await store.claim(TABLE, "east", 0, 30)
-    assert (first.fresh, first.granted) == (True, True)
-    assert first.epoch >= time.time() * 1000 - 60_000  # from the clock: they keep growing
-    e1 = first.epoch
-    renewed = await store.claim(TABLE, "east", e1, 30)
-    assert (renewed.epoch, renewed.fresh) == (e1, False)
-    refused = await store.claim(TABLE, "west", 0, 30)
-    assert (refused.granted, refused.owner, refused.epoch) == (False, "east", e1)
-    await store.release(TABLE, "west", e1)  # not west's: nothing happens
-    assert not (await store.claim(TABLE, "west", 0, 30)).granted
-    await store.release(TABLE, "east", e1)
-    taken = await store.claim(TABLE, "west", 0, 30)
-    assert (taken.fresh, taken.granted) == (True, True) and taken.epoch > e1
-    e2 = taken.epoch
-    # a lease run out and taken by nobody: its last holder keeps its epoch
-    await store.release(TABLE, "west", e2)
-    again = await store.claim(TABLE, "west", e2, 30)
-    assert (again.epoch, again.fresh) == (e2, False)
-    # a claim repeated after an unknown outcome finds the lease its first try took
-    await store.release(TABLE, "west", e2)
-    retry = await store.claim(TABLE, "east", 0, 30)
-    assert (await store.claim(TABLE, "east", 0, 30)) == retry
-    assert retry.fresh and retry.epoch > e2
-    # the old holder cannot come back with its old epoch while east holds the table
-    assert not (await store.claim(TABLE, "west", e2, 30)).granted
-
-
-async def test_a_lease_expires(store: Store) -> None:
-    first = await store.claim(TABLE, "east", 0, 0.2)
-    assert not (await store.claim(TABLE, "west", 0, 30)).granted
-    await asyncio.sleep(0.35)
-    taken = await store.claim(TABLE, "west", 0, 30)
-    assert taken.granted and taken.epoch > first.epoch
+# ----- fencing: writes of an old epoch (the leases: tests/test_store_leases.py) --------
 
 
 async def test_writes_of_a_stale_epoch_are_refused(store: Store) -> None:

@@ -287,6 +287,11 @@ class Store(Protocol):
         """Give the lease up if it is still the caller's."""
         ...
 
+    async def release_many(self, held: Mapping[str, int], holder: str) -> None:
+        """`release` for several tables (table -> the epoch the caller holds) in one step:
+        a shutdown with the store unreachable waits for one call, not one per table."""
+        ...
+
     # wallets
     async def wallet(self, player_id: str) -> Wallet: ...
     async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:

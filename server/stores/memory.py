@@ -264,6 +264,10 @@ class MemoryStore:
         if lease is not None and lease[:2] == (holder, epoch):
             del self.leases[table_id]
 
+    async def release_many(self, held: Mapping[str, int], holder: str) -> None:
+        for table, epoch in held.items():
+            await self.release(table, holder, epoch)
+
     def _fence(self, fence: Fence) -> None:
         current = self.epochs.get(fence.table_id, 0)
         if fence.epoch != current:

@@ -621,7 +621,12 @@ class RedisStore:
         return {table: _claim(answer) for table, answer in data.items()}
 
     async def release(self, table_id: str, holder: str, epoch: int) -> None:
-        await self._script("release", {"table": table_id, "holder": holder, "epoch": epoch})
+        await self.release_many({table_id: epoch}, holder)
+
+    async def release_many(self, held: Mapping[str, int], holder: str) -> None:
+        if held:
+            tables = [[table, epoch] for table, epoch in held.items()]
+            await self._script("release", {"holder": holder, "tables": tables})
 
     async def abandon(self, op: str, *, round_id: str = "", player_id: str = "") -> bool:
         if bool(round_id) == bool(player_id):
