@@ -83,8 +83,27 @@ MEASURE = """() => {
     const iy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
     if (ix > 0.5 && iy > 0.5) pairs.push(`${a.id} and ${b.id}`);
   }
+  // inside each seat: its rows (name, cards, hand and status, spot, foot) apart
+  const inside = [];
+  const rows = [".nameplate", ".cards .card", ".hand-label", ".seat-status", ".spot",
+                ".seat-foot > *"];
+  for (const seat of document.querySelectorAll('[data-testid^="seat-"].seat')) {
+    const parts = [];
+    rows.forEach((sel, row) => {
+      for (const el of seat.querySelectorAll(sel)) {
+        const r = el.getBoundingClientRect();
+        if (r.width >= 1 && r.height >= 1) parts.push({row, sel, r});
+      }
+    });
+    for (const a of parts) for (const b of parts) {
+      if (a.row >= b.row) continue;
+      const ix = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+      const iy = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (ix > 0.5 && iy > 0.5) inside.push(`${seat.dataset.testid}: ${a.sel} and ${b.sel}`);
+    }
+  }
   const seats = new Set(boxes.map((b) => b.n));
-  return {pairs, seats: seats.size, scrollWidth: document.documentElement.scrollWidth,
+  return {pairs, inside: [...new Set(inside)], seats: seats.size, scrollWidth: document.documentElement.scrollWidth,
           innerWidth, innerHeight};
 }"""
 
@@ -109,7 +128,7 @@ TOUCH = (
     f'{OWN_BETTING}, {OWN_DECIDING}, [data-testid^="chip-remove-"], '
     'button[data-testid^="progressive-"], '
     '[data-testid^="sit-"], [data-testid="leave"], [data-testid="history-button"], '
-    '[data-testid="buy-chips"], [data-testid="side-toggle"]'
+    '[data-testid="buy-chips"], [data-testid="side-toggle"], [data-testid^="sign"]'
 )
 
 # The visible parts of the top bar, the table's head and the rack that overlap each
@@ -209,6 +228,7 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
     got: dict[str, Any] = await page.evaluate(MEASURE)
     assert got["seats"] == 9, f"{what}: {got['seats']} seats drawn"
     assert got["pairs"] == [], f"{what}: overlapping seats: {got['pairs']}"
+    assert got["inside"] == [], f"{what}: a seat's rows overlap: {got['inside']}"
     assert got["scrollWidth"] <= got["innerWidth"], f"{what}: the page scrolls sideways"
     if own is not None:
         controls: list[dict[str, Any]] = await page.evaluate(CONTROLS, own)
@@ -364,6 +384,19 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     assert width <= PHONE["width"]
     await bob.get_by_test_id("paytable").scroll_into_view_if_needed()
     await bob.screenshot(path=str(ARTIFACTS / "layout-phone-paytable.png"))
+
+    # ----- the phone's history: every hand's result inside the screen's width
+    await bob.get_by_test_id("history-button").tap()
+    panel = bob.get_by_test_id("history-panel")
+    await expect(panel.get_by_test_id("history-round")).to_have_count(1)
+    cut: list[str] = await bob.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="history-panel"] *')]
+          .filter((el) => { const r = el.getBoundingClientRect();
+                            return r.width >= 1 && r.right > innerWidth + 0.5; })
+          .map((el) => `${el.className}: ${el.textContent.slice(0, 30)}`)"""
+    )
+    assert cut == [], f"the phone's history runs off the screen: {cut}"
+    await bob.screenshot(path=str(ARTIFACTS / "layout-phone-history.png"))
     assert problems == []
 
 

@@ -26,7 +26,7 @@ const CARD_RATIO = 1.42;
 export const ROWS = {
   name: 22,
   info: 30, // hand label and status, one line each
-  actions: 36, // Fold/Raise, Clear/Stand, or the result at showdown
+  actions: 44, // Fold/Raise, Clear/Stand, or the result at showdown (.seat-foot)
   gap: 3,
 };
 
