@@ -171,9 +171,11 @@ class Requests:
                 room = self._room(msg.table)
                 player = self._player(session)
                 self._not_suspended(player.player_id)
+                self._may_watch(session, room)
+                seat = await room.sit(player.player_id, player.name, msg.seat)
+                # watched once seated, so a refused sit changes nothing
                 if msg.table not in session.tables:
                     self._watch(session, room)
-                seat = await room.sit(player.player_id, player.name, msg.seat)
                 sessions.reply(session, msg, seat=seat)
             case Stand():
                 await self._room(msg.table).stand(self._pid(session), msg.seat)
@@ -353,8 +355,8 @@ class Requests:
                 ErrorCode.NOT_AT_TABLE, f"join table {table_id!r} first", field="table"
             )
 
-    def _watch(self, session: Session, room: Room) -> None:
-        """Add the connection to the table's viewers and send it the snapshot."""
+    def _may_watch(self, session: Session, room: Room) -> None:
+        """Refuse a table past the connection's limit of tables watched."""
         if (
             room.id not in session.tables
             and len(session.tables) >= self.config.limits.max_tables_per_connection
@@ -364,6 +366,10 @@ class Requests:
                 f"at most {self.config.limits.max_tables_per_connection} tables per connection",
                 field="table",
             )
+
+    def _watch(self, session: Session, room: Room) -> None:
+        """Add the connection to the table's viewers and send it the snapshot."""
+        self._may_watch(session, room)
         session.tables.add(room.id)
         for frame in room.add_viewer(session.ws, self._pid(session)):
             self.metrics.frames_out += self.sessions.outbox.send(session.ws, frame)

@@ -342,6 +342,7 @@ class Room:
         self.count_changed()
         self.watchers_changed()
         frames = [self.snapshot()]
+        self.shown.joined(ws)
         own = self.table.private_view(player_id)
         if own is not None:
             frames.append(encode(own))
@@ -396,7 +397,7 @@ class Room:
         data = self.snapshot()
         m = self.host.metrics
         m.broadcasts += 1
-        m.frames_out += self.host.send_all(self.viewers, data)
+        m.frames_out += self.host.send_all(self.shown.broadcast_to(self.viewers), data)
         self._send_hands()
         t1 = time.perf_counter()
         m.broadcast_lag.observe(t1 - t0)

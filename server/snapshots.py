@@ -8,6 +8,7 @@ table shows only what is durable.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -31,8 +32,27 @@ class Shown:
         """A fresh engine: nothing of the old one counts as shown."""
         self.seq = -1  # the last `seq` broadcast to every viewer
         self.built = -1  # the last `seq` a snapshot was made of, for anyone
+        self.made = -1  # the `seq` of the last snapshot made (an older one while writing)
         self.view: dict[str, Any] | None = None  # the last snapshot built while running
         self.hands_round: str | None = None  # the round whose private hands went out
+        # the connections shown the snapshot of `joiners_seq` as they joined
+        self.joiners: set[ServerConnection] = set()
+        self.joiners_seq = -1
+
+    def joined(self, ws: ServerConnection) -> None:
+        """`ws` was just shown the last snapshot made: its broadcast need not go to it."""
+        if self.joiners_seq != self.made:
+            self.joiners, self.joiners_seq = set(), self.made
+        self.joiners.add(ws)
+
+    def broadcast_to(self, viewers: Viewers) -> Iterable[ServerConnection]:
+        """Who the broadcast of `seq` goes to: every viewer but those who joined under
+        it (one seq is one snapshot, sent once to each)."""
+        joiners = self.joiners if self.joiners_seq == self.seq else ()
+        self.joiners, self.joiners_seq = set(), -1
+        if not joiners:
+            return viewers
+        return [ws for ws in viewers if ws not in joiners]
 
     def snapshot(
         self,
@@ -50,6 +70,7 @@ class Shown:
         if suspended is None and writing and self.view is not None:
             # a settlement is being written: a joiner sees what everyone was last shown,
             # its spectator count too (one seq is one snapshot); the settled one counts it
+            self.made = self.view["seq"]
             return encode(self.view)
         if suspended is None:
             view = table.view(now)
@@ -61,7 +82,7 @@ class Shown:
             self.meter, self.at = meter, now
             view["paused"] = paused
             self.view = view
-            self.built = table.seq
+            self.built = self.made = table.seq
             return encode(view)
         # Paused: what is durable. While an owed write is out, what was last shown (a
         # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
@@ -84,7 +105,7 @@ class Shown:
             },
             "paused": paused,
         }
-        self.built = table.seq
+        self.built = self.made = table.seq
         return encode(view)
 
     def hands(self, table: Table, viewers: Viewers) -> list[tuple[ServerConnection, bytes]]:

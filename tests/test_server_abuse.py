@@ -402,3 +402,28 @@ async def test_one_seq_is_one_snapshot(make_server: ServerFactory, connect: Clie
             if f["t"] == "table":
                 body = repr(sorted((k, repr(v)) for k, v in f.items() if k != "ends_in_ms"))
                 assert seen.setdefault(f["seq"], body) == body, f"seq {f['seq']} differs"
+
+
+async def test_a_refused_sit_changes_nothing_not_even_who_watches(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """PROTOCOL.md section 2: a failed request changed nothing. A sit refused (a seat
+    out of range, a seat taken) leaves the connection off the table: no snapshot, no
+    spectator more for the others, and `seed` still answers `not_at_table`."""
+    server = await make_server()
+    ann, bob = await connect(server, "ann"), await connect(server, "bob")
+    await ann.request("sit", table="alpha", seat=0)
+    before = len([f for f in ann.frames if f["t"] == "table"])
+    for seat, code in ((99, "invalid_field"), (0, "seat_taken")):
+        with pytest.raises(ServerError) as e:
+            await bob.request("sit", table="alpha", seat=seat)
+        assert e.value.code == code
+    with pytest.raises(ServerError) as e:
+        await bob.request("seed", table="alpha", client_seed="lucky")
+    assert e.value.code == "not_at_table"
+    assert not [f for f in bob.frames if f["t"] == "table"]
+    await bob.request("sit", table="alpha", seat=1)  # and a sit that lands shows the table
+    snap = await bob.wait_table("alpha", lambda s: s["seats"][1] is not None)
+    assert snap["seats"][1]["name"] == "bob"
+    counts = [f["spectators"] for f in ann.frames[before:] if f["t"] == "table"]
+    assert 1 not in counts, f"a refused sit was counted as a spectator: {counts}"

@@ -103,8 +103,8 @@ MEASURE = """() => {
     }
   }
   const seats = new Set(boxes.map((b) => b.n));
-  return {pairs, inside: [...new Set(inside)], seats: seats.size, scrollWidth: document.documentElement.scrollWidth,
-          innerWidth, innerHeight};
+  return {pairs, inside: [...new Set(inside)], seats: seats.size,
+          scrollWidth: document.documentElement.scrollWidth, innerWidth, innerHeight};
 }"""
 
 # The own controls that are drawn now, and where they are (at the top of the page).
