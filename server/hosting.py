@@ -56,6 +56,7 @@ class Hosting:
         self.stopping = stopping
         self.process_id = process_id
         self.ttl = ttl  # None: the lease never expires (one process, no fleet)
+        self.released = False  # the leases were given back (shutdown): renew none
         # leases go over the fleet's own connection, never queued behind money writes
         self.leases: Store = fleet.store if fleet is not None else store
 
@@ -128,9 +129,15 @@ class Hosting:
         held the event loop (and Redis) for tens of milliseconds in front of players."""
         rooms = list(self.rooms.values())
         for i in range(0, len(rooms), CLAIM_SLICE):
+            rooms_now = rooms[i : i + CLAIM_SLICE]
+            # shutting down: the tables held here are renewed while their rounds finish
+            # (a lapsed lease would stop them), none is taken; given back, none is renewed
             if self.stopping():
+                rooms_now = [r for r in rooms_now if r.active]
+            if self.released:
                 return
-            await self.claim(rooms[i : i + CLAIM_SLICE])
+            if rooms_now:
+                await self.claim(rooms_now)
 
     async def share(self) -> None:
         """Share the lobby with the fleet, and put back meters a restarted Redis lost."""
@@ -147,6 +154,7 @@ class Hosting:
         """Give our tables back (shutdown): a standby takes them without waiting. The
         leases and the lobby rows go at once, so a store that cannot be reached holds
         the shutdown up for one call's wait, not two."""
+        self.released = True
         held = {r.id: r.lease.epoch for r in self.hosted() if r.lease is not None}
         if self.fleet is not None:
             await asyncio.gather(self._release(held), self.fleet.close(list(held)))

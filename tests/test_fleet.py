@@ -448,3 +448,29 @@ async def test_a_shutdown_gives_every_lease_back_in_one_call_even_with_redis_gon
     private_redis.stop()
     await second.stop(grace=0)
     assert calls == [12, 12]
+
+
+async def test_a_shutdown_keeps_its_leases_while_the_running_round_finishes(
+    private_redis: RedisServer,
+) -> None:
+    """The leases held are renewed through the shutdown's grace: a round in betting
+    deals, is decided by its timer and settles, never paused for a lapsed lease (its
+    lease is acted on for 1.2 s here, the round takes 3 s) nor voided."""
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
+    config = make_config(timers={"betting": 2, "decision": 1, "results": 0.2})
+    server = StudServer(config, store=store, fleet=Fleet(store, "p", "", ttl=1.5))
+    await server.start()
+    client = await open_client(f"ws://127.0.0.1:{server.port}/ws", "ann")
+    books = await RedisStore.connect(private_redis.url, namespace=store.namespace)
+    try:
+        await client.request("sit", table="alpha")
+        await client.request("ante", table="alpha", seat=0, amount=100)
+        await server.stop(grace=10)
+        phases = [f["phase"] for f in client.frames if f["t"] == "table"]
+        assert "suspended" not in phases, phases
+        assert phases[-1] == "waiting" and "showdown" in phases  # settled, then the next
+        assert (await books.wallet(client.player_id)).balance == START - 100  # folded
+        assert await books.open_rounds("alpha") == []
+    finally:
+        await client.close()
+        await books.close()
