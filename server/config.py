@@ -220,6 +220,9 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"wallet.{name}: must be >= 0 cents")
     if limits.max_frame_bytes < 256 or limits.rate_per_second <= 0 or limits.rate_burst < 1:
         raise ConfigError("limits: max_frame_bytes >= 256, rate_per_second > 0, rate_burst >= 1")
+    if limits.rate_per_second != int(limits.rate_per_second):
+        # the welcome tells clients the rate, and a frame never carries a float (PROTOCOL.md)
+        raise ConfigError("limits.rate_per_second: a whole number of messages per second")
     if limits.max_unsent_bytes < 65_536:
         raise ConfigError("limits.max_unsent_bytes: at least 65536 (a big lobby must fit)")
     accounts = AccountsConfig(**_typed(_section(data, "accounts"), AccountsConfig(), "accounts"))

@@ -263,7 +263,7 @@ class Requests:
                 "jackpots": dict(self.jackpots.meters),
                 "limits": {
                     "max_frame_bytes": limits.max_frame_bytes,
-                    "rate_per_second": limits.rate_per_second,
+                    "rate_per_second": int(limits.rate_per_second),  # whole (config.py)
                     "max_seats_per_player": self.config.max_seats_per_player,
                     "reconnect_grace_ms": int(self.config.reconnect_grace * 1000),
                 },

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from clients.connection import ServerError, StudClient
-from tests.conftest import ClientFactory, ServerFactory
+from server.config import ConfigError
+from tests.conftest import ClientFactory, ServerFactory, make_config
 from tests.decks import shuffles
 
 DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
@@ -82,6 +83,27 @@ async def test_players_and_spectators_play_a_round_to_the_cent(
     assert sum(totals.values()) == 0  # double entry: every cent came from somewhere
     # the round ends after the results pause and the table waits again
     await watcher.wait_table("alpha", phase("waiting"))
+    # PROTOCOL.md section 1: no float ever appears in a frame (the welcome's too)
+    await alice.request("history")
+    await alice.wait_for(lambda c: any(f["t"] == "history" for f in c.frames))
+    for c in (alice, bob, watcher):
+        assert [f["t"] for f in c.frames if floats(f)] == []
+
+
+def test_a_message_rate_the_welcome_could_not_carry_is_refused() -> None:
+    """The welcome tells clients `rate_per_second`, and frames carry no floats."""
+    with pytest.raises(ConfigError, match="whole number"):
+        make_config(limits={"rate_per_second": 2.5})
+    assert make_config(limits={"rate_per_second": 5}).limits.rate_per_second == 5
+
+
+def floats(value: Any) -> bool:
+    """Whether a float is anywhere inside a decoded frame."""
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(floats(k) or floats(v) for k, v in value.items())
+    return isinstance(value, list | tuple) and any(floats(v) for v in value)
 
 
 async def test_dealer_not_qualifying_tie_fold_and_multi_hand(
