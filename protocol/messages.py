@@ -135,6 +135,9 @@ CLIENT_SEED: Final = Str(
     0, 64, re.compile(r"[A-Za-z0-9_.-]*"), "letters, digits, _ . or - (64 at most)"
 )
 HISTORY_LIMIT: Final = Int(1, 50)
+PURCHASE_KEY: Final = Str(
+    1, 64, re.compile(r"[A-Za-z0-9_.:-]+"), "1 to 64 of letters, digits, _ . : or -"
+)
 REQUEST_ID: Final = RequestIdKind()
 USERNAME: Final = Str(3, 24, re.compile(r"[A-Za-z0-9_]+"), "3 to 24 of a-z, 0-9 or _")
 PASSWORD: Final = Secret()
@@ -244,8 +247,12 @@ class Raise(SeatRequest):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BuyChips(Request):
+    """A top-up. `key` names the purchase, so a client repeating it after a lost reply
+    buys once: the player's repeats with the same key buy nothing more."""
+
     TYPE: ClassVar[str] = "buy_chips"
     amount: Annotated[int, MONEY]
+    key: Annotated[str | None, PURCHASE_KEY] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -51,7 +51,16 @@ from server.passwords import Passwords
 from server.room import Room
 from server.seating import Seating
 from server.sessions import Session, Sessions
-from server.stores.base import NotOwner, Player, Store, StoreError, new_player
+from server.stores.base import (
+    NotOwner,
+    OpAbandoned,
+    OpConflict,
+    Player,
+    Store,
+    StoreError,
+    Wallet,
+    new_player,
+)
 
 log = logging.getLogger("stud.server")
 
@@ -145,15 +154,7 @@ class Requests:
                         f"at most {w.max_buy_chips} cents per purchase",
                         details={"allowed": max(0, min(w.max_buy_chips, w.max_balance - balance))},
                     )
-                op = f"buy:{secrets.token_hex(8)}"
-                wallet = await until_known(
-                    lambda: self.store.buy_chips(pid, msg.amount, w.max_balance, op),
-                    what="buy_chips",
-                    op=op,
-                    pending=self.pending,
-                    patience=self.config.store_patience,
-                    abandon=lambda: self.store.abandon(op, player_id=pid),
-                )
+                wallet = await self.buy_chips(pid, msg)
                 sessions.reply(session, msg)
                 sessions.push_wallet(pid, wallet)
             case Join():
@@ -274,6 +275,36 @@ class Requests:
             self._watch(session, room)
             if was_gone:
                 await room.set_connected(player.player_id, True)
+
+    async def buy_chips(self, player_id: str, msg: BuyChips) -> Wallet:
+        """The top-up carried to a definite outcome. A client `key` is the operation id,
+        so the player's repeat of a purchase whose reply was lost buys nothing more."""
+        w = self.config.wallet
+        op = f"buy:key:{msg.key}" if msg.key is not None else f"buy:{secrets.token_hex(8)}"
+        try:
+            return await until_known(
+                lambda: self.store.buy_chips(player_id, msg.amount, w.max_balance, op),
+                what="buy_chips",
+                op=op,
+                pending=self.pending,
+                patience=self.config.store_patience,
+                abandon=lambda: self.store.abandon(op, player_id=player_id),
+            )
+        except OpConflict as e:
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD,
+                f"key {msg.key!r} was already used for a purchase of {e.details['amount']} cents",
+                field="key",
+                details={"bought": e.details["amount"]},
+            ) from None
+        except OpAbandoned:
+            if msg.key is None:
+                raise
+            raise ProtocolError(
+                ErrorCode.STORE_UNAVAILABLE,
+                f"the purchase under key {msg.key!r} was given up: nothing was bought, and "
+                "this key buys nothing now; send a new key to try again",
+            ) from None
 
     async def disconnected(self, session: Session) -> None:
         """The connection closed: it watches nothing now; a player's last one starts the grace."""

@@ -21,6 +21,8 @@ from clients.tui.link import sign_in
 from clients.tui.render import PLAY_KEYS, card_markup, describe_error, fairness_text, seats_text
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order
+from protocol.messages import BuyChips
+from server.stores.base import Wallet
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 
@@ -185,7 +187,7 @@ async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) ->
 
 
 async def test_reconnects_with_the_token_and_keeps_the_seat(
-    make_server: ServerFactory, connect: ClientFactory
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = await make_server(timers=LONG)
     app = StudApp(url(server), "cleo", table="alpha", backoff=(0.05, 0.2))
@@ -212,6 +214,25 @@ async def test_reconnects_with_the_token_and_keeps_the_seat(
         )
         assert app.own_seats() == [0]
         await sees(p, app, "#seats", "$5.00")
+        # a purchase whose answer is lost with the link goes again after the reconnect,
+        # and is bought once
+        buy = server.requests.buy_chips
+
+        async def bought_then_dropped(pid: str, msg: BuyChips) -> Wallet:
+            monkeypatch.setattr(server.requests, "buy_chips", buy)
+            wallet = await buy(pid, msg)
+            (session,) = [s for s in server.sessions if s.player and s.player.player_id == pid]
+            await session.ws.close()
+            return wallet
+
+        monkeypatch.setattr(server.requests, "buy_chips", bought_then_dropped)
+        before = app.balance["balance"]
+        await p.press("b")
+        await until(p, lambda: app.link.connects == 3 and app.link.connected, "a reconnect")
+        await sees(p, app, "#message", "Bought $100.00 of chips.")
+        assert app.purchase is None
+        await until(p, lambda: app.balance["balance"] == before + 10_000, "the chips")
+        assert player_id and (await server.store.wallet(player_id)).balance == before + 10_000
         # the resumed session plays the same round on
         await dora.request("ante", table="alpha", seat=1, amount=100)
         await dora.request("deal", table="alpha")

@@ -452,6 +452,17 @@ async def test_two_players_and_a_spectator_play_rounds(
     await cy.get_by_test_id("buy-amount").fill("500")
     await cy.get_by_test_id("buy-chips").click()
     await expect_wallet(cy, cy_2 + 50_000)
+    # a purchase whose answer is lost with the link is sent again once reconnected,
+    # under its key, and bought once
+    await cy.get_by_test_id("buy-amount").fill("250")
+    opens = await cy.evaluate("window.stud.conn.opens")
+    await cy.evaluate("document.getElementById('buy').requestSubmit(); window.stud.conn.drop()")
+    await cy.wait_for_function(
+        f"window.stud.conn.opens > {opens} && window.stud.purchases.waiting === null",
+        timeout=WAIT_MS,
+    )
+    await expect_wallet(cy, cy_2 + 75_000)
+    assert await cy.evaluate("sessionStorage.getItem('stud.purchase')") is None
 
     # ----- leaving the table frees the seat in the lobby
     await expect_phase(everyone, "waiting")

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Final, cast
 
@@ -419,6 +420,7 @@ class StudApp(App[None]):
         self.pending_seeds = self.witness.pending_seeds
         self.history: list[dict[str, Any]] | None = None  # the last `history` received
         self.history_verdicts: dict[str, Verdict] = {}
+        self.purchase: tuple[int, str] | None = None  # (amount, key) sent, not yet answered
 
     # ----- the model ------------------------------------------------------------------
 
@@ -584,6 +586,7 @@ class StudApp(App[None]):
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
             self.slip.reset()
+            self.purchase = None  # the old player's: not the new one's to buy
             self.say("The server no longer knew this session: you are a new player.", error=True)
         # a restarted server, or another replica, may not hold our seeds: send them again
         self.client_seeds.clear()
@@ -598,6 +601,8 @@ class StudApp(App[None]):
                 self.open_table(self.start_table)
         except ServerError as e:
             self.say(describe_error(e.frame), error=True)
+        if self.purchase is not None:
+            self.submit(self._send_purchase)  # its answer was lost: the same key again
         self.redraw_soon()
 
     def _on_status(self, status: str) -> None:
@@ -855,8 +860,29 @@ class StudApp(App[None]):
             self.pending_seeds.pop(table, None)
 
     def buy_chips(self) -> None:
-        async def job() -> None:
-            await self.link.request("buy_chips", amount=BUY_AMOUNT)
-            self.say(f"Bought {money(BUY_AMOUNT)} of chips.")
+        if self.purchase is not None:
+            self.say("Your last purchase is still on its way: wait for its answer.", error=True)
+            return
+        self.purchase = (BUY_AMOUNT, f"tui-{secrets.token_hex(12)}")
+        self.submit(self._send_purchase)
 
-        self.submit(job)
+    async def _send_purchase(self) -> None:
+        """The purchase on its way, under its key: an answer lost with the link leaves it
+        to go again after the next welcome, and the key has the server buy it once."""
+        if self.purchase is None:
+            return
+        amount, key = self.purchase
+        try:
+            await self.link.request("buy_chips", amount=amount, key=key)
+        except ServerError:
+            self.purchase = None  # a definite answer: nothing was bought
+            raise
+        except (ConnectionError, TimeoutError):
+            self.say(
+                f"No answer yet to your purchase of {money(amount)}: it goes again once "
+                "connected, and is bought once.",
+                error=True,
+            )
+            return
+        self.purchase = None
+        self.say(f"Bought {money(amount)} of chips.")

@@ -84,6 +84,13 @@ class BuyInLimit(StoreError):
     code = "buy_in_limit"
 
 
+class OpConflict(StoreError):
+    """An operation id repeated with other contents (a purchase key with another amount):
+    refused, nothing applied."""
+
+    code = "invalid_field"
+
+
 class RoundConflict(StoreError):
     """A round id settled before with different entries: refused, nothing applied."""
 
@@ -295,7 +302,12 @@ class Store(Protocol):
     # wallets
     async def wallet(self, player_id: str) -> Wallet: ...
     async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
-        """A top-up, refused (BuyInLimit) past `max_balance`; idempotent by `op`."""
+        """A top-up, refused (BuyInLimit) past `max_balance`.
+
+        Idempotent by `op`: a repeat buys nothing and returns the wallet as it is now
+        (the first result would be stale after a bet); a repeat with another amount is
+        refused (OpConflict).
+        """
         ...
 
     async def bet(
@@ -458,6 +470,12 @@ def buy_in_error(max_balance: int, balance: int) -> BuyInLimit:
         f"a top-up may bring the balance to at most {max_balance} cents",
         max_balance=max_balance,
         allowed=max(0, max_balance - balance),
+    )
+
+
+def purchase_conflict(op: str, first: int, amount: int) -> OpConflict:
+    return OpConflict(
+        f"purchase {op} was made for {first} cents, not {amount}", op=op, amount=first
     )
 
 

@@ -51,6 +51,7 @@ from server.stores.base import (
     new_player,
     not_owner,
     one_round,
+    purchase_conflict,
     record_json,
     record_players,
     settle_conflict,
@@ -107,7 +108,7 @@ class MemoryStore:
         self.epochs: dict[str, int] = {}  # table -> the epoch of its latest claim
         self.leases: dict[str, tuple[str, int, float | None]] = {}  # holder, epoch, expiry
         self.round_ops: dict[str, dict[str, object]] = defaultdict(dict)  # round -> op -> result
-        self.buy_ops: dict[str, dict[str, object]] = defaultdict(dict)  # player -> op -> result
+        self.buy_ops: dict[str, dict[str, object]] = defaultdict(dict)  # player -> op -> amount
 
     async def close(self) -> None:
         return None
@@ -307,14 +308,16 @@ class MemoryStore:
         ops = self.buy_ops[player_id]
         first = self._replay(ops, op)
         if first is not None:
-            assert isinstance(first, Wallet)
-            return first
+            assert isinstance(first, int)  # the amount bought
+            if first != amount:
+                raise purchase_conflict(op, first, amount)
+            return self._wallet(player_id)
         w = self._wallet(player_id)
         if amount <= 0 or w.balance + amount > max_balance:
             raise buy_in_error(max_balance, w.balance)
         self._move(Transfer("", None, Reason.BUY_IN, WORLD, player_account(player_id), amount))
-        ops[op] = wallet = self._wallet(player_id)
-        return wallet
+        ops[op] = amount
+        return self._wallet(player_id)
 
     async def bet(
         self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]

@@ -99,6 +99,7 @@ from server.stores.base import (
     new_player,
     not_owner,
     one_round,
+    purchase_conflict,
     record_json,
     record_players,
     settle_conflict,
@@ -856,6 +857,8 @@ def _refusal(data: dict[str, Any]) -> StoreError:
         return not_owner(data["table"], data["epoch"])
     if code == "abandoned":
         return abandoned(data["op"])
+    if code == "purchase_conflict":
+        return purchase_conflict(data["op"], data["first"], data["amount"])
     if code == "username_taken":
         return username_taken(data["username"])
     if code == "already_registered":

@@ -27,6 +27,7 @@ import { renderHistory } from "./history.js";
 import { keyCommand } from "./keys.js";
 import { seatLayout } from "./layout.js";
 import { renderLobby, tablePageUrl } from "./lobby.js";
+import { Purchases } from "./purchase.js";
 import { breakdown } from "./chips.js";
 import { buildAmount, buildable, countdownText, rebetSeats, remainingMs, renderTable } from "./table.js";
 
@@ -185,6 +186,12 @@ const conn = new Connection(wsUrl.href, {
   },
 });
 
+const purchases = new Purchases(conn, {
+  onWaiting: (amount) => showError(`No answer yet to your purchase of ${dollars(amount)}: `
+    + "it is sent again once connected, and bought only once."),
+  onError: showError,
+});
+
 /** Say hello: resume with the tab's token, else as the name the player gave. */
 async function hello() {
   const token = accountToken() ?? sessionStorage.getItem(KEYS.token);
@@ -238,6 +245,7 @@ function welcome(w) {
     });
   }
   if (state.history.open) loadHistory();
+  purchases.send(w.player_id); // one whose answer was lost goes again: its key buys it once
   render();
 }
 
@@ -999,7 +1007,9 @@ $("buy").addEventListener("submit", (event) => {
     showError("Enter the amount of chips to buy, in dollars.");
     return;
   }
-  conn.request("buy_chips", { amount: cents }).catch(showError);
+  if (!purchases.buy(cents, state.me?.player_id)) {
+    showError(`Your purchase of ${dollars(purchases.waiting.amount)} is still on its way: wait for its answer.`);
+  }
 });
 
 document.addEventListener("submit", (event) => {
@@ -1021,7 +1031,7 @@ window.addEventListener("online", () => conn.retryNow());
 setInterval(tick, 200);
 
 // A handle for debugging from the console (and for the browser tests).
-window.stud = { state, conn, fairness, verifyDeal, verifyHistory, loadHistory, absorb };
+window.stud = { state, conn, purchases, fairness, verifyDeal, verifyHistory, loadHistory, absorb };
 
 setupAccount({ conn, welcome, showError });
 render();

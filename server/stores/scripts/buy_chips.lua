@@ -1,11 +1,22 @@
--- REQ {player, amount, max_balance, op, ttl}: a top-up, refused past max_balance;
--- a repeated op returns its first result
+-- REQ {player, amount, max_balance, op, ttl}: a top-up, refused past max_balance.
+-- The op is remembered with its amount: a repeat buys nothing and answers the
+-- wallet as it is now; a repeat with another amount is refused.
 local ops = buyops_key(REQ.player)
-local again = replay(ops, REQ.op)
-if again then return again end
+local first = redis.call('HGET', ops, REQ.op)
+if first == 'dead' then return err('abandoned', {op = REQ.op}) end
+if first then
+  -- before amounts were kept, the first wallet was: such a repeat cannot be checked
+  local bought = tonumber(first)
+  if bought and bought ~= REQ.amount then
+    return err('purchase_conflict', {op = REQ.op, first = bought, amount = REQ.amount})
+  end
+  return ok(wallet(REQ.player))
+end
 local w = wallet(REQ.player)
 if REQ.amount <= 0 or w[1] + REQ.amount > REQ.max_balance then
   return err('buy_in_limit', {balance = w[1]})
 end
 move({'', NULL, 'buy-in', 'world', 'player:' .. REQ.player, REQ.amount}, false)
-return remember(ops, REQ.op, enc(wallet(REQ.player)), REQ.ttl)
+redis.call('HSET', ops, REQ.op, cents(REQ.amount))
+expire(ops, REQ.ttl)
+return ok(wallet(REQ.player))

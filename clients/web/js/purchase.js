@@ -1,0 +1,81 @@
+// A chip purchase carried through to its answer. Each purchase is sent with a key
+// of its own (PROTOCOL.md, buy_chips), so when its answer is lost (the link drops,
+// the server is slow) the same purchase is simply sent again, from this socket or
+// the next one, and the server buys it once. The purchase on its way is kept in
+// sessionStorage, so a reload carries it on too.
+
+import { ServerError } from "./connection.js";
+
+const STORAGE_KEY = "stud.purchase";
+const RETRY_MS = 2000;
+
+/** A fresh purchase key: 96 random bits (crypto.getRandomValues works without https). */
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+export class Purchases {
+  /**
+   * @param {import("./connection.js").Connection} conn
+   * @param {{onWaiting: (amount: number) => void, onError: (err: unknown) => void}} say
+   *   onWaiting: no answer yet, the purchase goes again once connected; onError: refused
+   */
+  constructor(conn, say) {
+    this.conn = conn;
+    this.say = say;
+    this.timer = null;
+    try {
+      this.current = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? "null");
+    } catch {
+      this.current = null;
+    }
+  }
+
+  /** The purchase whose answer has not come, or null: {amount, player, key}. */
+  get waiting() {
+    return this.current;
+  }
+
+  /**
+   * Buy `amount` cents of chips for `player` (a player id); false (nothing sent)
+   * while another purchase is on its way.
+   */
+  buy(amount, player) {
+    if (this.current) return false;
+    this.current = { amount, player, key: newKey() };
+    sessionStorage.setItem(STORAGE_KEY, JSON.stringify(this.current));
+    this.send(player);
+    return true;
+  }
+
+  /**
+   * Send the purchase on its way again (after a welcome: a new socket, or a reload).
+   * Keys are each player's own: another player signed in here does not buy it.
+   */
+  send(player) {
+    clearTimeout(this.timer);
+    const p = this.current;
+    if (p && p.player !== player) this.#done(p);
+    if (!p || p.player !== player || !this.conn.open) return;
+    this.conn.request("buy_chips", { amount: p.amount, key: p.key }).then(
+      () => this.#done(p),
+      (err) => {
+        if (err instanceof ServerError) {
+          this.#done(p); // a definite answer: nothing was bought
+          this.say.onError(err);
+          return;
+        }
+        // No answer: it may have been bought. The same key again cannot buy twice.
+        this.say.onWaiting(p.amount);
+        if (this.conn.open) this.timer = setTimeout(() => this.send(player), RETRY_MS);
+      },
+    );
+  }
+
+  #done(p) {
+    if (this.current !== p) return;
+    this.current = null;
+    sessionStorage.removeItem(STORAGE_KEY);
+  }
+}
