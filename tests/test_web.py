@@ -484,3 +484,31 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
 
     assert problems == []
+
+
+async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    # a long betting timer: only Bob's sit-out can close betting in time
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 6})
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    ann = await open_page(browser, url, problems)
+    bob = await open_page(browser, url, problems)
+    for page, name in ((ann, "Ann"), (bob, "Bob")):
+        await enter(page, name)
+        await page.get_by_test_id("play-alpha").click()
+    await expect(bob.get_by_test_id("seat-1-name")).to_contain_text("Bob")
+    # before anyone bets there is nothing to sit out of: Deal waits for a bet
+    await expect(bob.get_by_test_id("deal")).to_have_text("Deal")
+    await expect(bob.get_by_test_id("deal")).to_be_disabled()
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()
+    await expect_phase((ann, bob), "betting")
+    sit_out = bob.get_by_test_id("deal")
+    await expect(sit_out).to_have_text("Sit this round out")
+    await sit_out.click()
+    await expect_phase((ann, bob), "deciding")
+    await expect(ann.get_by_test_id("seat-1-cards").locator(".card")).to_have_count(0)
+    await expect(ann.get_by_test_id("raise-0")).to_be_visible()
+    assert problems == []

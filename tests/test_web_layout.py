@@ -250,6 +250,29 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
     await page.screenshot(path=str(ARTIFACTS / f"layout-{what}.png"))
 
 
+async def dealer_stays_on_screen(page: Page, what: str) -> None:
+    """The phone scrolled down to the end of the table still shows the dealer's cards
+    and the clock."""
+    await page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    box: dict[str, Any] = await page.evaluate(
+        """() => {
+          const one = (id) => document.querySelector(`[data-testid="${id}"]`);
+          const clock = one("dealer-countdown");
+          return {
+            dealer: one("dealer-cards").getBoundingClientRect().toJSON(),
+            clock: clock.hidden ? null : clock.getBoundingClientRect().toJSON(),
+            scrolled: window.scrollY, height: window.innerHeight};
+        }"""
+    )
+    assert box["scrolled"] > 0, f"{what}: the page did not need to scroll ({box})"
+    dealer = box["dealer"]
+    assert dealer["top"] >= 0 and dealer["bottom"] <= box["height"], f"{what}: {box}"
+    assert box["clock"] is not None and box["clock"]["top"] >= 0, f"{what}: no clock ({box})"
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / f"layout-{what}.png"))
+    await page.evaluate("window.scrollTo(0, 0)")
+
+
 async def at_every_size(ann: Page, phase: str, own: str | None) -> None:
     for size in LAPTOPS:
         await ann.set_viewport_size(size)
@@ -357,6 +380,7 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
         )
     await at_every_size(ann, "deciding", OWN_DECIDING)
     await check_layout(bob, "deciding-phone", OWN_DECIDING, phone=True)
+    await dealer_stays_on_screen(bob, "deciding-phone-scrolled")
 
     # ----- decisions; the showdown's results must not overlap either
     for seat in (0, 1, 2):
@@ -371,6 +395,7 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
         await expect(page.get_by_test_id("seat-8-result")).to_have_attribute("data-outcome", "fold")
     await at_every_size(ann, "showdown", None)
     await check_layout(bob, "showdown-phone", None, phone=True)
+    await dealer_stays_on_screen(bob, "showdown-phone-scrolled")
     await bob.screenshot(path=str(ARTIFACTS / "layout-showdown-phone-full.png"), full_page=True)
     await check_layout(wendy, "showdown-spectator", None)
 

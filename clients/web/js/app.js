@@ -438,7 +438,12 @@ async function deal() {
     return;
   }
   const toPlace = mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(buildOf(snap.table, i)) > 0);
-  if (!toPlace.length && !mine.some((i) => snap.seats[i].ante > 0)) {
+  const sitOut = !toPlace.length && !mine.some((i) => snap.seats[i].ante > 0);
+  if (sitOut && snap.phase === "betting") {
+    await act(() => conn.request("deal", { table: snap.table })); // no hand this round
+    return;
+  }
+  if (sitOut) {
     showError(state.lastBets[snap.table]
       ? "Build an ante first: pick a chip and click your betting circle, or Rebet last round's bets."
       : "Build an ante first: pick a chip and click your betting circle.");
@@ -962,6 +967,7 @@ function drawHeader() {
     }
   }
   $("player-name").textContent = state.me ? state.me.name : "";
+  $("player-name").title = state.me ? state.me.name : "";
   const s = state.status;
   const conn = $("conn-status");
   conn.dataset.state = s.state;

@@ -128,7 +128,8 @@ function seatLine(s, r, mine) {
         ` · ante ${dollars(s.ante, { short: true })}${s.progressive ? " + JP" : ""}${decision ? ` · ${decision}` : ""}`)),
     res
       ? h("div", {},
-        h("span", { class: `hist-result ${res.outcome}`, "data-testid": "history-seat-result",
+        h("span", { class: `hist-result ${res.outcome} ${res.net > 0 ? "up" : res.net < 0 ? "down" : "even"}`,
+          "data-testid": "history-seat-result",
           "data-outcome": res.outcome, "data-cents": res.net },
         `${OUTCOMES[res.outcome] ?? res.outcome} ${signedDollars(res.net)}`),
         prize ? h("span", { class: "prize", "data-testid": "history-seat-prize", "data-cents": prize },

@@ -140,8 +140,12 @@ function dealerZone(v) {
   const cards = d.cards ?? [];
   const showdown = v.snap.phase === "showdown" && d.hand;
   const q = qualifies(d);
+  const ms = remainingMs(v.snap, v.receivedAt, v.now);
   return h("div", { class: "dealer", "data-testid": "dealer" },
-    h("span", { class: "dealer-label" }, "Dealer"),
+    h("span", { class: "dealer-label" }, "Dealer",
+      // a phone scrolls the table head away; the dealer's row stays on screen (CSS) with the clock
+      h("span", { class: `dealer-clock${ms !== null && ms < 5000 ? " urgent" : ""}`,
+        "data-testid": "dealer-countdown", hidden: ms === null }, countdownText(ms))),
     cards.length
       ? dealtRow(cards, {
         testid: "dealer-cards", fresh: Boolean(v.dealing),
@@ -152,7 +156,8 @@ function dealerZone(v) {
     h("div", { class: `dealer-hand${showdown ? (q ? " qualifies" : " not-qualified") : ""}`,
       "data-testid": "dealer-hand" },
     showdown ? `${d.hand.label} — ${q ? "qualifies" : "does not qualify"}` : ""),
-    h("p", { class: "table-message", "data-testid": "table-message", role: "status" }, message(v)));
+    h("p", { class: "table-message", "data-testid": "table-message", role: "status",
+      "data-repeats": showdown && q ? "dealer-hand" : null }, message(v)));
 }
 
 function message(v) {
@@ -234,12 +239,12 @@ function seatEl(v, seat, i, pos) {
   if (mine) Object.assign(props, { tabindex: -1, "data-action": "select-seat" });
   const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name` },
     h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
-    h("span", { class: "name" }, seat.name),
+    h("span", { class: "name", title: seat.name }, seat.name),
     mine ? h("span", { class: "you" }, "you") : null,
     h("span", { class: "seat-no" }, `#${i + 1}`));
   const cards = seatCards(v, seat, i, pos);
-  const hand = h("div", { class: "hand-label", "data-testid": `seat-${i}-hand` },
-    seat.cards && cardsShown(v, i) ? seat.hand?.label ?? "" : "");
+  const label = seat.cards && cardsShown(v, i) ? seat.hand?.label ?? "" : "";
+  const hand = h("div", { class: "hand-label", "data-testid": `seat-${i}-hand`, title: label || null }, label);
   const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` }, seatStatus(v.snap.phase, seat));
   const res = result ? resultEl(seat, i) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
   const editable = mine && buildable(v, seat);
@@ -363,7 +368,9 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
 function resultEl(seat, i) {
   const r = seat.result;
   const prize = progressivePaid(r.progressive_prize);
-  return h("div", { class: `result ${r.outcome}`, "data-testid": `seat-${i}-result`,
+  // coloured by the money, not the hand: a lost hand whose progressive paid is a gain
+  const money = r.net > 0 ? "up" : r.net < 0 ? "down" : "even";
+  return h("div", { class: `result ${r.outcome} ${money}`, "data-testid": `seat-${i}-result`,
     "data-outcome": r.outcome, "data-net": r.net },
   h("span", { class: "outcome" }, OUTCOMES[r.outcome] ?? r.outcome),
   h("span", { class: "result-money" },
@@ -387,6 +394,8 @@ function controls(v) {
   const placed = seats.some((s) => s.ante > 0);
   // a paused table takes no ante: only a round in play (antes placed) may still be dealt
   const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused) || placed);
+  // others have bet and the betting timer runs: with nothing to bet, say so at once
+  const sitOut = snap.phase === "betting" && !ready && !v.busy && !placed && toPlace.length === 0;
   const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
     snap.progressive_stake);
   const rebets = rebetSeats(v);
@@ -419,13 +428,14 @@ function controls(v) {
     h("div", { class: "rules" },
       h("div", { class: "selected-line", "data-testid": "selected-seat", "data-seat": sel ?? "" }, selLine,
         h("span", { class: "muted" }, ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
-          + (v.mine.length < v.maxSeats ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
+          + (v.mine.length < v.maxSeats && snap.seats.includes(null)
+            ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, KEY_HELP)),
-    h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
-      title: "Place the bets and deal (d)" },
-    open && ready ? "Waiting for others…" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
+    h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal && !sitOut,
+      title: sitOut ? "Play no hand this round: the others need not wait for you (d)" : "Place the bets and deal (d)" },
+    open && ready ? "Waiting for others…" : sitOut ? "Sit this round out" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
 }
 
 /** Own seats that last round's bets can go back on now: [[seat, {amount, progressive}]]. */
