@@ -69,6 +69,30 @@ def _reject_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError(f"msgpack ext type {code} is not accepted")
 
 
+def _why(exc: Exception, limits: Limits) -> str:
+    """What was wrong with the frame, in the protocol's words, not the library's."""
+    text = str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return "a string is not valid UTF-8"
+    if "map key" in text:
+        return "a map's keys must be strings"
+    if "incomplete input" in text:
+        return "it ends before its msgpack value does"
+    if "max_ext_len" in text or "ext type" in text:
+        return "msgpack ext types are not accepted"
+    for name, what in (("max_str_len", "a string"), ("max_bin_len", "a binary value")):
+        if name in text:
+            return f"{what} is over the limit of {getattr(limits, name)} bytes"
+    for name, what in (("max_array_len", "an array"), ("max_map_len", "a map")):
+        if name in text:
+            return f"{what} is over the limit of {getattr(limits, name)} items"
+    if type(exc).__name__ == "StackError":
+        return "it is nested too deep"
+    if type(exc).__name__ == "FormatError":
+        return "it holds a byte that starts no msgpack value"
+    return text[:_MAX_DETAIL] or type(exc).__name__
+
+
 def _bad(message: str) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_FRAME, message)
 
@@ -107,9 +131,7 @@ def decode(
     except Exception as exc:  # msgpack's C and pure-Python builds raise
         # different types (ValueError, FormatError, StackError, UnicodeDecodeError,
         # TypeError...); all of them mean one thing to a client: a bad frame.
-        raise _bad(
-            f"not a valid msgpack frame: {str(exc)[:_MAX_DETAIL] or type(exc).__name__}"
-        ) from None
+        raise _bad(f"not a valid msgpack frame: {_why(exc, limits)}") from None
     if not isinstance(value, dict):
         raise _bad(f"a frame is a msgpack map, not {kind_name(value)}")
     for key in value:
