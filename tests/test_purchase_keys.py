@@ -13,7 +13,15 @@ from server.app import StudServer
 from server.stores.base import OpAbandoned, OpConflict, Store, Wallet
 from server.stores.redis import RedisStore
 from tests.conftest import ClientFactory, ServerFactory
-from tests.redis_fixture import RedisServer, private_redis, redis_url, time_limit
+from tests.redis_fixture import (
+    RedisServer,
+    drop_namespace,
+    fresh_namespace,
+    private_redis,
+    raw_connection,
+    redis_url,
+    time_limit,
+)
 from tests.test_faults import START, STORE_TIMEOUT, client, cont, on_redis, paused, stop
 from tests.test_store_contract import F, ante, books, store
 
@@ -143,3 +151,22 @@ async def test_a_keyed_buy_in_doubt_during_a_redis_stall_lands_once(
     assert (await store.wallet(ann.player_id)).balance == START + 500
     assert sum((await store.totals()).values()) == 0
     await again.close()
+
+
+async def test_a_purchase_remembered_as_its_first_wallet_is_still_bought_once(
+    redis_url: str,
+) -> None:
+    """Purchases made before amounts were kept are remembered by their first wallet:
+    repeating one still buys nothing (its amount cannot be compared)."""
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(redis_url, namespace)
+    conn = await raw_connection(redis_url)
+    try:
+        p = await store.create_player("a", 10_000, 0)
+        await conn.hset(f"{{{namespace}}}:buyops:{p.player_id}", "buy:old", "[10500,0,0]")
+        assert await store.buy_chips(p.player_id, 500, 20_000, "buy:old") == Wallet(10_000, 0, 0)
+        assert await store.buy_chips(p.player_id, 900, 20_000, "buy:old") == Wallet(10_000, 0, 0)
+    finally:
+        conn.close()
+        await store.close()
+        await drop_namespace(redis_url, namespace)

@@ -29,7 +29,7 @@ script may touch any of them; tests and deployments never collide):
     round:<id>:ledger        list  every transfer applied for the round (the journal)
     round:<id>:holds         hash  seat -> cents held, "<seat>:player" -> player id
     round:<id>:ops           hash  operation id -> its first result (JSON), or "dead"
-    buyops:<player id>       hash  a player's buy-in operation ids, the same way
+    buyops:<player id>       hash  a player's buy-in operation ids -> the cents bought, or "dead"
     table:<id>:open          set   the table's open round ids
     owner:<table>            string "<process>@<epoch>": the table's lease, with its TTL
     epoch:<table>            string the table's current epoch (grows with every claim)
