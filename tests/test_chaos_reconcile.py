@@ -75,9 +75,12 @@ class World:
         self.journal.ops.append(op)
         return op
 
-    def buy(self, pid: str, amount: int, outcome: str = OK, *, applied: bool = True) -> None:
+    def buy(
+        self, pid: str, amount: int, outcome: str = OK, *, applied: bool = True, key: str = ""
+    ) -> None:
         code = "store_unavailable" if outcome == ERROR else ""
-        self.op(pid, "buy_chips", outcome, code, fields={"amount": amount})
+        fields: dict[str, Any] = {"amount": amount, **({"key": key} if key else {})}
+        self.op(pid, "buy_chips", outcome, code, fields=fields)
         if applied:
             self.acct[f"player:{pid}"] += amount
             self.acct["world"] -= amount
@@ -220,6 +223,27 @@ def test_a_purchase_without_reply_may_go_either_way() -> None:
     w.buy("bob", 22_222, NO_REPLY, applied=False)
     checks, _ = reconcile(w.evidence())
     assert failing(checks) == {}
+
+
+def test_a_keyed_purchase_sent_again_counts_once() -> None:
+    w = played()
+    # in doubt, refused while the store was away, then ok: bought once
+    w.buy("ann", 21_111, NO_REPLY, applied=True, key="k1")
+    w.buy("ann", 21_111, ERROR, applied=False, key="k1")
+    w.buy("ann", 21_111, OK, applied=False, key="k1")
+    # in doubt twice, and never answered: bought once at most
+    w.buy("bob", 22_222, NO_REPLY, applied=True, key="k2")
+    w.buy("bob", 22_222, NO_REPLY, applied=False, key="k2")
+    checks, _ = reconcile(w.evidence())
+    assert failing(checks) == {}
+
+
+def test_a_keyed_purchase_bought_twice_is_reported() -> None:
+    w = played()
+    w.buy("bob", 22_222, NO_REPLY, applied=True, key="k2")
+    w.buy("bob", 22_222, OK, applied=True, key="k2")
+    checks, _ = reconcile(w.evidence())
+    assert kinds(checks, "c") == {"balance_mismatch"}  # one purchase, bought twice
 
 
 def test_a_double_ante_is_reported_with_the_ante_told_failed() -> None:

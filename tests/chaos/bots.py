@@ -271,6 +271,9 @@ class ChaosBot:
         self._abort: asyncio.Future[float] | None = None
         self._trouble = 0.0  # when the store last failed one of our requests
         self._leave_by = 0.0  # asked to leave while betting, until then (a fault)
+        #: a purchase whose reply was lost: (amount, key, tries), sent again by the next buy
+        self._lost_buy: tuple[int, str, int] | None = None
+        self._buys = 0
 
     @property
     def name(self) -> str:
@@ -333,6 +336,7 @@ class ChaosBot:
             return
         if op.data.get("player_id") != self._player_id:
             self.identities += 1
+            self._lost_buy = None  # the old player's purchase key is not the new one's
         self._player_id = str(op.data["player_id"])
         self.token = str(op.data["token"])
         self.journal.players.add(self._player_id)
@@ -502,9 +506,22 @@ class ChaosBot:
         return ""
 
     async def _buy(self, w: Wire) -> Op:
-        # amounts with odd cents, so the reconciliation can tell purchases apart
-        amount = 20_000 + self.rng.randrange(1, 40_000)
-        return await w.req("buy_chips", amount=amount)
+        """A purchase under a key of its own; one whose reply was lost goes again under the
+        same key (the server buys it once), as a client should. Every fourth is unkeyed."""
+        if self._lost_buy is not None:
+            amount, key, tries = self._lost_buy
+        else:
+            # amounts with odd cents, so the reconciliation can tell purchases apart
+            amount, tries = 20_000 + self.rng.randrange(1, 40_000), 0
+            self._buys += 1
+            key = "" if self._buys % 4 == 0 else f"{self.name}-buy-{self._buys}"
+        op = await (
+            w.req("buy_chips", amount=amount, key=key) if key else w.req("buy_chips", amount=amount)
+        )
+        # not known, or not sent while the store is away: the earlier try may have landed
+        again = op.unknown or (op.code == "store_unavailable" and tries > 0)
+        self._lost_buy = (amount, key, tries + 1) if key and again and tries < 5 else None
+        return op
 
     # ----- faults --------------------------------------------------------------
 

@@ -119,6 +119,26 @@ def check_holds(ev: Evidence) -> CheckResult:
 # ----- c: balances ---------------------------------------------------------------------
 
 
+def once_by_key(groups: dict[str, list[Op]]) -> None:
+    """A purchase sent again under its key is one purchase: its tries after the first
+    answer count once. An ok settles the key (its other tries bought nothing more);
+    otherwise its tries in doubt count as one in doubt, and a refused try of a key
+    in doubt or ok changed nothing of its own."""
+    settled = {o.fields.get("key") for o in groups["ok"]} - {None}
+    doubtful: set[Any] = set()
+    kept: list[Op] = []
+    for o in groups["unknown"]:
+        key = o.fields.get("key")
+        if key is None or (key not in settled and key not in doubtful):
+            kept.append(o)
+            if key is not None:
+                doubtful.add(key)
+    groups["unknown"] = kept
+    groups["failed"] = [
+        o for o in groups["failed"] if o.fields.get("key") not in settled | doubtful
+    ]
+
+
 def subset_with_sum(ops: Sequence[Op], target: int, limit: int = 64) -> list[Op] | None:
     """Some of the purchases whose amounts add up to `target` exactly, if any."""
     if target <= 0:
@@ -154,6 +174,8 @@ def check_balances(ev: Evidence) -> tuple[CheckResult, list[Finding]]:
         if op.op == "buy_chips" and op.player:
             group = "ok" if op.ok else "unknown" if op.unknown else "failed"
             buys[op.player][group].append(op)
+    for groups in buys.values():
+        once_by_key(groups)
     players = {a[len("player:") :] for a in store.acct if a.startswith("player:")}
     players |= ev.journal.players
     checked = explained = 0
