@@ -142,21 +142,13 @@ class Requests:
                 sessions.send(session.ws, {"t": "balance", **wallet.to_public()})
                 sessions.reply(session, msg)
             case BuyChips():
-                w = self.config.wallet
                 if self.stopping():
                     raise ProtocolError(ErrorCode.SHUTTING_DOWN, "this server is shutting down")
                 pid = self._pid(session)
                 self._not_suspended(pid)
-                if msg.amount > w.max_buy_chips:
-                    balance = (await self.store.wallet(pid)).balance
-                    raise ProtocolError(
-                        ErrorCode.BUY_IN_LIMIT,
-                        f"at most {w.max_buy_chips} cents per purchase",
-                        details={"allowed": max(0, min(w.max_buy_chips, w.max_balance - balance))},
-                    )
                 wallet = await self.buy_chips(pid, msg)
+                sessions.push_wallet(pid, wallet)  # before the ok, as for the other requests
                 sessions.reply(session, msg)
-                sessions.push_wallet(pid, wallet)
             case Join():
                 room = self._room(msg.table)
                 self._watch(session, room)
@@ -283,7 +275,9 @@ class Requests:
         op = f"buy:key:{msg.key}" if msg.key is not None else f"buy:{secrets.token_hex(8)}"
         try:
             return await until_known(
-                lambda: self.store.buy_chips(player_id, msg.amount, w.max_balance, op),
+                lambda: self.store.buy_chips(
+                    player_id, msg.amount, w.max_balance, op, max_amount=w.max_buy_chips
+                ),
                 what="buy_chips",
                 op=op,
                 pending=self.pending,

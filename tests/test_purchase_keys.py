@@ -10,7 +10,7 @@ import pytest
 
 from clients.connection import ServerError, StudClient
 from server.app import StudServer
-from server.stores.base import OpAbandoned, OpConflict, Store, Wallet
+from server.stores.base import BuyInLimit, OpAbandoned, OpConflict, Store, Wallet
 from server.stores.redis import RedisStore
 from tests.conftest import ClientFactory, ServerFactory
 from tests.redis_fixture import (
@@ -61,6 +61,27 @@ async def test_a_repeated_purchase_with_another_amount_is_refused(store: Store) 
     await books(store)
 
 
+async def test_a_repeat_is_told_so_before_the_purchase_limit_is_looked_at(store: Store) -> None:
+    p = await store.create_player("a", 10_000, 0)
+    await store.buy_chips(p.player_id, 500, 20_000, "buy:key:k1", max_amount=1_000)
+    # over the per-purchase limit, but a repeat of another amount: the conflict says so
+    with pytest.raises(OpConflict) as e:
+        await store.buy_chips(p.player_id, 5_000, 20_000, "buy:key:k1", max_amount=1_000)
+    assert e.value.details["amount"] == 500
+    # a new purchase over it is refused, with what may be bought now
+    with pytest.raises(BuyInLimit) as limit:
+        await store.buy_chips(p.player_id, 1_001, 20_000, "buy:key:k2", max_amount=1_000)
+    assert limit.value.details == {"allowed": 1_000}
+    with pytest.raises(BuyInLimit) as limit:
+        await store.buy_chips(p.player_id, 1_001, 11_000, "buy:key:k2", max_amount=1_000)
+    assert limit.value.details == {"allowed": 500}
+    assert await store.wallet(p.player_id) == Wallet(10_500, 0, 0)
+    # a refused key is not used up
+    await store.buy_chips(p.player_id, 1_000, 20_000, "buy:key:k2", max_amount=1_000)
+    assert await store.wallet(p.player_id) == Wallet(11_500, 0, 0)
+    await books(store)
+
+
 async def test_an_abandoned_purchase_stays_unbought_whatever_its_amount(store: Store) -> None:
     p = await store.create_player("a", 10_000, 0)
     assert await store.abandon("buy:key:k9", player_id=p.player_id) is False
@@ -91,6 +112,11 @@ async def test_a_keyed_buy_repeated_buys_once_and_a_changed_one_is_refused(
     await ann.wait_for(lambda c: c.balance["balance"] == START + 500)
     e = await refused(ann, amount=900, key="top-up.1")
     assert (e.code, e.frame["field"], e.frame["bought"]) == ("invalid_field", "key", 500)
+    # also when the other amount is over the per-purchase limit: the key is what is wrong
+    e = await refused(ann, amount=10**12, key="top-up.1")
+    assert (e.code, e.frame["bought"]) == ("invalid_field", 500)
+    e = await refused(ann, amount=10**12, key="top-up.2")
+    assert (e.code, e.frame["allowed"]) == ("buy_in_limit", 1_000_000)
     # another player's key of the same name, and a purchase without a key, are new ones
     await bob.request("buy_chips", amount=900, key="top-up.1")
     await ann.request("buy_chips", amount=100)

@@ -301,12 +301,20 @@ class Store(Protocol):
 
     # wallets
     async def wallet(self, player_id: str) -> Wallet: ...
-    async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
-        """A top-up, refused (BuyInLimit) past `max_balance`.
+    async def buy_chips(
+        self,
+        player_id: str,
+        amount: int,
+        max_balance: int,
+        op: str,
+        *,
+        max_amount: int | None = None,
+    ) -> Wallet:
+        """A top-up, refused (BuyInLimit) past `max_balance`, or over `max_amount` cents.
 
         Idempotent by `op`: a repeat buys nothing and returns the wallet as it is now
         (the first result would be stale after a bet); a repeat with another amount is
-        refused (OpConflict).
+        refused (OpConflict). A repeat is told so before any limit is looked at.
         """
         ...
 
@@ -470,6 +478,13 @@ def buy_in_error(max_balance: int, balance: int) -> BuyInLimit:
         f"a top-up may bring the balance to at most {max_balance} cents",
         max_balance=max_balance,
         allowed=max(0, max_balance - balance),
+    )
+
+
+def purchase_limit_error(max_amount: int, max_balance: int, balance: int) -> BuyInLimit:
+    return BuyInLimit(
+        f"at most {max_amount} cents per purchase",
+        allowed=max(0, min(max_amount, max_balance - balance)),
     )
 
 

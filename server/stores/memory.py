@@ -52,6 +52,7 @@ from server.stores.base import (
     not_owner,
     one_round,
     purchase_conflict,
+    purchase_limit_error,
     record_json,
     record_players,
     settle_conflict,
@@ -303,7 +304,15 @@ class MemoryStore:
     async def wallet(self, player_id: str) -> Wallet:
         return self._wallet(player_id)
 
-    async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
+    async def buy_chips(
+        self,
+        player_id: str,
+        amount: int,
+        max_balance: int,
+        op: str,
+        *,
+        max_amount: int | None = None,
+    ) -> Wallet:
         check_cents("max_balance", max_balance)
         ops = self.buy_ops[player_id]
         first = self._replay(ops, op)
@@ -313,6 +322,8 @@ class MemoryStore:
                 raise purchase_conflict(op, first, amount)
             return self._wallet(player_id)
         w = self._wallet(player_id)
+        if max_amount is not None and amount > max_amount:
+            raise purchase_limit_error(max_amount, max_balance, w.balance)
         if amount <= 0 or w.balance + amount > max_balance:
             raise buy_in_error(max_balance, w.balance)
         self._move(Transfer("", None, Reason.BUY_IN, WORLD, player_account(player_id), amount))

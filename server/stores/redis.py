@@ -100,6 +100,7 @@ from server.stores.base import (
     not_owner,
     one_round,
     purchase_conflict,
+    purchase_limit_error,
     record_json,
     record_players,
     settle_conflict,
@@ -644,18 +645,29 @@ class RedisStore:
         data = await self._script("wallets", list(player_ids), write=False)
         return _wallets(data["ok"])
 
-    async def buy_chips(self, player_id: str, amount: int, max_balance: int, op: str) -> Wallet:
+    async def buy_chips(
+        self,
+        player_id: str,
+        amount: int,
+        max_balance: int,
+        op: str,
+        *,
+        max_amount: int | None = None,
+    ) -> Wallet:
         check_cents("max_balance", max_balance)
         request = {
             "player": player_id,
             "amount": max(min(amount, MAX_CENTS + 1), -1),  # out of range is refused anyway
             "max_balance": max_balance,
+            "max_amount": -1 if max_amount is None else max_amount,
             "op": op,
             "ttl": self.retention,
         }
         try:
             data = await self._script("buy_chips", request)
         except _BuyIn as e:
+            if e.per_purchase and max_amount is not None:
+                raise purchase_limit_error(max_amount, max_balance, e.balance) from None
             raise buy_in_error(max_balance, e.balance) from None
         return Wallet(*data["ok"])
 
@@ -833,9 +845,10 @@ class _NoScript(Exception):
 class _BuyIn(StoreError):
     """The buy_chips script's refusal, before it is worded like MemoryStore's."""
 
-    def __init__(self, balance: int) -> None:
+    def __init__(self, balance: int, per_purchase: bool) -> None:
         super().__init__("buy-in refused")
         self.balance = balance
+        self.per_purchase = per_purchase  # over max_amount, not max_balance
 
 
 def _refusal(data: dict[str, Any]) -> StoreError:
@@ -852,7 +865,7 @@ def _refusal(data: dict[str, Any]) -> StoreError:
     if code == "wrong_table":
         return InvalidRequest(f"round {data['round']} belongs to table {data['table']}")
     if code == "buy_in_limit":
-        return _BuyIn(data["balance"])
+        return _BuyIn(data["balance"], bool(data.get("per_purchase")))
     if code == "not_owner":
         return not_owner(data["table"], data["epoch"])
     if code == "abandoned":

@@ -1,4 +1,5 @@
--- REQ {player, amount, max_balance, op, ttl}: a top-up, refused past max_balance.
+-- REQ {player, amount, max_balance, max_amount (-1: none), op, ttl}: a top-up, refused
+-- past max_balance or over max_amount.
 -- The op is remembered with its amount: a repeat buys nothing and answers the
 -- wallet as it is now; a repeat with another amount is refused.
 local ops = buyops_key(REQ.player)
@@ -13,6 +14,9 @@ if first then
   return ok(wallet(REQ.player))
 end
 local w = wallet(REQ.player)
+if REQ.max_amount >= 0 and REQ.amount > REQ.max_amount then
+  return err('buy_in_limit', {balance = w[1], per_purchase = true})
+end
 if REQ.amount <= 0 or w[1] + REQ.amount > REQ.max_balance then
   return err('buy_in_limit', {balance = w[1]})
 end
