@@ -317,6 +317,14 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
         CONTROLS, '[data-testid="play-nine"], [data-testid="watch-nine"]'
     )
     assert len(lobby_buttons) == 2 and all(b["h"] >= 44 for b in lobby_buttons)
+    # the phone's lobby keeps a table's paytables folded until asked: Play fits the screen
+    box = await bob.get_by_test_id("play-nine").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= PHONE["height"], box
+    await expect(bob.get_by_test_id("lobby-paytable-nine")).to_be_hidden()
+    await expect(wendy.get_by_test_id("lobby-paytable-nine")).to_be_visible()  # not on a laptop
+    await bob.get_by_test_id("lobby-pays-nine").tap()
+    await expect(bob.get_by_test_id("lobby-paytable-nine")).to_contain_text("100:1")
+    await bob.screenshot(path=str(ARTIFACTS / "layout-lobby-phone-pays.png"), full_page=True)
     await sit_three(ann, 0)
     await sit_three(bob, 3, tap=True)
     client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")

@@ -94,6 +94,7 @@ const state = {
   dealing: {}, // table id -> the deal being shown card by card (deal.js)
   felt: null, // {width, height} of the felt's inside, measured
   sideOpen: null, // the paytable/rules panel on a phone: null until the player opens or closes it
+  paysOpen: {}, // table id -> a lobby card's paytables shown, once the player opened or closed them
   chip: Number(sessionStorage.getItem(KEYS.chip)) || 500, // selected chip, cents
   busy: false, // a table action is in flight
   needName: false, // show the name form
@@ -711,6 +712,10 @@ function onClick(event) {
     case "rebet": rebet(); break;
     case "select-seat": selectSeat(seat); break;
     case "toggle-side": state.sideOpen = el.getAttribute("aria-expanded") !== "true"; render(); break;
+    case "toggle-pays":
+      state.paysOpen[el.dataset.table] = el.getAttribute("aria-expanded") !== "true";
+      render();
+      break;
     case "open-remote": goRemote(el.dataset.href); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
     case "reconnect": conn.start(); break;

@@ -56,6 +56,8 @@ function tableCard(row, state) {
   const variant = row.variant ?? {};
   const jackpot = state.jackpots[row.jackpot];
   const remote = tablePageUrl(row.url, row.id);
+  // a phone shows the paytables of the table asked for only: all of them make a long page
+  const paysOpen = state.paysOpen?.[row.id] ?? !window.matchMedia?.("(max-width: 640px)").matches;
   return h("article", { class: "table-card", "data-testid": `lobby-table-${row.id}`, "data-table": row.id },
     h("header", {},
       h("h2", {}, row.title),
@@ -72,7 +74,8 @@ function tableCard(row, state) {
       h("dt", {}, "Hands per player"), h("dd", {}, `up to ${row.max_seats_per_player ?? state.limits?.max_seats_per_player ?? 1}`),
       h("dt", {}, "Jackpot"), h("dd", { class: "gold", "data-testid": `lobby-jackpot-amount-${row.id}` },
         jackpot === undefined ? "—" : dollars(jackpot))),
-    h("div", { class: "paytables" },
+    paysToggle(row, paysOpen),
+    h("div", { class: "paytables", id: `pays-${row.id}`, hidden: !paysOpen },
       raisePaytable(variant, { testid: `lobby-paytable-${row.id}` }),
       h("div", {},
         progressivePaytable(variant, jackpot),
@@ -89,4 +92,10 @@ function tableCard(row, state) {
           "data-testid": `play-${row.id}`, disabled: free <= 0 }, free > 0 ? "Play" : "Table full"),
       h("button", { class: "btn", "data-action": "watch", "data-table": row.id,
         "data-testid": `watch-${row.id}` }, "Watch")]));
+}
+
+function paysToggle(row, open) {
+  return h("button", { class: "btn small pays-toggle", "data-action": "toggle-pays", "data-table": row.id,
+    "data-testid": `lobby-pays-${row.id}`, "aria-expanded": open ? "true" : "false", "aria-controls": `pays-${row.id}` },
+  open ? "Hide what it pays" : "What it pays");
 }
