@@ -463,6 +463,10 @@ async def test_two_players_and_a_spectator_play_rounds(
     )
     await expect_wallet(cy, cy_2 + 75_000)
     assert await cy.evaluate("sessionStorage.getItem('stud.purchase')") is None
+    # the wait is over: its notice goes, and the purchase says it was bought
+    await expect(cy.locator('.toast[data-code="purchase-waiting"]')).to_have_count(0)
+    await expect(cy.get_by_test_id("notice").last).to_have_text(re.compile(r"Bought \$250\.00"))
+    await expect(cy.get_by_test_id("buy-chips")).to_be_enabled()
 
     # ----- leaving the table frees the seat in the lobby
     await expect_phase(everyone, "waiting")

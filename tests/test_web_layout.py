@@ -128,7 +128,8 @@ TOUCH = (
     f'{OWN_BETTING}, {OWN_DECIDING}, [data-testid^="chip-remove-"], '
     'button[data-testid^="progressive-"], '
     '[data-testid^="sit-"], [data-testid="leave"], [data-testid="history-button"], '
-    '[data-testid="buy-chips"], [data-testid="side-toggle"], [data-testid^="sign"]'
+    '[data-testid="buy-chips"], [data-testid="buy-amount"], [data-testid="side-toggle"], '
+    '[data-testid^="sign"]'
 )
 
 # The visible parts of the top bar, the table's head and the rack that overlap each
@@ -268,6 +269,13 @@ async def dealer_stays_on_screen(page: Page, what: str) -> None:
     dealer = box["dealer"]
     assert dealer["top"] >= 0 and dealer["bottom"] <= box["height"], f"{what}: {box}"
     assert box["clock"] is not None and box["clock"]["top"] >= 0, f"{what}: no clock ({box})"
+    # and that clock runs, as the table head's does, with nothing else changing
+    clock = page.get_by_test_id("dealer-countdown")
+    shown = await clock.text_content()
+    await page.wait_for_function(
+        "(was) => document.querySelector('[data-testid=\"dealer-countdown\"]').textContent !== was",
+        arg=shown,
+    )
     ARTIFACTS.mkdir(exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / f"layout-{what}.png"))
     await page.evaluate("window.scrollTo(0, 0)")
@@ -368,6 +376,8 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     for seat in (6, 7, 8):
         await client.request("ante", table="nine", seat=seat, amount=500)
     await client.request("deal", table="nine")
+    await expect_phase([bob], "betting")
+    await dealer_stays_on_screen(bob, "betting-phone-scrolled")
     await bob.get_by_test_id("deal").tap()
     await ann.get_by_test_id("deal").click()
     await expect_phase([ann, bob, wendy], "deciding")

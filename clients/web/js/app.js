@@ -42,6 +42,7 @@ const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 const ROUNDS_KEPT = 200; // rounds whose commitment the tab remembers (History shows 50)
 const HISTORY_LIMIT = 50;
 const ERROR_TTL_MS = 15000;
+const NOTICE_TTL_MS = 5000;
 const BANNER_TTL_MS = 12000;
 
 const $ = (id) => document.getElementById(id);
@@ -189,8 +190,16 @@ const conn = new Connection(wsUrl.href, {
 
 const purchases = new Purchases(conn, {
   onWaiting: (amount) => showError(`No answer yet to your purchase of ${dollars(amount)}: `
-    + "it is sent again once connected, and bought only once."),
-  onError: showError,
+    + "it is sent again once connected, and bought only once.", { code: "purchase-waiting" }),
+  onError: (err) => {
+    dismissToasts("purchase-waiting");
+    showError(err);
+  },
+  onBought: (amount) => {
+    dismissToasts("purchase-waiting");
+    showError(`Bought ${dollars(amount)} of chips.`, { code: "purchase-done", tone: "ok" });
+  },
+  onChange: () => render(),
 });
 
 /** Say hello: resume with the tab's token, else as the name the player gave. */
@@ -831,22 +840,32 @@ function onKeyDown(event) {
 
 // ----- messages to the player ---------------------------------------------------
 
-/** An error in words, in a visible, dismissable toast. */
-function showError(err) {
+/** Take away the toasts of one kind (e.g. a wait that is over). */
+function dismissToasts(code) {
+  for (const el of $("errors").querySelectorAll(`.toast[data-code="${code}"]`)) el.remove();
+}
+
+/**
+ * An error in words, in a visible, dismissable toast; `code` names its kind when it
+ * is not a server error, `tone: "ok"` makes it good news.
+ */
+function showError(err, { code = null, tone = null } = {}) {
   // A table hosted by another server of the fleet: offer to go there.
   const remote = err?.frame?.code === "unknown_table" ? tablePageUrl(err.frame.url, err.table) : null;
   const text = remote ? "This table is on another server:" : typeof err === "string" ? err : errorText(err);
   const list = $("errors");
   const last = list.lastElementChild;
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
-  const toast = h("div", { class: "toast", role: "alert", "data-testid": "error", "data-code": err?.frame?.code ?? err?.code ?? "client" },
+  const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" ? "status" : "alert",
+    "data-testid": tone === "ok" ? "notice" : "error",
+    "data-code": code ?? err?.frame?.code ?? err?.code ?? "client" },
     h("span", { class: "msg", "data-testid": "error-message" }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
   while (list.children.length > 4) list.firstElementChild.remove();
-  setTimeout(() => toast.remove(), ERROR_TTL_MS);
+  setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
 }
 
 function showBanner(frame) {
@@ -973,6 +992,10 @@ function drawHeader() {
   }
   $("player-name").textContent = state.me ? state.me.name : "";
   $("player-name").title = state.me ? state.me.name : "";
+  const buying = purchases.waiting !== null;
+  $("buy-chips").disabled = buying;
+  $("buy-chips").querySelector(".buy-label").hidden = buying;
+  $("buy-chips").querySelector(".buy-busy").hidden = !buying;
   const s = state.status;
   const conn = $("conn-status");
   conn.dataset.state = s.state;
@@ -991,12 +1014,14 @@ function drawHeader() {
 /** The countdown runs locally from the snapshot's `ends_in_ms`. */
 function tick() {
   const snap = state.current ? state.tables[state.current] : null;
-  const el = document.querySelector('[data-testid="countdown"]');
-  if (!snap || !el) return;
+  if (!snap) return;
   const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
-  el.hidden = ms === null;
-  el.textContent = countdownText(ms);
-  el.classList.toggle("urgent", ms !== null && ms < 5000);
+  // the table head's clock, and the dealer's (the one a phone keeps on screen)
+  for (const el of document.querySelectorAll('[data-testid="countdown"], [data-testid="dealer-countdown"]')) {
+    el.hidden = ms === null;
+    el.textContent = countdownText(ms);
+    el.classList.toggle("urgent", ms !== null && ms < 5000);
+  }
 }
 
 // ----- start ---------------------------------------------------------------------
@@ -1019,7 +1044,8 @@ $("buy").addEventListener("submit", (event) => {
     return;
   }
   if (!purchases.buy(cents, state.me?.player_id)) {
-    showError(`Your purchase of ${dollars(purchases.waiting.amount)} is still on its way: wait for its answer.`);
+    showError(`Your purchase of ${dollars(purchases.waiting.amount)} is still on its way: wait for its answer.`,
+      { code: "purchase-waiting" });
   }
 });
 

@@ -18,8 +18,10 @@ function newKey() {
 export class Purchases {
   /**
    * @param {import("./connection.js").Connection} conn
-   * @param {{onWaiting: (amount: number) => void, onError: (err: unknown) => void}} say
-   *   onWaiting: no answer yet, the purchase goes again once connected; onError: refused
+   * @param {{onWaiting: (amount: number) => void, onError: (err: unknown) => void,
+   *   onBought: (amount: number) => void, onChange?: () => void}} say
+   *   onWaiting: no answer yet, the purchase goes again once connected; onError: refused;
+   *   onBought: bought (once, however many times it was sent); onChange: one started or ended
    */
   constructor(conn, say) {
     this.conn = conn;
@@ -45,6 +47,7 @@ export class Purchases {
     if (this.current) return false;
     this.current = { amount, player, key: newKey() };
     sessionStorage.setItem(STORAGE_KEY, JSON.stringify(this.current));
+    this.say.onChange?.();
     this.send(player);
     return true;
   }
@@ -59,11 +62,12 @@ export class Purchases {
     if (p && p.player !== player) this.#done(p);
     if (!p || p.player !== player || !this.conn.open) return;
     this.conn.request("buy_chips", { amount: p.amount, key: p.key }).then(
-      () => this.#done(p),
+      () => {
+        if (this.#done(p)) this.say.onBought(p.amount);
+      },
       (err) => {
         if (err instanceof ServerError) {
-          this.#done(p); // a definite answer: nothing was bought
-          this.say.onError(err);
+          if (this.#done(p)) this.say.onError(err); // a definite answer: nothing was bought
           return;
         }
         // No answer: it may have been bought. The same key again cannot buy twice.
@@ -73,9 +77,12 @@ export class Purchases {
     );
   }
 
+  /** End purchase `p`; false if it had ended already (an answer to an earlier try). */
   #done(p) {
-    if (this.current !== p) return;
+    if (this.current !== p) return false;
     this.current = null;
     sessionStorage.removeItem(STORAGE_KEY);
+    this.say.onChange?.();
+    return true;
   }
 }

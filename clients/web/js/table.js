@@ -321,8 +321,10 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
     return { spot: h("div", { class: "spot tile-spot", "data-testid": `seat-${i}-bet` },
       h("span", circleProps, shown > 0 ? chipStack(shown) : null, amount),
       progressive,
-      h("span", { class: `raise-spot${raised ? " filled" : ""}`, "data-testid": `raise-spot-${i}` },
-        raised ? `+${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}` : "")) };
+      h("span", { class: `raise-spot${raised ? " filled" : ""}`, "data-testid": `raise-spot-${i}`,
+        title: raised ? `Raised ${dollars(RAISE_MULTIPLE * seat.ante)}` : null },
+      // a bet, not a win: no plus sign, not in the winners' green
+      raised ? `R ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}` : "")) };
   }
   const circle = h("div", circleProps,
     shown > 0 ? chipStack(shown) : h("span", { class: "circle-label" }, "ANTE"), amount);
@@ -435,7 +437,7 @@ function controls(v) {
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, KEY_HELP)),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal && !sitOut,
       title: sitOut ? "Play no hand this round: the others need not wait for you (d)" : "Place the bets and deal (d)" },
-    open && ready ? "Waiting for others…" : sitOut ? "Sit this round out" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
+    open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : sitOut ? "Sit this round out" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
 }
 
 /** Own seats that last round's bets can go back on now: [[seat, {amount, progressive}]]. */

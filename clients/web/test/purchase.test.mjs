@@ -24,9 +24,10 @@ function fakeConn() {
 }
 
 function said() {
-  const out = { waiting: [], errors: [] };
+  const out = { waiting: [], errors: [], bought: [] };
   out.onWaiting = (amount) => out.waiting.push(amount);
   out.onError = (err) => out.errors.push(err);
+  out.onBought = (amount) => out.bought.push(amount);
   return out;
 }
 
@@ -55,6 +56,7 @@ test("a lost answer sends the same purchase, key and all, once connected again",
   conn.answers[1].resolve({ t: "ok" });
   await tick();
   assert.equal(reloaded.waiting, null);
+  assert.deepEqual(say.bought, [2500]);
   assert.equal(stored.get("stud.purchase"), undefined);
   assert.equal(reloaded.buy(100, "p1"), true);
   assert.notEqual(conn.sent[2].key, first.key); // a new purchase, a new key
