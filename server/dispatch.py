@@ -254,6 +254,9 @@ class Requests:
                 "balance": wallet.to_public(),
                 "seats": seats,
                 "jackpots": dict(self.jackpots.meters),
+                # the address its lobby rows give for this process's own tables: a client
+                # reached it by another (a proxy, 127.0.0.1 for localhost) tells them apart
+                "url": self.config.public_url,
                 "limits": {
                     "max_frame_bytes": limits.max_frame_bytes,
                     "rate_per_second": int(limits.rate_per_second),  # whole (config.py)

@@ -170,6 +170,8 @@ async def test_two_processes_share_one_jackpot_lobby_and_wallets(
         assert watcher.lobby is not None
         urls = {t["id"]: t["url"] for t in watcher.lobby["tables"]}
         assert urls == {"east": one.url, "west": two.url}
+        # and its welcome says which address is its own
+        assert (alice.welcome["url"], watcher.welcome["url"]) == (one.url, two.url)
         with pytest.raises(ServerError) as e:
             await watcher.request("join", table="east")
         assert e.value.code == "unknown_table" and e.value.frame["url"] == one.url

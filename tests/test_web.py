@@ -17,14 +17,17 @@ import os
 import re
 import shutil
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright, expect
 
-from tests.conftest import ServerFactory
+from server.app import StudServer
+from tests.conftest import ServerFactory, make_config
 from tests.decks import shuffles
+from tests.redis_fixture import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "clients" / "web"
@@ -516,3 +519,23 @@ async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
     await expect(ann.get_by_test_id("seat-1-cards").locator(".card")).to_have_count(0)
     await expect(ann.get_by_test_id("raise-0")).to_be_visible()
     assert problems == []
+
+
+async def test_a_page_reached_by_another_name_still_plays_its_own_tables(
+    browser: Browser,
+) -> None:
+    # the server calls itself localhost; the page is opened at 127.0.0.1 (a proxy would
+    # be the same): its tables are still its own, with Play, not a link elsewhere
+    port = free_port()
+    config = replace(make_config(), port=port, public_url=f"ws://localhost:{port}/ws")
+    server = StudServer(config)
+    await server.start()
+    try:
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{port}/", problems)
+        await enter(page, "Ann")
+        await expect(page.get_by_test_id("play-alpha")).to_be_visible()
+        await expect(page.get_by_test_id("remote-alpha")).to_have_count(0)
+        assert problems == []
+    finally:
+        await server.stop(grace=0)

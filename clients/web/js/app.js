@@ -231,6 +231,7 @@ function welcome(w) {
   state.limits = w.limits ?? {};
   state.balance = w.balance ?? null;
   state.jackpots = { ...(w.jackpots ?? {}) };
+  state.serverUrl = w.url || null; // lobby rows with this address are this server's tables
   state.needName = false;
   sessionStorage.setItem(KEYS.token, w.token);
   sessionStorage.setItem(KEYS.name, w.name);
@@ -851,7 +852,8 @@ function dismissToasts(code) {
  */
 function showError(err, { code = null, tone = null } = {}) {
   // A table hosted by another server of the fleet: offer to go there.
-  const remote = err?.frame?.code === "unknown_table" ? tablePageUrl(err.frame.url, err.table) : null;
+  const remote = err?.frame?.code === "unknown_table"
+    ? tablePageUrl(err.frame.url, err.table, location, state.serverUrl) : null;
   const text = remote ? "This table is on another server:" : typeof err === "string" ? err : errorText(err);
   const list = $("errors");
   const last = list.lastElementChild;

@@ -13,10 +13,11 @@ const PHASES = { waiting: "Waiting", betting: "Betting", deciding: "Deciding", s
  * The page of the server process at `wsUrl` (a lobby row's `url`, e.g.
  * "ws://127.0.0.1:8766/ws") showing `tableId`, e.g.
  * "http://127.0.0.1:8766/?table=east"; null when `wsUrl` is empty, not a ws
- * address, or this very server (same host:port as `here`).
+ * address, or this very server: its own address (`own`, the welcome's `url`), or
+ * the same host:port as `here` (the page was reached by another name, a proxy).
  */
-export function tablePageUrl(wsUrl, tableId, here = location) {
-  if (!wsUrl) return null;
+export function tablePageUrl(wsUrl, tableId, here = location, own = null) {
+  if (!wsUrl || wsUrl === own) return null;
   let u;
   try {
     u = new URL(wsUrl);
@@ -55,7 +56,7 @@ function tableCard(row, state) {
   const mine = state.tables[row.id]?.seats?.some((s) => s && s.player_id === state.me?.player_id);
   const variant = row.variant ?? {};
   const jackpot = state.jackpots[row.jackpot];
-  const remote = tablePageUrl(row.url, row.id);
+  const remote = tablePageUrl(row.url, row.id, location, state.serverUrl);
   // a phone shows the paytables of the table asked for only: all of them make a long page
   const paysOpen = state.paysOpen?.[row.id] ?? !window.matchMedia?.("(max-width: 640px)").matches;
   return h("article", { class: "table-card", "data-testid": `lobby-table-${row.id}`, "data-table": row.id },

@@ -1,0 +1,29 @@
+// Which lobby rows are this server's own tables (js/lobby.js tablePageUrl): a row
+// whose address is the welcome's `url` is local however the page was reached (a
+// proxy, 127.0.0.1 for localhost); another process's row links to its page.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { installFakeDom } from "./fakedom.mjs";
+
+installFakeDom();
+const { tablePageUrl } = await import("../js/lobby.js");
+
+const here = { host: "127.0.0.1:8765" };
+
+test("a row at this server's own address is local, whatever the page's host", () => {
+  assert.equal(tablePageUrl("ws://localhost:8765/ws", "east", here, "ws://localhost:8765/ws"), null);
+  assert.equal(tablePageUrl("ws://127.0.0.1:8765/ws", "east", here, null), null); // same host
+});
+
+test("another process's row links to its page, with the table", () => {
+  assert.equal(tablePageUrl("ws://localhost:8766/ws", "east", here, "ws://localhost:8765/ws"),
+    "http://localhost:8766/?table=east");
+  assert.equal(tablePageUrl("wss://b.example/ws", "west", here, "wss://a.example/ws"),
+    "https://b.example/?table=west");
+});
+
+test("no address, or not a ws one, links nowhere", () => {
+  assert.equal(tablePageUrl("", "east", here, null), null);
+  assert.equal(tablePageUrl("http://x/ws", "east", here, null), null);
+});
