@@ -86,33 +86,30 @@ from server.stores.base import (
     StoreError,
     StoreUnavailable,
     Wallet,
-    abandoned,
-    already_registered,
     bet_owner,
     buy_in_error,
     check_cents,
     check_entries,
-    closed_error,
-    cover_error,
     fold_username,
-    funds_error,
     new_player,
-    not_owner,
     one_round,
-    purchase_conflict,
     purchase_limit_error,
     record_json,
     record_players,
-    settle_conflict,
     token_hash,
     transfer_row,
     transfers_digest,
-    unknown_player,
-    username_taken,
     wallet_ids,
-    with_jackpots,
 )
 from server.stores.batches import Batches
+from server.stores.redis_replies import (
+    BuyInRefused,
+    claim_of,
+    history_entry,
+    hold_row,
+    refusal,
+    wallets_of,
+)
 
 __all__ = ["RedisStore", "parse_redis_url"]
 
@@ -416,7 +413,7 @@ class RedisStore:
             )
             data = orjson.loads(reply)
         if "err" in data:
-            raise _refusal(data)
+            raise refusal(data)
         return data
 
     async def _send_writes(self, writes: list[tuple[str, Any]]) -> list[Any]:
@@ -620,7 +617,7 @@ class RedisStore:
             "tables": [[table, epoch] for table, epoch in held.items()],
         }
         data = (await self._script("claim", request))["ok"] if held else {}
-        return {table: _claim(answer) for table, answer in data.items()}
+        return {table: claim_of(answer) for table, answer in data.items()}
 
     async def release(self, table_id: str, holder: str, epoch: int) -> None:
         await self.release_many({table_id: epoch}, holder)
@@ -643,7 +640,7 @@ class RedisStore:
 
     async def _wallets(self, player_ids: Sequence[str]) -> dict[str, Wallet]:
         data = await self._script("wallets", list(player_ids), write=False)
-        return _wallets(data["ok"])
+        return wallets_of(data["ok"])
 
     async def buy_chips(
         self,
@@ -665,7 +662,7 @@ class RedisStore:
         }
         try:
             data = await self._script("buy_chips", request)
-        except _BuyIn as e:
+        except BuyInRefused as e:
             if e.per_purchase and max_amount is not None:
                 raise purchase_limit_error(max_amount, max_balance, e.balance) from None
             raise buy_in_error(max_balance, e.balance) from None
@@ -683,7 +680,7 @@ class RedisStore:
             "round": round_id,
             "player": player_id,
             "transfers": [transfer_row(t) for t in transfers],
-            "holds": [_hold_row(h) for h in holds],
+            "holds": [hold_row(h) for h in holds],
         }
         data = await self._script("bet", request)
         return Wallet(*data["ok"])
@@ -699,11 +696,11 @@ class RedisStore:
             "ttl": self.retention,
             "round": one_round(transfers, holds),
             "transfers": [transfer_row(t) for t in transfers],
-            "holds": [_hold_row(h) for h in holds],
+            "holds": [hold_row(h) for h in holds],
             "players": wallet_ids(transfers, holds),
         }
         data = await self._script("apply", request)
-        return _wallets(data["ok"])
+        return wallets_of(data["ok"])
 
     # ----- the meter ----------------------------------------------------------
 
@@ -761,7 +758,7 @@ class RedisStore:
         return Settled(
             round_id,
             tuple(ClaimPaid(*row) for row in result["paid"]),
-            _wallets(result["wallets"]),
+            wallets_of(result["wallets"]),
             {k: int(v) for k, v in result["meters"].items()},
             replayed=bool(data["replayed"]),
         )
@@ -775,7 +772,7 @@ class RedisStore:
             "epoch": fence.epoch,
             "round": round_id,
             "transfers": [transfer_row(t) for t in transfers],
-            "holds": [_hold_row(h) for h in holds],
+            "holds": [hold_row(h) for h in holds],
             "ttl": self.retention,
         }
         await self._script("void", request)
@@ -795,10 +792,10 @@ class RedisStore:
     # ----- history ------------------------------------------------------------
 
     async def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
-        return [_entry(s) for s in await self._newest(f"hist:player:{player_id}", limit)]
+        return [history_entry(s) for s in await self._newest(f"hist:player:{player_id}", limit)]
 
     async def table_history(self, table_id: str, limit: int = 50) -> list[dict[str, Any]]:
-        return [_entry(s) for s in await self._newest(f"hist:table:{table_id}", limit)]
+        return [history_entry(s) for s in await self._newest(f"hist:table:{table_id}", limit)]
 
     async def jackpot_hits(self, name: str, limit: int = 50) -> list[dict[str, Any]]:
         return [json.loads(s) for s in await self._newest(f"hits:{name}", limit)]
@@ -840,67 +837,6 @@ async def _reply_value(reply: Any) -> Any:
 
 class _NoScript(Exception):
     """EVALSHA found no script: Redis restarted or its script cache was flushed."""
-
-
-class _BuyIn(StoreError):
-    """The buy_chips script's refusal, before it is worded like MemoryStore's."""
-
-    def __init__(self, balance: int, per_purchase: bool) -> None:
-        super().__init__("buy-in refused")
-        self.balance = balance
-        self.per_purchase = per_purchase  # over max_amount, not max_balance
-
-
-def _refusal(data: dict[str, Any]) -> StoreError:
-    """The StoreError a script's {"err": ...} reply stands for, worded by base.py."""
-    code = data["err"]
-    if code == "funds":
-        return funds_error(data["needed"], data["available"], data["bonus"])
-    if code == "cover":
-        return cover_error(data["account"], data["needed"])
-    if code == "closed":
-        return closed_error(data["round"], data["state"])
-    if code == "conflict":
-        return settle_conflict(data["round"])
-    if code == "wrong_table":
-        return InvalidRequest(f"round {data['round']} belongs to table {data['table']}")
-    if code == "buy_in_limit":
-        return _BuyIn(data["balance"], bool(data.get("per_purchase")))
-    if code == "not_owner":
-        return not_owner(data["table"], data["epoch"])
-    if code == "abandoned":
-        return abandoned(data["op"])
-    if code == "purchase_conflict":
-        return purchase_conflict(data["op"], data["first"], data["amount"])
-    if code == "username_taken":
-        return username_taken(data["username"])
-    if code == "already_registered":
-        return already_registered(data["username"])
-    if code == "unknown_player":
-        return unknown_player(data["player"])
-    return StoreError(f"unexpected store reply: {data!r}")
-
-
-def _claim(data: dict[str, Any]) -> Claim:
-    if "owner" in data:
-        return Claim(int(data["epoch"]), owner=str(data["owner"]))
-    return Claim(int(data["epoch"]), fresh=bool(data["fresh"]))
-
-
-def _wallets(data: dict[str, list[int]]) -> dict[str, Wallet]:
-    return {pid: Wallet(*w) for pid, w in data.items()}
-
-
-def _hold_row(h: Hold) -> list[Any]:
-    return [h.round_id, h.seat, h.player_id, h.amount]
-
-
-def _entry(text: str) -> dict[str, Any]:
-    """A history entry as MemoryStore returns it: the record with the extras beside it."""
-    data = json.loads(text)
-    entry: dict[str, Any] = data.pop("record")
-    entry.update(data)
-    return with_jackpots(entry)
 
 
 def _describe(exc: BaseException | None) -> str:
