@@ -72,6 +72,8 @@ from clients.verify import Verdict
 from protocol.messages import CLIENT_SEED
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
+#: Refusals that say only that this try of a purchase was not taken.
+NOT_THIS_TRY: Final = frozenset({"store_unavailable", "rate_limited", "shutting_down"})
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
 
 Job = Callable[[], Awaitable[None]]
@@ -421,6 +423,7 @@ class StudApp(App[None]):
         self.history: list[dict[str, Any]] | None = None  # the last `history` received
         self.history_verdicts: dict[str, Verdict] = {}
         self.purchase: tuple[int, str] | None = None  # (amount, key) sent, not yet answered
+        self.purchase_lost = False  # a try of it went without an answer
 
     # ----- the model ------------------------------------------------------------------
 
@@ -586,7 +589,7 @@ class StudApp(App[None]):
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
             self.slip.reset()
-            self.purchase = None  # the old player's: not the new one's to buy
+            self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
             self.say("The server no longer knew this session: you are a new player.", error=True)
         # a restarted server, or another replica, may not hold our seeds: send them again
         self.client_seeds.clear()
@@ -860,29 +863,42 @@ class StudApp(App[None]):
             self.pending_seeds.pop(table, None)
 
     def buy_chips(self) -> None:
-        if self.purchase is not None:
+        """`b`: a new purchase, or the one whose answer was lost sent again (its key has
+        the server buy it once)."""
+        if self.purchase is not None and not self.purchase_lost:
             self.say("Your last purchase is still on its way: wait for its answer.", error=True)
             return
-        self.purchase = (BUY_AMOUNT, f"tui-{secrets.token_hex(12)}")
+        if self.purchase is None:
+            self.purchase = (BUY_AMOUNT, f"tui-{secrets.token_hex(12)}")
         self.submit(self._send_purchase)
 
     async def _send_purchase(self) -> None:
         """The purchase on its way, under its key: an answer lost with the link leaves it
-        to go again after the next welcome, and the key has the server buy it once."""
+        to go again after the next welcome (or on `b`), and the key has the server buy
+        it once. After a lost answer, a refusal of a later try as not taken (the store
+        away, too fast, a server stopping) says nothing of the first: it stays open."""
         if self.purchase is None:
             return
         amount, key = self.purchase
         try:
             await self.link.request("buy_chips", amount=amount, key=key)
-        except ServerError:
-            self.purchase = None  # a definite answer: nothing was bought
+        except ServerError as e:
+            if self.purchase_lost and e.code in NOT_THIS_TRY:
+                self.say(
+                    f"Your purchase of {money(amount)} is not confirmed yet "
+                    f"({describe_error(e.frame)}): press b to send it again; it is bought once.",
+                    error=True,
+                )
+                return
+            self.purchase, self.purchase_lost = None, False  # definite: nothing was bought
             raise
         except (ConnectionError, TimeoutError):
+            self.purchase_lost = True
             self.say(
                 f"No answer yet to your purchase of {money(amount)}: it goes again once "
-                "connected, and is bought once.",
+                "connected (or press b), and is bought once.",
                 error=True,
             )
             return
-        self.purchase = None
+        self.purchase, self.purchase_lost = None, False
         self.say(f"Bought {money(amount)} of chips.")

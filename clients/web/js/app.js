@@ -199,6 +199,11 @@ const purchases = new Purchases(conn, {
     dismissToasts("purchase-waiting");
     showError(`Bought ${dollars(amount)} of chips.`, { code: "purchase-done", tone: "ok" });
   },
+  onUnknown: (amount) => {
+    dismissToasts("purchase-waiting");
+    showError(`Your purchase of ${dollars(amount)} could not be confirmed: your balance shows `
+      + "whether it was made (it was made once at most).");
+  },
   onChange: () => render(),
 });
 

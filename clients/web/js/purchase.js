@@ -8,6 +8,12 @@ import { ServerError } from "./connection.js";
 
 const STORAGE_KEY = "stud.purchase";
 const RETRY_MS = 2000;
+/** Refusals that say only that this try was not taken (the store away, too fast, a
+ * server stopping): after a try without an answer, the purchase may still have been
+ * made by it, so the same key goes again. */
+const NOT_THIS_TRY = new Set(["store_unavailable", "rate_limited", "shutting_down"]);
+/** Tries after which a purchase in doubt is left to the balance to tell. */
+const MAX_TRIES = 15;
 
 /** A fresh purchase key: 96 random bits (crypto.getRandomValues works without https). */
 function newKey() {
@@ -19,9 +25,11 @@ export class Purchases {
   /**
    * @param {import("./connection.js").Connection} conn
    * @param {{onWaiting: (amount: number) => void, onError: (err: unknown) => void,
-   *   onBought: (amount: number) => void, onChange?: () => void}} say
+   *   onBought: (amount: number) => void, onUnknown: (amount: number) => void,
+   *   onChange?: () => void}} say
    *   onWaiting: no answer yet, the purchase goes again once connected; onError: refused;
-   *   onBought: bought (once, however many times it was sent); onChange: one started or ended
+   *   onBought: bought (once, however many times it was sent); onUnknown: given up on
+   *   after MAX_TRIES without an answer (the balance tells); onChange: one started or ended
    */
   constructor(conn, say) {
     this.conn = conn;
@@ -34,7 +42,8 @@ export class Purchases {
     }
   }
 
-  /** The purchase whose answer has not come, or null: {amount, player, key}. */
+  /** The purchase whose answer has not come, or null: {amount, player, key, lost?, tries?}
+   * (`lost`: a try went without an answer). */
   get waiting() {
     return this.current;
   }
@@ -66,11 +75,23 @@ export class Purchases {
         if (this.#done(p)) this.say.onBought(p.amount);
       },
       (err) => {
-        if (err instanceof ServerError) {
-          if (this.#done(p)) this.say.onError(err); // a definite answer: nothing was bought
+        if (this.current !== p) return; // answered by another try
+        const refused = err instanceof ServerError;
+        if (refused && !(p.lost && NOT_THIS_TRY.has(err.code))) {
+          this.#done(p); // a definite answer: nothing was bought
+          this.say.onError(err);
           return;
         }
-        // No answer: it may have been bought. The same key again cannot buy twice.
+        // No answer (or a later try not taken): it may have been bought. The same key
+        // again cannot buy twice.
+        p.lost = true;
+        p.tries = (p.tries ?? 0) + 1;
+        sessionStorage.setItem(STORAGE_KEY, JSON.stringify(p));
+        if (p.tries >= MAX_TRIES) {
+          this.#done(p);
+          this.say.onUnknown(p.amount);
+          return;
+        }
         this.say.onWaiting(p.amount);
         if (this.conn.open) this.timer = setTimeout(() => this.send(player), RETRY_MS);
       },

@@ -28,6 +28,8 @@ function said() {
   out.onWaiting = (amount) => out.waiting.push(amount);
   out.onError = (err) => out.errors.push(err);
   out.onBought = (amount) => out.bought.push(amount);
+  out.unknown = [];
+  out.onUnknown = (amount) => out.unknown.push(amount);
   return out;
 }
 
@@ -87,4 +89,39 @@ test("another player signed in on the tab does not send the last one's purchase"
   buys.send("p2");
   assert.equal(conn.sent.length, 1);
   assert.equal(buys.waiting, null);
+});
+
+test("after a try without an answer, 'not this try' refusals send the same key again", async () => {
+  stored.clear();
+  const conn = fakeConn();
+  const say = said();
+  const buys = new Purchases(conn, say);
+  buys.buy(700, "p1");
+  conn.open = false;
+  conn.answers[0].reject(new Error("lost"));
+  await tick();
+  conn.open = true;
+  buys.send("p1");
+  // the store is away for this try: the first may still have landed, so keep at it
+  conn.answers[1].reject(new ServerError({ t: "error", code: "store_unavailable" }));
+  await tick();
+  assert.notEqual(buys.waiting, null);
+  assert.deepEqual(say.errors, []);
+  buys.send("p1"); // (the retry timer's job)
+  assert.equal(conn.sent[2].key, conn.sent[0].key);
+  conn.answers[2].resolve({ t: "ok" });
+  await tick();
+  assert.deepEqual(say.bought, [700]);
+});
+
+test("a first try refused as not taken is over: nothing was bought", async () => {
+  stored.clear();
+  const conn = fakeConn();
+  const say = said();
+  const buys = new Purchases(conn, say);
+  buys.buy(700, "p1");
+  conn.answers[0].reject(new ServerError({ t: "error", code: "store_unavailable" }));
+  await tick();
+  assert.equal(buys.waiting, null);
+  assert.equal(say.errors[0].code, "store_unavailable");
 });
