@@ -863,8 +863,7 @@ class StudApp(App[None]):
             self.pending_seeds.pop(table, None)
 
     def buy_chips(self) -> None:
-        """`b`: a new purchase, or the one whose answer was lost sent again (its key has
-        the server buy it once)."""
+        """`b`: a new purchase, or the one whose answer was lost sent again."""
         if self.purchase is not None and not self.purchase_lost:
             self.say("Your last purchase is still on its way: wait for its answer.", error=True)
             return
@@ -873,10 +872,8 @@ class StudApp(App[None]):
         self.submit(self._send_purchase)
 
     async def _send_purchase(self) -> None:
-        """The purchase on its way, under its key: an answer lost with the link leaves it
-        to go again after the next welcome (or on `b`), and the key has the server buy
-        it once. After a lost answer, a refusal of a later try as not taken (the store
-        away, too fast, a server stopping) says nothing of the first: it stays open."""
+        """The purchase under its key (bought once): a lost answer leaves it to go again
+        after the next welcome or on `b`, as does a later try refused as not taken."""
         if self.purchase is None:
             return
         amount, key = self.purchase
@@ -894,11 +891,8 @@ class StudApp(App[None]):
             raise
         except (ConnectionError, TimeoutError):
             self.purchase_lost = True
-            self.say(
-                f"No answer yet to your purchase of {money(amount)}: it goes again once "
-                "connected (or press b), and is bought once.",
-                error=True,
-            )
+            msg = f"No answer yet to your purchase of {money(amount)}: it goes again (or b)."
+            self.say(msg, error=True)
             return
         self.purchase, self.purchase_lost = None, False
         self.say(f"Bought {money(amount)} of chips.")
