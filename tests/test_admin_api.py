@@ -373,8 +373,8 @@ async def test_credits_and_debits_move_money_with_the_house_once(
     conflict = await http(op.port, "POST", f"/api/players/{pat.player_id}/credit", other, op.token)
     assert conflict.status == 409 and conflict.json["error"] == "conflict"
     assert (await server.store.wallet(pat.player_id)).balance == START + 2_000
-    ledger = [t for t in server.store.ledger if t.reason == "adjustment"]  # type: ignore[attr-defined]
-    assert [t.amount for t in ledger] == [2_500, 500]
+    moves = server.admin.admin.adjustments  # type: ignore[attr-defined]
+    assert [(t.reason, t.amount) for _, t in moves] == [("adjustment", 2_500), ("adjustment", 500)]
 
 
 async def test_meters_are_reseeded_and_corrected(

@@ -123,7 +123,6 @@ class MemoryAdmin:
         accounts = self.store.accounts
         accounts[t.source] = accounts.get(t.source, 0) - t.amount
         accounts[t.target] = accounts.get(t.target, 0) + t.amount
-        self.store.ledger.append(t)
         self.adjustments.append((act.id, t))
 
     def _wallet(self, player_id: str) -> Wallet:

@@ -3,6 +3,12 @@
 Each method runs to completion without awaiting anything, so on one event loop
 every method is atomic, which is all the Redis scripts promise too. This is the
 reference the Redis store is tested against: same checks, same results.
+
+Closed rounds (their journal and operation ids) are forgotten `retention`
+seconds after they close, and a player's purchase ids `purchase_retention` after
+the last purchase, as Redis expires their keys: a process serving for weeks keeps
+what a retry could still ask for, not every round it ever played. Balances,
+players and the bounded histories stay.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -70,6 +76,15 @@ __all__ = ["HISTORY_LIMIT", "MemoryStore"]
 _FAILS_KEPT = 10_000
 #: What an abandoned operation id is remembered as.
 _DEAD = object()
+#: Seconds a closed round's journal and op ids are kept. Retries of a write in doubt
+#: come within the server's store patience (seconds) and the console looks at recent
+#: rounds; a busy table server closes a hundred rounds a second, a few KiB each.
+#: Redis keeps them a week, where they outlive the process.
+RETENTION = 600.0
+#: Seconds a player's purchase ids are kept after the last purchase: a client repeats
+#: a purchase whose answer was lost when it is back, which may be hours later (a
+#: laptop closed); they are a few bytes a purchase.
+PURCHASE_RETENTION = 86_400.0
 
 
 @dataclass
@@ -84,7 +99,24 @@ class _Round:
 
 
 class MemoryStore:
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        retention: float = RETENTION,
+        purchase_retention: float = PURCHASE_RETENTION,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.retention = retention
+        self.purchase_retention = purchase_retention
+        self._clock = clock
+        # what expires when, as Redis's EXPIRE: ("round", id) or ("buys", player id) ->
+        # its time; a later expiry replaces an earlier one
+        self._expiry: dict[tuple[str, str], float] = {}
+        # the same in the order set, one queue a retention (appending keeps each sorted)
+        self._expiring: dict[str, deque[tuple[float, tuple[str, str]]]] = {
+            "round": deque(),
+            "buys": deque(),
+        }
         self.accounts: dict[str, int] = {}  # no entry until money moves, as in Redis
         self.bonus: dict[str, int] = {}
         self.held: dict[str, int] = {}
@@ -98,7 +130,6 @@ class MemoryStore:
         self.fails: dict[str, tuple[int, float]] = {}  # key -> (count, window's end)
         self.seeds: dict[str, int] = {}
         self.rounds: dict[str, _Round] = {}
-        self.ledger: list[Transfer] = []
         self._history: dict[str, deque[dict[str, Any]]] = defaultdict(
             lambda: deque(maxlen=HISTORY_LIMIT)
         )
@@ -284,12 +315,14 @@ class MemoryStore:
         return ops[op]
 
     async def abandon(self, op: str, *, round_id: str = "", player_id: str = "") -> bool:
+        self._forget_due()
         if bool(round_id) == bool(player_id):
             raise InvalidRequest("abandon takes a round id or a player id")
         ops = self.round_ops[round_id] if round_id else self.buy_ops[player_id]
         if op in ops:
             return ops[op] is not _DEAD
         ops[op] = _DEAD
+        self._expire(("round", round_id) if round_id else ("buys", player_id))
         return False
 
     # ----- wallets ------------------------------------------------------------
@@ -314,6 +347,7 @@ class MemoryStore:
         max_amount: int | None = None,
     ) -> Wallet:
         check_cents("max_balance", max_balance)
+        self._forget_due()
         ops = self.buy_ops[player_id]
         first = self._replay(ops, op)
         if first is not None:
@@ -328,12 +362,14 @@ class MemoryStore:
             raise buy_in_error(max_balance, w.balance)
         self._move(Transfer("", None, Reason.BUY_IN, WORLD, player_account(player_id), amount))
         ops[op] = amount
+        self._expire(("buys", player_id))
         return self._wallet(player_id)
 
     async def bet(
         self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> Wallet:
         player_id, round_id = bet_owner(transfers, holds)
+        self._forget_due()
         ops = self.round_ops[round_id]
         first = self._replay(ops, op)
         if first is not None:
@@ -364,6 +400,7 @@ class MemoryStore:
     ) -> dict[str, Wallet]:
         check_entries(transfers, holds)
         rid = one_round(transfers, holds)
+        self._forget_due()
         ops = self.round_ops[rid]
         first = self._replay(ops, op)
         if first is not None:
@@ -418,6 +455,7 @@ class MemoryStore:
         check_entries(transfers, (), claims)
         check_cents("seed", seed)
         digest = transfers_digest(transfers)
+        self._forget_due()
         rnd = self.rounds.get(round_id)
         if rnd is not None and rnd.state == "settled":
             if rnd.digest != digest:
@@ -471,6 +509,7 @@ class MemoryStore:
         wallets = self._wallets_of(applied, ())
         settled = Settled(round_id, tuple(paid), wallets, {jackpot: self._balance(meter)})
         rnd.state, rnd.digest, rnd.result = "settled", digest, settled
+        self._expire(("round", round_id))
         self._remember(rnd, text, paid, now)
         return settled
 
@@ -478,6 +517,7 @@ class MemoryStore:
         self, fence: Fence, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
     ) -> None:
         check_entries(transfers, holds)
+        self._forget_due()
         rnd = self.rounds.get(round_id)
         self._fence(fence)  # a stale host learns it lost the table
         if rnd is not None and rnd.state == "voided":
@@ -495,6 +535,7 @@ class MemoryStore:
             self._refund(t, rnd)
         self._release_round(round_id)
         rnd.state = "voided"
+        self._expire(("round", round_id))
 
     async def recover(self, fence: Fence) -> list[str]:
         self._fence(fence)
@@ -510,6 +551,7 @@ class MemoryStore:
                 )
             self._release_round(rid)
             rnd.state = "voided"
+            self._expire(("round", rid))
             voided.append(rid)
         return voided
 
@@ -551,6 +593,39 @@ class MemoryStore:
                 )
             )
 
+    # ----- retention ----------------------------------------------------------
+
+    def _expire(self, key: tuple[str, str]) -> None:
+        """Forget `key` (a round's journal and op ids, or a player's purchase ids)
+        after its retention from now; a later call moves it on."""
+        keep = self.retention if key[0] == "round" else self.purchase_retention
+        self._expiry[key] = when = self._clock() + keep
+        self._expiring[key[0]].append((when, key))
+
+    def _forget_due(self) -> None:
+        """Forget what expired, before a write looks anything up (as Redis drops an
+        expired key before a command reads it)."""
+        now = self._clock()
+        for queue in self._expiring.values():
+            while queue and queue[0][0] <= now:
+                self._forget(queue.popleft()[1], now)
+
+    def _forget(self, due: tuple[str, str], now: float) -> None:
+        when = self._expiry.get(due)
+        if when is None or when > now:
+            return  # forgotten already, or its expiry was moved later
+        kind, name = due
+        if kind == "buys":
+            del self._expiry[due]
+            self.buy_ops.pop(name, None)
+            return
+        rnd = self.rounds.get(name)
+        if rnd is not None and rnd.state == "open":
+            return  # an op id abandoned in a round still open: its close expires it
+        del self._expiry[due]
+        self.rounds.pop(name, None)
+        self.round_ops.pop(name, None)
+
     # ----- accounting ---------------------------------------------------------
 
     async def totals(self) -> dict[str, int]:
@@ -572,7 +647,6 @@ class MemoryStore:
     def _move(self, t: Transfer, rnd: _Round | None = None) -> None:
         self.accounts[t.source] = self._balance(t.source) - t.amount
         self.accounts[t.target] = self._balance(t.target) + t.amount
-        self.ledger.append(t)
         if rnd is not None and rnd.state == "open":
             rnd.ledger.append(t)
 
