@@ -57,7 +57,7 @@ class JackpotNews:
         # meter frames per push at most; beyond it connections are told in turn
         self.per_push = per_push
         self._turn: dict[str, int] = {}  # per meter: where the next push's turn starts
-        self._dirty = False
+        self._dirty: set[str] = set()  # meters changed since everyone was told
         self._to_read: set[str] = set()
         # a meter other processes may move too (Redis): read it at the throttled pace
         self._shared = shared
@@ -77,7 +77,7 @@ class JackpotNews:
     def set(self, name: str, amount: int, *, announce: bool = True) -> None:
         if self.meters.get(name) != amount:
             self.meters[name] = amount
-            self._dirty = True
+            self._dirty.add(name)
             if announce and self.fleet is not None:
                 self.spawn(self._announce_meter(name, amount))
 
@@ -149,14 +149,15 @@ class JackpotNews:
     # ----- the throttled push --------------------------------------------------
 
     async def flush(self) -> None:
-        """Read the meters our bets moved, then push every changed meter to everyone."""
+        """Read the meters our bets moved, then push the changed ones to everyone."""
         if self._to_read:
             await self._read_pending()
         if not self._dirty:
             return
-        self._dirty = False
+        dirty, self._dirty = self._dirty, set()
         everyone = self.audience()
-        for name, amount in list(self.meters.items()):
+        for name in sorted(dirty):
+            amount = self.meters[name]
             frame = encode({"t": "jackpot", "name": name, "amount": amount})
             # a viewer of a table on this meter read the amount in its last snapshot
             seen = self.shown(name, amount)
@@ -166,7 +167,7 @@ class JackpotNews:
                 start = self._turn.get(name, 0) % len(conns)
                 conns = (conns[start:] + conns[:start])[: self.per_push]
                 self._turn[name] = start + self.per_push
-                self._dirty = True
+                self._dirty.add(name)
             # in slices, letting requests in between: writing to 10,000 sockets
             # takes ~100 ms, too long to hold the event loop in one go
             for i in range(0, len(conns), PUSH_SLICE):

@@ -488,3 +488,28 @@ async def test_a_meter_push_skips_viewers_of_a_table_shown_within_the_interval(
     after += 1
     await server.jackpots.flush()
     await watcher.wait_for(lambda c: pushed(c) or None)
+
+
+async def test_a_meter_push_sends_only_the_meters_that_moved(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A bet on one meter pushes that meter; a second meter nobody moved is not sent
+    again to connections that were told of it already."""
+    server = await make_server(
+        jackpot_push_interval=3600,  # pushes only when called here
+        jackpots={
+            "main": {"seed": 100_000, "contribution_bp": 5000},
+            "side": {"seed": 500_000, "contribution_bp": 5000},
+        },
+    )
+    await server.jackpots.flush()  # the meters as the server started, told to nobody
+    player = await connect(server, "player")
+    await player.request("sit", table="alpha", seat=0)
+    lobby = await connect(server, "lobby")  # its welcome shows both meters
+    await player.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await server.jackpots.flush()
+    main = server.jackpots.amount("main")
+    await lobby.wait_for(lambda c: c.jackpots.get("main") == main or None)
+    await lobby.request("ping")  # whatever the push wrote is read by now
+    pushed = [f["name"] for f in lobby.frames if f["t"] == "jackpot"]
+    assert pushed == ["main"]
