@@ -134,10 +134,22 @@ def decode(
         raise _bad(f"not a valid msgpack frame: {_why(exc, limits)}") from None
     if not isinstance(value, dict):
         raise _bad(f"a frame is a msgpack map, not {kind_name(value)}")
+    if len(value) != _map_size(data):  # msgpack keeps the last of a repeated key
+        raise _bad("a key appears twice in the frame's map")
     for key in value:
         if type(key) is not str:  # msgpack gives str or bytes keys, never a subclass
             raise _bad("a frame's keys are strings")
     return value
+
+
+def _map_size(data: bytes | bytearray | memoryview) -> int:
+    """The entry count a frame's map header declares (the frame decoded as a map)."""
+    first = data[0]
+    if first == 0xDE:
+        return int.from_bytes(data[1:3], "big")
+    if first == 0xDF:
+        return int.from_bytes(data[1:5], "big")
+    return first & 0x0F  # fixmap
 
 
 def kind_name(value: object) -> str:

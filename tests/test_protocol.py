@@ -142,6 +142,8 @@ def _bad_frames() -> list[tuple[str, bytes | str]]:
         ("truncated", encode({"t": "ping"})[:-1]),
         ("bad utf-8", b"\x81\xa1t\xa2\xff\xfe"),
         ("deep nesting", b"\x81\xa1t" + b"\x91" * 5000 + b"\xc0"),
+        ("repeated key", b"\x82\xa1t\xa4ping\xa1t\xa4ping"),
+        ("repeated key, map16", b"\xde\x00\x02\xa1t\xa4ping\xa1t\xa4ping"),
         ("oversized frame", encode({"s": "a" * 4000, "z": "b" * 4000, "y": "c" * 400})),
         ("text frame", '{"t": "ping"}'),
     ]
