@@ -512,8 +512,17 @@ async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
     await build_ante(ann, 0, [(500, "left")])
     await ann.get_by_test_id("deal").click()
     await expect_phase((ann, bob), "betting")
-    sit_out = bob.get_by_test_id("deal")
+    # Deal stays Deal, and off: sitting out is its own, quieter button, never the big one
+    await expect(bob.get_by_test_id("deal")).to_have_text("Deal")
+    await expect(bob.get_by_test_id("deal")).to_be_disabled()
+    await bob.keyboard.press("d")  # nor does the Deal key sit anyone out
+    await expect(bob.get_by_test_id("error-message").last).to_contain_text("Sit this round out")
+    sit_out = bob.get_by_test_id("sit-out")
     await expect(sit_out).to_have_text("Sit this round out")
+    await shot(bob, "sit-out.png")
+    await bob.set_viewport_size({"width": 390, "height": 844})
+    await expect(sit_out).to_be_visible()
+    await shot(bob, "sit-out-phone.png")
     await sit_out.click()
     await expect_phase((ann, bob), "deciding")
     await expect(ann.get_by_test_id("seat-1-cards").locator(".card")).to_have_count(0)

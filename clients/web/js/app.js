@@ -16,7 +16,7 @@
 // compares with the proof.
 
 import { accountToken, accountWelcomed, forgetAccount, setupAccount } from "./account.js";
-import { Connection } from "./connection.js";
+import { Connection, OfflineError } from "./connection.js";
 import { dealDone, justDealt, nextCardIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
 import * as fairness from "./fairness.js";
@@ -184,6 +184,7 @@ const conn = new Connection(wsUrl.href, {
     // Off the air, what the server holds for our seeds is unknown (it may have
     // restarted) until they are sent again after the next join.
     if (status.state !== "open") state.seedSync = {};
+    else dismissToasts("offline"); // what they said is over
     render();
   },
 });
@@ -274,6 +275,7 @@ function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
+      noticeUnseenDecisions(old, frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
       rememberBets(frame);
@@ -444,6 +446,34 @@ async function leaveTable() {
   });
 }
 
+/**
+ * Say when the clock decided for us, or when our round ended out of sight (the link
+ * was down): otherwise a hand folded while offline would only show as a loss.
+ */
+function noticeUnseenDecisions(old, snap) {
+  if (!old || old.table !== snap.table || old.phase !== "deciding") return;
+  const open = mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision);
+  if (!open.length) return;
+  if (old.round_id !== snap.round_id) {
+    showError("Your round ended while you were offline: History shows how it went.", { code: "unseen-round" });
+    return;
+  }
+  const folded = open.filter((i) => snap.seats[i]?.player_id === old.seats[i].player_id
+    && snap.seats[i].decision === "fold" && snap.seats[i].auto);
+  if (folded.length) {
+    showError(`The clock ran out: your hand${folded.length > 1 ? "s" : ""} on seat `
+      + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`,
+    { code: "auto-fold" });
+  }
+}
+
+/** Play no hand this round: a `deal` with no ante tells the table not to wait for us. */
+async function sitOut() {
+  const snap = state.tables[state.current];
+  if (!snap || snap.phase !== "betting") return;
+  await act(() => conn.request("deal", { table: snap.table }));
+}
+
 /** Place every built ante not placed yet (with its progressive), then say Deal. */
 async function deal() {
   const snap = state.tables[state.current];
@@ -454,15 +484,12 @@ async function deal() {
     return;
   }
   const toPlace = mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(buildOf(snap.table, i)) > 0);
-  const sitOut = !toPlace.length && !mine.some((i) => snap.seats[i].ante > 0);
-  if (sitOut && snap.phase === "betting") {
-    await act(() => conn.request("deal", { table: snap.table })); // no hand this round
-    return;
-  }
-  if (sitOut) {
-    showError(state.lastBets[snap.table]
+  if (!toPlace.length && !mine.some((i) => snap.seats[i].ante > 0)) {
+    // Deal never sits a player out by itself: that is the separate, quieter button
+    showError((state.lastBets[snap.table]
       ? "Build an ante first: pick a chip and click your betting circle, or Rebet last round's bets."
-      : "Build an ante first: pick a chip and click your betting circle.");
+      : "Build an ante first: pick a chip and click your betting circle.")
+      + (snap.phase === "betting" ? " Or “Sit this round out” to let the others play." : ""));
     return;
   }
   await act(async () => {
@@ -718,6 +745,7 @@ function onClick(event) {
     case "fold": tableRequest("fold", seat); break;
     case "raise": tableRequest("raise", seat); break;
     case "deal": deal(); break;
+    case "sit-out": sitOut(); break;
     case "chip": selectChip(Number(el.dataset.cents)); break;
     case "add-chip": addChip(seat); break;
     case "remove-chip": removeChip(seat); break;
@@ -734,6 +762,7 @@ function onClick(event) {
     case "open-remote": goRemote(el.dataset.href); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
     case "reconnect": conn.start(); break;
+    case "retry-now": conn.retryNow(); break;
     case "verify-deal": verifyDeal(el.dataset.table); break;
     case "verify-history": verifyHistory(el.dataset.round); break;
     case "history": toggleHistory(); break;
@@ -865,7 +894,7 @@ function showError(err, { code = null, tone = null } = {}) {
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
   const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" ? "status" : "alert",
     "data-testid": tone === "ok" ? "notice" : "error",
-    "data-code": code ?? err?.frame?.code ?? err?.code ?? "client" },
+    "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client" },
     h("span", { class: "msg", "data-testid": "error-message" }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
@@ -1016,6 +1045,7 @@ function drawHeader() {
     replaced: "Playing in another tab",
   }[s.state] ?? s.state;
   $("reconnect").hidden = s.state !== "replaced";
+  $("retry-now").hidden = s.state !== "waiting";
 }
 
 /** The countdown runs locally from the snapshot's `ends_in_ms`. */

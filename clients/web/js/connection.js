@@ -24,6 +24,14 @@ export class ServerError extends Error {
   }
 }
 
+/** No connection, so no answer: said apart so the page can take it back once connected. */
+export class OfflineError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "OfflineError";
+  }
+}
+
 export class Connection {
   /**
    * @param {string} url ws:// or wss:// URL of the server's /ws endpoint
@@ -79,7 +87,7 @@ export class Connection {
   request(t, fields = {}) {
     return new Promise((resolve, reject) => {
       if (!this.open) {
-        reject(new Error("Not connected to the server: reconnecting, try again in a moment."));
+        reject(new OfflineError("Not connected to the server: nothing was sent. Reconnecting…"));
         return;
       }
       const id = this.nextId++;
@@ -124,7 +132,9 @@ export class Connection {
       this.ws = null;
       for (const [, p] of this.pending) {
         clearTimeout(p.timer);
-        p.reject(new Error("The connection to the server was lost."));
+        // sent, but the answer is lost with the link: it may have been done or not
+        p.reject(new OfflineError("The connection was lost before the server answered: "
+          + "the table shows what was done once reconnected."));
       }
       this.pending.clear();
       if (this.stopped) {

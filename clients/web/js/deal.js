@@ -6,9 +6,11 @@
 // all at once. Pure functions of the snapshot and the clock (tested by Node).
 
 export const DEALER = "dealer";
-const DEAL_MS = 2400; // the whole deal takes about this long...
-const STEP_MIN_MS = 60; // ...with each card at least this far apart...
-const STEP_MAX_MS = 180; // ...and at most this far
+// The deciding clock runs from the deal: a full table (nine hands and the dealer,
+// 50 cards) is dealt in 1.5 s, so the show never eats much of a player's time.
+const DEAL_MS = 1500; // the whole deal takes about this long...
+const STEP_MIN_MS = 30; // ...with each card at least this far apart...
+const STEP_MAX_MS = 150; // ...and at most this far
 
 /** The deal order: [{to: seat index | "dealer", card: 0..4}], as the cards leave the deck. */
 export function dealOrder(snap) {
@@ -60,4 +62,29 @@ export function isDealt(deal, now, to, card) {
 export function nextCardIn(deal, now) {
   if (dealDone(deal, now)) return null;
   return Math.max(0, deal.t0 + dealtCount(deal, now) * deal.step - now);
+}
+
+/**
+ * The snapshot as it stood when its cards came out, for as long as the deal is shown:
+ * decisions, results and the dealer's hole cards that arrived meanwhile (everyone
+ * decided quickly) wait until the last card is out, so no result shows before the
+ * cards it is about. Own hands (`mine`: seat indexes) keep their cards.
+ */
+export function asDealt(snap, mine = []) {
+  if (snap.phase !== "deciding" && snap.phase !== "showdown") return snap;
+  const up = snap.dealer?.cards?.[4] ?? null;
+  const hidden = snap.hands !== "open";
+  return {
+    ...snap,
+    phase: "deciding",
+    dealer: { cards: snap.dealer?.cards ? [null, null, null, null, up] : null, hand: null, qualifies: null },
+    seats: snap.seats.map((s, i) => s && {
+      ...s,
+      decision: null,
+      auto: false,
+      result: null,
+      cards: s.cards && hidden && !mine.includes(i) ? [null, null, null, null, null] : s.cards,
+      hand: hidden && !mine.includes(i) ? null : s.hand,
+    }),
+  };
 }

@@ -7,7 +7,7 @@
 
 import { dealtRow } from "./cards.js";
 import { CHIPS, chipFace, chipStack } from "./chips.js";
-import { DEALER, dealDone, isDealt } from "./deal.js";
+import { DEALER, asDealt, dealDone, isDealt } from "./deal.js";
 import { h } from "./dom.js";
 import { shortHex, verdictEl, verifyButton } from "./fairview.js";
 import {
@@ -55,17 +55,21 @@ export function renderTable(ctx) {
   const suspension = ctx.snap.suspended ?? null;
   const raw = ctx.snap;
   if (suspension) ctx = { ...ctx, snap: { ...raw, phase: suspension.phase }, busy: true, suspension };
-  const { snap } = ctx;
-  const mine = snap.seats
+  // offline nothing can be sent: no button pretends it could
+  if (ctx.online === false) ctx = { ...ctx, busy: true };
+  const mine = raw.seats
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
     .filter((i) => i >= 0);
   const layout = ctx.layout ?? { mode: "flow", positions: [], vars: {} };
-  const dealing = ctx.deal && ctx.deal.round_id === snap.round_id && !dealDone(ctx.deal, ctx.now) ? ctx.deal : null;
+  const dealing = ctx.deal && ctx.deal.round_id === raw.round_id && !dealDone(ctx.deal, ctx.now) ? ctx.deal : null;
+  // while the cards are still coming out, nothing that came after them shows
+  if (dealing) ctx = { ...ctx, snap: asDealt(ctx.snap, mine) };
+  const { snap } = ctx;
   const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
   return h("section", {
     id: "table",
     class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`,
-    "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase,
+    "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase, "data-shown-phase": snap.phase,
     "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
   },
@@ -163,6 +167,12 @@ function dealerZone(v) {
 function message(v) {
   const { snap, seated } = v;
   if (v.suspension) return PAUSED_WHY[v.suspension.reason] ?? PAUSED_WHY.store;
+  if (v.online === false) {
+    const undecided = snap.phase === "deciding" && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
+    return undecided
+      ? "You are offline — the clock runs on: a hand undecided at zero is folded. Reconnecting…"
+      : "You are offline: the table as it last stood. Reconnecting…";
+  }
   if (snap.paused && snap.phase === "waiting") {
     return "The casino has paused this table: no new round starts until it resumes.";
   }
@@ -426,7 +436,11 @@ function controls(v) {
           : "Last round's bets, once you have played a round (a)" },
       "Rebet", rebets.length ? h("small", {}, dollars(rebetTotal, { short: true })) : null),
       h("button", { class: "btn clear", "data-action": "clear", "data-testid": "clear",
-        disabled: !anyBuilt, title: "Take every chip off your seats (x)" }, "Clear")),
+        disabled: !anyBuilt, title: "Take every chip off your seats (x)" }, "Clear"),
+      sitOut
+        ? h("button", { class: "btn small ghost sit-out", "data-action": "sit-out", "data-testid": "sit-out",
+          title: "Play no hand this round: the others need not wait for you" }, "Sit this round out")
+        : null),
     h("div", { class: "rules" },
       h("div", { class: "selected-line", "data-testid": "selected-seat", "data-seat": sel ?? "" }, selLine,
         h("span", { class: "muted" }, ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
@@ -435,9 +449,9 @@ function controls(v) {
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, KEY_HELP)),
-    h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal && !sitOut,
-      title: sitOut ? "Play no hand this round: the others need not wait for you (d)" : "Place the bets and deal (d)" },
-    open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : sitOut ? "Sit this round out" : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
+    h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
+      title: "Place the bets and deal (d)" },
+    open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
 }
 
 /** Own seats that last round's bets can go back on now: [[seat, {amount, progressive}]]. */

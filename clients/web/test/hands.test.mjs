@@ -149,3 +149,27 @@ test("a suspended table is drawn as it stood, paused, with every control off", (
   const fold = root.byTestId("fold-0");
   assert.ok(fold === null || fold.getAttribute("disabled") !== null, "no decision while paused");
 });
+
+test("a showdown that comes while the deal is still shown waits for its last card", async () => {
+  const { startDeal } = await import("../js/deal.js");
+  const dealt = snapshot({ phase: "deciding" });
+  const deal = startDeal(dealt, 0);
+  const showdown = snapshot({ phase: "showdown", seq: 12 });
+  showdown.dealer = { cards: DEALER, hand: { category: "ONE_PAIR", label: "One Pair" }, qualifies: false };
+  showdown.seats = showdown.seats.map((s) => s && { ...s, decision: "fold", auto: true,
+    result: { outcome: "fold", net: -500, returned: 0, progressive_prize: null } });
+  const draw = (now) => renderTable({
+    snap: showdown, me: { player_id: "p-bob" }, row: null, build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now, online: true, jackpot: 100000,
+    layout: { mode: "flow", positions: [], vars: {} }, selected: null, deal, rebet: null, fair: {},
+  });
+  const during = draw(deal.step * 3);
+  assert.equal(during.byTestId("dealer-hand").textContent, "");
+  assert.equal(during.byTestId("seat-0-result").withClass("outcome").length, 0);
+  assert.equal(during.byTestId("seat-0-status").textContent, "Deciding…");
+  const shown = during.byTestId("seat-0-cards").withClass("card").map((c) => c.getAttribute("data-card"));
+  assert.ok(shown.length > 0 && shown.every((c) => c === "back"), shown); // Ann's, face down to Bob
+  const after = draw(deal.step * deal.count + 1);
+  assert.equal(after.byTestId("dealer-hand").textContent, "One Pair — does not qualify");
+  assert.equal(after.byTestId("seat-0-result").getAttribute("data-outcome"), "fold");
+});

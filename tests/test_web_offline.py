@@ -1,0 +1,88 @@
+"""The browser client when its link is down in the middle of a decision, in a real
+headless Chromium: the page says it is offline and that the clock keeps running,
+offers to retry at once, keeps its buttons off (nothing can be sent), and once
+back tells the player the clock folded their hand, taking back what it said while
+offline.
+
+The link is cut by Playwright's WebSocket routing: while `blocked`, every attempt
+of the page to connect is closed at once, as an unreachable server would.
+Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from playwright.async_api import Browser, WebSocketRoute, expect
+
+from tests.conftest import ServerFactory
+from tests.test_web import (
+    VIEWPORT,
+    WAIT_MS,
+    browser,
+    build_ante,
+    collect_problems,
+    enter,
+    expect_phase,
+    needs_chromium,
+    shot,
+)
+
+__all__ = ["browser"]  # the fixture, used below
+
+pytestmark = needs_chromium
+
+
+async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server(timers={"betting": 30, "decision": 4, "results": 30})
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    blocked = False
+    routes: list[WebSocketRoute] = []
+
+    async def route(ws: WebSocketRoute) -> None:
+        if blocked:
+            await ws.close(code=4001, reason="unreachable")  # any code but 1000
+            return
+        ws.connect_to_server()
+        routes.append(ws)
+
+    await page.route_web_socket("**/ws", route)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()  # dealt, and shown
+
+    blocked = True
+    await routes[-1].close(code=4001, reason="gone")
+    message = page.get_by_test_id("table-message")
+    await expect(message).to_contain_text("You are offline")
+    await expect(message).to_contain_text("folded")
+    await expect(page.get_by_test_id("fold-0")).to_be_disabled()
+    await expect(page.get_by_test_id("raise-0")).to_be_disabled()
+    await expect(page.get_by_test_id("retry-now")).to_be_visible()
+    await shot(page, "offline-deciding.png")
+
+    room = server.rooms["alpha"]
+    for _ in range(200):  # the deciding clock (4 s) runs out on the server meanwhile
+        seat = room.table.seats[0]
+        if seat is not None and seat.decision is not None:
+            break
+        await asyncio.sleep(0.05)
+    blocked = False
+    await page.get_by_test_id("retry-now").click()
+    await expect(page.get_by_test_id("conn-status")).to_have_text("Connected")
+    await expect_phase((page,), "showdown")
+    notice = page.get_by_test_id("error").filter(has_text="The clock ran out")
+    await expect(notice).to_contain_text("seat #1 was folded")
+    await expect(page.locator('.toast[data-code="offline"]')).to_have_count(0)
+    await expect(page.get_by_test_id("seat-0-result")).to_have_attribute("data-outcome", "fold")
+    assert problems == []
