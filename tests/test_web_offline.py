@@ -27,6 +27,7 @@ from tests.test_web import (
     needs_chromium,
     shot,
 )
+from tests.test_web_layout import PHONE
 
 __all__ = ["browser"]  # the fixture, used below
 
@@ -70,6 +71,14 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await expect(page.get_by_test_id("raise-0")).to_be_disabled()
     await expect(page.get_by_test_id("retry-now")).to_be_visible()
     await shot(page, "offline-deciding.png")
+    for name, size in (("laptop", {"width": 1280, "height": 800}), ("phone", PHONE)):
+        await page.set_viewport_size(size)
+        await expect(message).to_be_in_viewport()
+        await expect(page.get_by_test_id("retry-now")).to_be_in_viewport()
+        width = await page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size["width"], (name, width)  # nothing pushed off the side
+        await shot(page, f"offline-deciding-{name}.png")
+    await page.set_viewport_size(VIEWPORT)
 
     room = server.rooms["alpha"]
     for _ in range(200):  # the deciding clock (4 s) runs out on the server meanwhile

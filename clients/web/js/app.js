@@ -1040,7 +1040,7 @@ function drawHeader() {
     connecting: "Connecting…",
     reconnecting: "Reconnecting…",
     open: "Connected",
-    waiting: `Connection lost — retrying in ${Math.ceil((s.delay ?? 0) / 1000)}s`,
+    waiting: `Offline · retry in ${Math.ceil((s.delay ?? 0) / 1000)}s`,
     closed: "Disconnected",
     replaced: "Playing in another tab",
   }[s.state] ?? s.state;
