@@ -71,6 +71,9 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await expect(page.get_by_test_id("raise-0")).to_be_disabled()
     await expect(page.get_by_test_id("retry-now")).to_be_visible()
     await shot(page, "offline-deciding.png")
+    await page.get_by_test_id("history-button").click()  # an empty panel would say nothing
+    await expect(page.get_by_test_id("history-error")).to_contain_text("Offline")
+    await page.get_by_test_id("history-close").click()
     for name, size in (("laptop", {"width": 1280, "height": 800}), ("phone", PHONE)):
         await page.set_viewport_size(size)
         await expect(message).to_be_in_viewport()
@@ -89,9 +92,16 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     blocked = False
     await page.get_by_test_id("retry-now").click()
     await expect(page.get_by_test_id("conn-status")).to_have_text("Connected")
+    await page.get_by_test_id("history-button").click()
+    await expect(page.get_by_test_id("history-error")).to_be_hidden()
+    await page.get_by_test_id("history-close").click()
     await expect_phase((page,), "showdown")
     notice = page.get_by_test_id("error").filter(has_text="The clock ran out")
     await expect(notice).to_contain_text("seat #1 was folded")
     await expect(page.locator('.toast[data-code="offline"]')).to_have_count(0)
     await expect(page.get_by_test_id("seat-0-result")).to_have_attribute("data-outcome", "fold")
+    for size in (VIEWPORT, PHONE):  # the news does not hide the wallet it is about
+        await page.set_viewport_size(size)
+        toast, wallet = await notice.bounding_box(), await page.get_by_test_id("wallet").bounding_box()
+        assert toast and wallet and toast["y"] >= wallet["y"] + wallet["height"], (size, toast, wallet)
     assert problems == []

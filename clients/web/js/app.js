@@ -702,7 +702,12 @@ function verifyHistory(roundId) {
 }
 
 async function loadHistory() {
-  if (!conn.open) return;
+  if (!conn.open) {
+    // the welcome after the reconnect loads them (an open panel asks again)
+    state.history.error = "Offline: your rounds load once reconnected.";
+    render();
+    return;
+  }
   state.history.loading = true;
   render();
   try {
@@ -720,6 +725,7 @@ function toggleHistory(open = !state.history.open) {
   state.history.open = open;
   if (open) loadHistory();
   render();
+  placeToasts();
 }
 
 const tableRequest = (t, seat) => act(() => conn.request(t, { table: state.current, seat }));
@@ -901,8 +907,23 @@ function showError(err, { code = null, tone = null } = {}) {
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
   while (list.children.length > 4) list.firstElementChild.remove();
+  placeToasts();
   setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
 }
+
+/** Toasts go just under the top bar while it is on screen: never over the wallet
+ * (a purchase's news must not hide the balance it changed), never off the top. */
+function placeToasts() {
+  const list = $("errors");
+  if (!list.children.length) return;
+  // the history panel has its head (and its close button) up there: below it, then
+  const low = state.history.open;
+  list.classList.toggle("low", low);
+  const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+  list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
+}
+window.addEventListener("scroll", placeToasts, { passive: true });
+window.addEventListener("resize", placeToasts);
 
 function showBanner(frame) {
   const host = $("banners");

@@ -17,16 +17,17 @@ export function verifyButton(props, label = "Verify") {
 /**
  * A check's verdict: "Fair: verified" or "Not fair" with every problem in
  * words; notes (what could not be checked) below. Nothing before a check.
+ * `subject` names the round when it is not the one on the table ("Last deal").
  */
-export function verdictEl(verdict, testid) {
+export function verdictEl(verdict, testid, subject = null) {
   if (!verdict) return h("div", { class: "verdict none", "data-testid": testid, "data-ok": "" });
   return h("div", { class: `verdict ${verdict.ok ? "ok" : "bad"}`, "data-testid": testid,
     "data-ok": verdict.ok ? "true" : "false", role: "status" },
   h("div", { class: "verdict-head" },
     h("span", { class: "verdict-mark", "aria-hidden": "true" }, verdict.ok ? "✓" : "✗"),
-    h("span", { "data-testid": `${testid}-text` }, verdict.ok
+    h("span", { "data-testid": `${testid}-text` }, (subject ? `${subject} — ` : "") + (verdict.ok
       ? "Fair: verified"
-      : `Not fair: ${verdict.problems.length} problem${verdict.problems.length === 1 ? "" : "s"}`)),
+      : `Not fair: ${verdict.problems.length} problem${verdict.problems.length === 1 ? "" : "s"}`))),
   verdict.problems.length
     ? h("ul", { class: "verdict-problems", "data-testid": `${testid}-problems` },
       verdict.problems.map((p) => h("li", {}, p)))

@@ -10,7 +10,11 @@ export function raisePaytable(variant, { testid } = {}) {
   return h("table", { class: "paytable", "data-testid": testid },
     h("caption", {}, "Raise pays"),
     h("tbody", {}, rows.map((r) => h("tr", { "data-category": String(r.category).toLowerCase() },
-      h("th", { scope: "row" }, r.label), h("td", {}, oddsText(r.odds))))));
+      h("th", { scope: "row" }, r.label),
+      // a high card never beats a qualifying dealer: its line pays nothing, ever
+      r.category === "HIGH_CARD"
+        ? h("td", { title: "A high card never beats a dealer who qualifies" }, "—")
+        : h("td", {}, oddsText(r.odds))))));
 }
 
 /** Progressive prizes: a share of the jackpot or a fixed amount. */

@@ -547,7 +547,8 @@ function fairBox(v) {
           h("span", { "data-testid": "fair-client-seeds", title: proof.client_seeds ? `as sent: “${proof.client_seeds}”` : null },
             clientSeedsText(proof.client_seeds)))
         : h("p", { class: "fine" }, last ? "This deal was not made by the provably fair shuffler." : ""),
-      verdictEl(fair.verdict, "fair-verdict")));
+      // a new round on the table: the verdict is said to be the last one's
+      verdictEl(fair.verdict, "fair-verdict", current ? null : "Last deal")));
 }
 
 /** "alpha-466c3655c1e87273" -> "alpha-466c…7273" (the whole id goes in a title). */

@@ -173,3 +173,17 @@ test("a showdown that comes while the deal is still shown waits for its last car
   assert.equal(after.byTestId("dealer-hand").textContent, "One Pair — does not qualify");
   assert.equal(after.byTestId("seat-0-result").getAttribute("data-outcome"), "fold");
 });
+
+test("a verdict shown while a new round is on the table says it is the last deal's", () => {
+  const proof = { commitment: "ab".repeat(32), server_seed: "cd".repeat(32), client_seeds: "", nonce: "alpha-1" };
+  const last = { ...snapshot({ phase: "showdown", round: "alpha-1" }), fairness: proof };
+  const verdict = { ok: true, problems: [], notes: [] };
+  const text = (snap) => renderTable({
+    snap, me: { player_id: "p-bob" }, row: null, build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    layout: { mode: "flow", positions: [], vars: {} }, selected: null, deal: null, rebet: null,
+    fair: { lastDeal: last, verdict },
+  }).byTestId("fair-verdict-text").textContent;
+  assert.equal(text(last), "Fair: verified");
+  assert.equal(text(snapshot({ phase: "deciding", round: "alpha-2" })), "Last deal — Fair: verified");
+});

@@ -27,3 +27,15 @@ test("no address, or not a ws one, links nowhere", () => {
   assert.equal(tablePageUrl("", "east", here, null), null);
   assert.equal(tablePageUrl("http://x/ws", "east", here, null), null);
 });
+
+test("the raise paytable shows no odds for a high card, which never beats a qualifying dealer", async () => {
+  const { raisePaytable } = await import("../js/paytable.js");
+  const table = raisePaytable({ raise_paytable: [
+    { category: "ONE_PAIR", label: "One Pair", odds: "1:1" },
+    { category: "HIGH_CARD", label: "High Card", odds: "1:1" },
+  ] });
+  const text = (tr) => tr.children.map((c) => c.textContent);
+  const rows = table.children.find((c) => c.tagName === "TBODY").children;
+  assert.deepEqual(text(rows[0]), ["One Pair", "1:1"]);
+  assert.deepEqual(text(rows[1]), ["High Card", "—"]);
+});
