@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 
-from playwright.async_api import Browser, WebSocketRoute, expect
+from playwright.async_api import Browser, ViewportSize, WebSocketRoute, expect
 
 from tests.conftest import ServerFactory
 from tests.test_web import (
@@ -74,7 +74,8 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await page.get_by_test_id("history-button").click()  # an empty panel would say nothing
     await expect(page.get_by_test_id("history-error")).to_contain_text("Offline")
     await page.get_by_test_id("history-close").click()
-    for name, size in (("laptop", {"width": 1280, "height": 800}), ("phone", PHONE)):
+    laptop: ViewportSize = {"width": 1280, "height": 800}
+    for name, size in (("laptop", laptop), ("phone", PHONE)):
         await page.set_viewport_size(size)
         await expect(message).to_be_in_viewport()
         await expect(page.get_by_test_id("retry-now")).to_be_in_viewport()
@@ -102,6 +103,8 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await expect(page.get_by_test_id("seat-0-result")).to_have_attribute("data-outcome", "fold")
     for size in (VIEWPORT, PHONE):  # the news does not hide the wallet it is about
         await page.set_viewport_size(size)
-        toast, wallet = await notice.bounding_box(), await page.get_by_test_id("wallet").bounding_box()
-        assert toast and wallet and toast["y"] >= wallet["y"] + wallet["height"], (size, toast, wallet)
+        toast = await notice.bounding_box()
+        wallet = await page.get_by_test_id("wallet").bounding_box()
+        assert toast and wallet, (toast, wallet)
+        assert toast["y"] >= wallet["y"] + wallet["height"], (size, toast, wallet)
     assert problems == []
