@@ -224,7 +224,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         # the welcome tells clients the rate, and a frame never carries a float (PROTOCOL.md)
         raise ConfigError("limits.rate_per_second: a whole number of messages per second")
     if limits.max_unsent_bytes < 65_536:
-        raise ConfigError("limits.max_unsent_bytes: at least 65536 (a big lobby must fit)")
+        raise ConfigError("limits.max_unsent_bytes: at least 65536")
     accounts = AccountsConfig(**_typed(_section(data, "accounts"), AccountsConfig(), "accounts"))
     _check_accounts(accounts)
     admin = AdminConfig(**_typed(_section(data, "admin"), AdminConfig(), "admin"))

@@ -1,12 +1,17 @@
 """Writing server frames to connections: built once for many sockets, never unbounded.
 
 Every connection has a cap on bytes written but not yet taken by its peer
-(`limits.max_unsent_bytes`). A frame that would go over it closes the
-connection instead (1008): a client too slow to read its table, or one that
-floods pings and never reads the pongs, costs at most the cap in memory and
-never slows anyone else. `BoundedConnection` applies the same cap to what the
-websockets library writes by itself (pongs, close frames), and `sweep` closes
-a connection whose buffer has not drained for a keepalive timeout.
+(`limits.max_unsent_bytes`), over and above the largest message the server has
+sent (a lobby of 1,000 tables is 1.2 MB: a client that reads everything is
+never cut off for the size of what it asked for). A frame that would go over it
+closes the connection instead (1008): a client too slow to read its table, or
+one that floods pings and never reads the pongs, costs at most that in memory
+and never slows anyone else. `BoundedConnection` applies the same cap to what
+the websockets library writes by itself (pongs, close frames), and `sweep`
+closes a connection whose buffer has not drained for a keepalive timeout. The
+operating system's buffer for each socket is fixed (`SEND_BUFFER`), not grown
+up to megabytes by the kernel's autotuning, so what a peer leaves unread
+reaches the cap, and the sweep, soon, whatever its pace.
 
 `keepalive` finds dead peers in passes over the connections, a fifth of them a
 second, in place of the library's keepalive, which runs a task per connection
@@ -30,6 +35,8 @@ what was gathered before it (`BoundedConnection.send_data`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -45,6 +52,9 @@ from server.metrics import Metrics
 KEEPALIVE_SHARES = 5
 #: An unmasked ping frame without payload (RFC 6455 5.5.2); the library ignores the pong.
 PING_FRAME = bytes((0x89, 0))
+#: SO_SNDBUF of every connection's socket (Linux keeps twice this): past it, bytes a
+#: peer has not read stay in the transport's buffer, where the cap and the sweep see them.
+SEND_BUFFER = 128 * 1024
 
 
 def binary_frame(data: bytes) -> bytes:
@@ -70,10 +80,17 @@ class BoundedConnection(ServerConnection):
         self.heard = self.pinged = time.monotonic()  # last bytes from the peer, last ping
         self.outbox.joined(self)
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        super().connection_made(transport)
+
     def data_received(self, data: bytes) -> None:
         self.heard = time.monotonic()
         super().data_received(data)  # may write pongs: they count against the cap too
-        if self.transport.get_write_buffer_size() > self.outbox.max_unsent:
+        if self.transport.get_write_buffer_size() > self.outbox.cap:
             self.outbox.overflow(self)
 
     def send_data(self) -> None:
@@ -104,6 +121,7 @@ class BoundedConnection(ServerConnection):
 class Outbox:
     def __init__(self, max_unsent: int, metrics: Metrics, write_limit: int = 2**15) -> None:
         self.max_unsent = max_unsent
+        self.largest = 0  # the largest frame sent so far: a peer may have it all unread
         self.write_limit = write_limit  # its connections' high-water mark (BoundedConnection)
         self.metrics = metrics
         self._gathered: dict[ServerConnection, bytes] = {}  # frames not yet written
@@ -121,6 +139,11 @@ class Outbox:
         """The ServerConnection class `serve(create_connection=...)` builds, with this cap."""
         return type("Connection", (BoundedConnection,), {"outbox": self})
 
+    @property
+    def cap(self) -> int:
+        """Bytes a connection may leave unread: `max_unsent` beyond the largest frame."""
+        return self.max_unsent + self.largest
+
     def send(self, ws: ServerConnection, data: bytes) -> int:
         return self.send_all((ws,), data)
 
@@ -136,9 +159,11 @@ class Outbox:
         `broadcast`. A connection whose unsent bytes would pass the cap is closed
         instead.
         """
-        frame = b""
+        frame = binary_frame(data)
+        if len(frame) > self.largest:
+            self.largest = len(frame)
         sent = 0
-        cap = self.max_unsent
+        cap = self.cap
         # a transport that is not paused holds at most its high-water mark (the library's
         # write limit): while what is gathered stays under the rest of the cap, its
         # buffer need not be asked
@@ -148,8 +173,6 @@ class Outbox:
             protocol = ws.protocol
             if protocol.state is not OPEN:
                 continue
-            if not frame:
-                frame = binary_frame(data)
             if protocol.extensions:
                 self.write_gathered(ws)
                 broadcast((ws,), data)
@@ -214,9 +237,7 @@ class Outbox:
             return
         self.metrics.slow_closes += 1
         self.metrics.closes[CloseCode.POLICY_VIOLATION] += 1
-        ws.protocol.fail(
-            CloseCode.POLICY_VIOLATION, f"too slow: over {self.max_unsent} bytes unread"
-        )
+        ws.protocol.fail(CloseCode.POLICY_VIOLATION, f"too slow: over {self.cap} bytes unread")
         ws.send_data()
         ws.transport.abort()
 

@@ -26,6 +26,7 @@ import msgpack
 import pytest
 
 from clients.connection import ServerError, StudClient
+from protocol.codec import encode
 from server import app
 from server.app import StudServer
 from server.fleet import Fleet
@@ -552,3 +553,48 @@ async def test_bad_paths_are_not_found_never_a_server_error(
     server = await make_server()
     status, _, _ = await asyncio.to_thread(_http, server.port, "GET", path)
     assert status in (404, 414), path
+
+
+async def test_a_lobby_bigger_than_the_cap_reaches_a_client_that_reads(
+    make_server: ServerFactory,
+) -> None:
+    """The cap bounds what a peer leaves unread, not the size of one message: a lobby
+    of many tables (about 1.2 KB a row: 1.2 MB at 1,000 tables, over the default
+    1 MiB) goes to a client that reads it, and the next one too."""
+    tables = [{"id": f"t{i}", "variant": "casino-stud", "seats": 5} for i in range(80)]
+    server = await make_server(tables=tables, limits={"max_unsent_bytes": 65_536})
+    c = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await c.hello(name="reads everything")
+        for _ in range(2):
+            await c.request("lobby")
+        lobbies = [f for f in c.frames if f["t"] == "lobby"]
+        assert len(lobbies) == 2 and len(lobbies[-1]["tables"]) == 80
+        assert len(encode(lobbies[-1])) > 65_536
+        await c.request("ping")  # still connected, and answered
+    finally:
+        await c.close()
+    assert server.metrics.slow_closes == 0
+
+
+async def test_a_client_that_asks_but_never_reads_is_cut_off(make_server: ServerFactory) -> None:
+    """Sending keeps a connection 'heard', so the keepalive never closes it; what it
+    leaves unread must. The operating system's own buffer for the socket is bounded,
+    so the cap is reached at a moderate pace too, not only by a flood."""
+    server = await make_server(limits={"max_unsent_bytes": 65_536})
+    raw = await asyncio.to_thread(_raw_websocket, server.port)
+    hello = _masked(0x2, msgpack.packb({"t": "hello", "v": 1, "name": "never reads"}))
+    await asyncio.to_thread(raw.sendall, hello)
+    lobby = _masked(0x2, msgpack.packb({"t": "lobby", "watch": False}))
+    try:
+        for _ in range(1_200):  # 10 a second, under the rate limit: at most two minutes
+            try:
+                await asyncio.to_thread(raw.sendall, lobby)
+            except OSError:
+                break  # dropped: what this test waits for
+            if server.metrics.slow_closes or server.metrics.keepalive_closes:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        raw.close()
+    assert server.metrics.slow_closes + server.metrics.keepalive_closes == 1

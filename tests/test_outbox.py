@@ -120,10 +120,27 @@ async def test_nothing_is_written_to_a_closed_transport_or_after_an_overflow() -
     outbox.send(b, b"y" * 10)  # type: ignore[arg-type]
     failed: list[Any] = []
     outbox.overflow = lambda ws: failed.append(ws)  # type: ignore[method-assign]
-    outbox.send(b, b"z" * 60)  # type: ignore[arg-type]  # over the cap with what is gathered
+    # the cap is 64 bytes beyond the largest frame (12 here): 76 in all
+    for _ in range(5):
+        outbox.send(b, b"z" * 10)  # type: ignore[arg-type]  # 72 gathered: under it
+    assert failed == []
+    outbox.send(b, b"w" * 10)  # type: ignore[arg-type]  # 84: over the cap
     await asyncio.sleep(0)
     assert a.transport.writes == []
-    assert b.transport.writes == [binary_frame(b"y" * 10)] and failed == [b]
+    assert b.transport.writes == [binary_frame(b"y" * 10) + binary_frame(b"z" * 10) * 5]
+    assert failed == [b]
+
+
+async def test_one_frame_bigger_than_the_cap_is_not_an_overflow() -> None:
+    """A big lobby may be larger than the cap itself: the cap counts beyond it."""
+    outbox = Outbox(64, Metrics())
+    c = FakeConnection()
+    failed: list[Any] = []
+    outbox.overflow = lambda ws: failed.append(ws)  # type: ignore[method-assign]
+    outbox.send(c, b"L" * 100)  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    assert failed == [] and c.transport.writes == [binary_frame(b"L" * 100)]
+    assert outbox.cap == 64 + len(binary_frame(b"L" * 100))
 
 
 async def test_a_frame_received_mid_turn_does_not_write_what_was_gathered_early() -> None:

@@ -548,6 +548,9 @@ def test_the_two_clients_use_the_same_words() -> None:
         seat_status({**base, "decision": "fold", "auto": True}, "deciding"),
     }
     assert states == {"Deciding…", "Ready", "Sitting out", "Raised", "Folded", "Folded (timer)"}
+    dealt_without = {**base, "ante": 0, "cards": None}  # sat the round out: still said so
+    assert seat_status(dealt_without, "deciding") == seat_status(dealt_without, "showdown")
+    assert seat_status(dealt_without, "deciding") == "Sitting out"
     for words in (*states, *OUTCOMES.values(), *PHASES.values()):
         assert f'"{words}"' in js, words
     for words in LOBBY_PHASES.values():

@@ -15,6 +15,7 @@ import asyncio
 
 from playwright.async_api import Browser, ViewportSize, WebSocketRoute, expect
 
+from server.app import StudServer
 from tests.conftest import ServerFactory
 from tests.test_web import (
     VIEWPORT,
@@ -108,3 +109,64 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
         assert toast and wallet, (toast, wallet)
         assert toast["y"] >= wallet["y"] + wallet["height"], (size, toast, wallet)
     assert problems == []
+
+
+async def test_a_link_gone_silent_without_a_close_is_called_lost(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Wi-Fi gone or a frozen server closes nothing: the page only stops hearing.
+    Within seconds it says it is offline, keeps its buttons off, and reconnects
+    once the server answers again; a raise sent into the silence is not called
+    failed."""
+    server = await make_server(timers={"betting": 30, "decision": 60, "results": 30})
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    silent = False
+
+    async def route(ws: WebSocketRoute) -> None:
+        if silent:
+            return  # a connection that opens no further: nothing comes back
+        server_side = ws.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            if not silent:
+                server_side.send(message)
+
+        def down(message: str | bytes) -> None:
+            if not silent:
+                ws.send(message)
+
+        ws.on_message(up)
+        server_side.on_message(down)
+
+    await page.route_web_socket("**/ws", route)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("raise-0")).to_be_visible()
+
+    silent = True
+    await page.get_by_test_id("raise-0").click()  # into the silence: never arrives
+    status = page.get_by_test_id("conn-status")
+    await expect(status).not_to_have_text("Connected", timeout=20_000)
+    await expect(page.get_by_test_id("table-message")).to_contain_text("You are offline")
+    await expect(page.get_by_test_id("fold-0")).to_be_disabled()
+    lost = page.get_by_test_id("error").filter(has_text="before the server answered")
+    await expect(lost).to_be_visible()  # not "failed": the table will tell
+    silent = False
+    await expect(status).to_have_text("Connected", timeout=20_000)
+    await expect(lost).to_have_count(0)  # what was said offline goes once back
+    await expect(page.get_by_test_id("raise-0")).to_be_enabled()  # the raise never got there
+    assert room_seat_undecided(server)
+    assert problems == []
+
+
+def room_seat_undecided(server: StudServer) -> bool:
+    seat = server.rooms["alpha"].table.seats[0]
+    return seat is not None and seat.decision is None
