@@ -220,6 +220,8 @@ def seat_status(seat: Frame, phase: str | None = None) -> str:
         return "Deciding…"
     if phase == "betting" and seat.get("ready"):
         return "Ready" if seat.get("ante") else "Sitting out"
+    if phase in ("deciding", "showdown") and not seat.get("cards") and not seat.get("ante"):
+        return "Sitting out"  # dealt without this seat
     return ""
 
 

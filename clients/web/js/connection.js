@@ -13,6 +13,14 @@ const REPLY_TYPES = new Set(["ok", "error", "welcome", "pong", "lobby", "balance
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 8000;
 const REQUEST_TIMEOUT_MS = 15000;
+// A link can die without a close: Wi-Fi gone, a laptop lid, a frozen server. The
+// page then hears nothing, so silence is the sign: after PROBE_AFTER_MS of it the
+// page pings; after DEAD_AFTER_MS it calls the link lost and reconnects. A socket
+// that has not opened after CONNECT_TIMEOUT_MS is given up and tried again.
+const PROBE_AFTER_MS = 4000;
+const DEAD_AFTER_MS = 10000;
+const CONNECT_TIMEOUT_MS = 10000;
+const WATCH_MS = 1000;
 
 /** The server refused a request: `code` is the stable error code, `frame` the whole error. */
 export class ServerError extends Error {
@@ -50,6 +58,10 @@ export class Connection {
     this.retryTimer = null;
     this.stopped = true;
     this.status = { state: "idle" };
+    this.heardAt = 0; // when the server was last heard from (any frame)
+    this.probedAt = 0; // when the last liveness ping went out
+    this.watchedAt = 0; // when the watch last ran
+    this.watch = null;
   }
 
   /** Open the socket, and keep it open until `stop()`. */
@@ -62,6 +74,27 @@ export class Connection {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.ws?.close(1000, "bye");
+  }
+
+  /**
+   * Every second while a socket is open: ping after a silence, and call the link
+   * lost after a longer one. A watch that itself ran late (a throttled background
+   * tab, a suspended laptop) only pings: the answer may be on its way.
+   */
+  #watch(ws) {
+    if (this.ws !== ws) return;
+    const now = performance.now();
+    const late = now - this.watchedAt > 3 * WATCH_MS;
+    this.watchedAt = now;
+    const silent = now - this.heardAt;
+    if (silent > DEAD_AFTER_MS && !late && this.probedAt > this.heardAt) {
+      this.#closed(ws, 4001, "no answer from the server");
+      return;
+    }
+    if (silent > PROBE_AFTER_MS && this.probedAt <= this.heardAt) {
+      this.probedAt = now;
+      this.request("ping").catch(() => {}); // its answer (or anything else) is the sign
+    }
   }
 
   get open() {
@@ -93,7 +126,8 @@ export class Connection {
       const id = this.nextId++;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`The server did not answer "${t}" in time.`));
+        // no answer is not a refusal: it may yet have been done
+        reject(new OfflineError(`No answer to “${t}” yet: the table shows whether it was done.`));
       }, REQUEST_TIMEOUT_MS);
       this.pending.set(id, { resolve, reject, timer });
       this.ws.send(encode({ t, id, ...fields }));
@@ -110,13 +144,21 @@ export class Connection {
     const ws = new WebSocket(this.url);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
+    const connecting = setTimeout(() => {
+      if (ws.readyState === WebSocket.CONNECTING) this.#closed(ws, 4002, "the server did not open the connection");
+    }, CONNECT_TIMEOUT_MS);
     ws.onopen = () => {
+      clearTimeout(connecting);
       this.attempt = 0;
       this.opens += 1;
+      this.heardAt = this.watchedAt = performance.now();
+      clearInterval(this.watch);
+      this.watch = setInterval(() => this.#watch(ws), WATCH_MS);
       this.#setStatus("open");
       this.onOpen();
     };
     ws.onmessage = (event) => {
+      this.heardAt = performance.now();
       if (typeof event.data === "string") return; // the protocol is binary only
       let frame;
       try {
@@ -128,37 +170,52 @@ export class Connection {
       if (frame && typeof frame === "object") this.#dispatch(frame);
     };
     ws.onclose = (event) => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      for (const [, p] of this.pending) {
-        clearTimeout(p.timer);
-        // sent, but the answer is lost with the link: it may have been done or not
-        p.reject(new OfflineError("The connection was lost before the server answered: "
-          + "the table shows what was done once reconnected."));
-      }
-      this.pending.clear();
-      if (this.stopped) {
-        this.#setStatus("closed");
-        return;
-      }
-      if (event.code === 1000) {
-        // The server closes with 1000 only when the same player connected again
-        // (another tab with this session): reconnecting would take it back and
-        // the two tabs would evict each other forever. Wait for the player.
-        this.stopped = true;
-        this.#setStatus("replaced", { reason: event.reason });
-        return;
-      }
-      // Exponential backoff with jitter, so a restarted server is not stampeded.
-      const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt);
-      const delay = Math.round(base * (0.75 + Math.random() / 2));
-      this.attempt += 1;
-      this.#setStatus("waiting", { delay, code: event.code, reason: event.reason });
-      this.retryTimer = setTimeout(() => this.#open(), delay);
+      clearTimeout(connecting);
+      this.#closed(ws, event.code, event.reason);
     };
     ws.onerror = () => {
       // A close event always follows; it drives the reconnect.
     };
+  }
+
+  /** The socket is gone (closed, or given up as silent): fail what waits, then reconnect. */
+  #closed(ws, code, reason) {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    clearInterval(this.watch);
+    if (ws.readyState !== WebSocket.CLOSED) {
+      ws.onclose = ws.onmessage = ws.onopen = null; // a silent socket's late close changes nothing
+      try {
+        ws.close(4000, reason);
+      } catch {
+        // closing a dead socket may throw: it is gone either way
+      }
+    }
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      // sent, but the answer is lost with the link: it may have been done or not
+      p.reject(new OfflineError("The connection was lost before the server answered: "
+        + "the table shows what was done once reconnected."));
+    }
+    this.pending.clear();
+    if (this.stopped) {
+      this.#setStatus("closed");
+      return;
+    }
+    if (code === 1000) {
+      // The server closes with 1000 only when the same player connected again
+      // (another tab with this session): reconnecting would take it back and
+      // the two tabs would evict each other forever. Wait for the player.
+      this.stopped = true;
+      this.#setStatus("replaced", { reason });
+      return;
+    }
+    // Exponential backoff with jitter, so a restarted server is not stampeded.
+    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt);
+    const delay = Math.round(base * (0.75 + Math.random() / 2));
+    this.attempt += 1;
+    this.#setStatus("waiting", { delay, code, reason });
+    this.retryTimer = setTimeout(() => this.#open(), delay);
   }
 
   #dispatch(frame) {

@@ -63,6 +63,8 @@ export function seatStatus(phase, seat) {
   if (seat.decision === "raise") return "Raised";
   if (phase === "deciding" && seat.cards) return "Deciding…";
   if (phase === "betting" && seat.ready) return seat.ante > 0 ? "Ready" : "Sitting out";
+  // dealt without this seat: said, so a player who sat out sees that it took
+  if ((phase === "deciding" || phase === "showdown") && !seat.cards && !seat.ante) return "Sitting out";
   if (!seat.connected) return "Away";
   return "";
 }

@@ -95,7 +95,7 @@ function tableHead(v) {
     h("div", { class: "watchers", "data-testid": "spectators", "data-count": snap.spectators ?? 0,
       title: "Spectators" }, `${snap.spectators ?? 0} watching`),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
-      v.suspension ? "Paused" : PHASE_NAMES[snap.phase] ?? snap.phase,
+      v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       h("span", { class: `countdown${ms !== null && ms < 5000 ? " urgent" : ""}`,
         "data-testid": "countdown", hidden: ms === null }, countdownText(ms))),
     h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
@@ -255,7 +255,9 @@ function seatEl(v, seat, i, pos) {
   const cards = seatCards(v, seat, i, pos);
   const label = seat.cards && cardsShown(v, i) ? seat.hand?.label ?? "" : "";
   const hand = h("div", { class: "hand-label", "data-testid": `seat-${i}-hand`, title: label || null }, label);
-  const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` }, seatStatus(v.snap.phase, seat));
+  // while the cards fly nobody is deciding yet
+  const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` },
+    v.dealing ? "" : seatStatus(v.snap.phase, seat));
   const res = result ? resultEl(seat, i) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
   const editable = mine && buildable(v, seat);
   const { spot, progressive, remove } = bettingSpot(v, seat, i, mine, kind, editable);

@@ -166,7 +166,8 @@ test("a showdown that comes while the deal is still shown waits for its last car
   const during = draw(deal.step * 3);
   assert.equal(during.byTestId("dealer-hand").textContent, "");
   assert.equal(during.byTestId("seat-0-result").withClass("outcome").length, 0);
-  assert.equal(during.byTestId("seat-0-status").textContent, "Deciding…");
+  assert.equal(during.byTestId("seat-0-status").textContent, ""); // nobody decides before the last card
+  assert.ok(during.byTestId("phase").textContent.startsWith("Dealing"));
   const shown = during.byTestId("seat-0-cards").withClass("card").map((c) => c.getAttribute("data-card"));
   assert.ok(shown.length > 0 && shown.every((c) => c === "back"), shown); // Ann's, face down to Bob
   const after = draw(deal.step * deal.count + 1);
@@ -186,4 +187,12 @@ test("a verdict shown while a new round is on the table says it is the last deal
   }).byTestId("fair-verdict-text").textContent;
   assert.equal(text(last), "Fair: verified");
   assert.equal(text(snapshot({ phase: "deciding", round: "alpha-2" })), "Last deal — Fair: verified");
+});
+
+test("a seat dealt without (it sat the round out) says so while others decide", async () => {
+  const { seatStatus } = await import("../js/format.js");
+  const out = { player_id: "p", connected: true, ante: 0, ready: true, decision: null, auto: false, cards: null };
+  assert.equal(seatStatus("deciding", out), "Sitting out");
+  assert.equal(seatStatus("showdown", out), "Sitting out");
+  assert.equal(seatStatus("waiting", out), "");
 });
