@@ -67,6 +67,14 @@ log = logging.getLogger("stud.server")
 REPLACED = "replaced by a new connection"
 
 
+def with_id(reply: dict[str, Any], request_id: RequestId | None) -> dict[str, Any]:
+    """A reply echoes its request's `id`; a request without one (or with nil, which
+    counts as absent: PROTOCOL.md section 1) gets a reply without one."""
+    if request_id is not None:
+        reply["id"] = request_id
+    return reply
+
+
 class Requests:
     def __init__(
         self,
@@ -129,10 +137,8 @@ class Requests:
             case Hello():
                 await self.hello(session, msg)
             case Ping():
-                sessions.send(
-                    session.ws,
-                    {"t": "pong", "id": msg.id, "server_time_ms": int(time.time() * 1000)},
-                )
+                pong = {"t": "pong", "server_time_ms": int(time.time() * 1000)}
+                sessions.send(session.ws, with_id(pong, msg.id))
             case Lobby():
                 self.lobby.watch(session.ws, msg.watch)
                 sessions.send(session.ws, self.lobby.frame())
@@ -240,31 +246,28 @@ class Requests:
         for table_id in self.seating.tables_of(player.player_id):
             if own := [s.index for s in self.rooms[table_id].table.seats_of(player.player_id)]:
                 seats[table_id] = own
-        self.sessions.send(
-            session.ws,
-            {
-                "t": "welcome",
-                "id": request_id,
-                "v": session.version,
-                "player_id": player.player_id,
-                "token": player.token,
-                "name": player.name,
-                "username": player.username,
-                "resumed": resumed,
-                "balance": wallet.to_public(),
-                "seats": seats,
-                "jackpots": dict(self.jackpots.meters),
-                # the address its lobby rows give for this process's own tables: a client
-                # reached it by another (a proxy, 127.0.0.1 for localhost) tells them apart
-                "url": self.config.public_url,
-                "limits": {
-                    "max_frame_bytes": limits.max_frame_bytes,
-                    "rate_per_second": int(limits.rate_per_second),  # whole (config.py)
-                    "max_seats_per_player": self.config.max_seats_per_player,
-                    "reconnect_grace_ms": int(self.config.reconnect_grace * 1000),
-                },
+        welcome = {
+            "t": "welcome",
+            "v": session.version,
+            "player_id": player.player_id,
+            "token": player.token,
+            "name": player.name,
+            "username": player.username,
+            "resumed": resumed,
+            "balance": wallet.to_public(),
+            "seats": seats,
+            "jackpots": dict(self.jackpots.meters),
+            # the address its lobby rows give for this process's own tables: a client
+            # reached it by another (a proxy, 127.0.0.1 for localhost) tells them apart
+            "url": self.config.public_url,
+            "limits": {
+                "max_frame_bytes": limits.max_frame_bytes,
+                "rate_per_second": int(limits.rate_per_second),  # whole (config.py)
+                "max_seats_per_player": self.config.max_seats_per_player,
+                "reconnect_grace_ms": int(self.config.reconnect_grace * 1000),
             },
-        )
+        }
+        self.sessions.send(session.ws, with_id(welcome, request_id))
         for table_id in seats:
             room = self.rooms[table_id]
             self._watch(session, room)

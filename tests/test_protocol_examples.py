@@ -100,3 +100,19 @@ async def test_server_examples_have_the_fields_the_server_sends(
         checked += 1
     assert not wrong
     assert checked >= 8
+
+
+async def test_a_request_without_an_id_gets_a_reply_without_one(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A nil `id` counts as absent (section 1): the reply has no `id` either, not nil."""
+    server = await make_server()
+    c: StudClient = await connect(server, None)
+    await c.send({"t": "hello", "v": 1, "name": "Ann", "id": None})
+    welcome = await c.wait_for(lambda cl: next((f for f in cl.frames if f["t"] == "welcome"), None))
+    assert "id" not in welcome
+    await c.send({"t": "ping", "id": None})
+    await c.send({"t": "ping"})
+    pongs = await c.wait_for(lambda cl: [f for f in cl.frames if f["t"] == "pong"][1:] and cl)
+    assert all("id" not in f for f in pongs.frames if f["t"] == "pong")
+    assert (await c.request("ping"))["t"] in ("pong", "ok")  # with an id: echoed, and matched
