@@ -41,7 +41,7 @@ const FLOW_BELOW_PX = 600; // a felt narrower than this flows (phone), whatever 
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 const ROUNDS_KEPT = 200; // rounds whose commitment the tab remembers (History shows 50)
 const HISTORY_LIMIT = 50;
-const ERROR_TTL_MS = 15000;
+const ERROR_TTL_MS = 10000;
 const NOTICE_TTL_MS = 5000;
 const BANNER_TTL_MS = 12000;
 

@@ -319,7 +319,8 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
     ? h("button", { class: `prog-light${lit ? " on" : ""}`, "data-action": "toggle-progressive",
       "data-seat": i, "data-testid": `progressive-${i}`, "aria-pressed": lit ? "true" : "false",
       title: `Progressive jackpot bet (${stake}) · p`, "aria-label": `Progressive bet ${stake} for seat ${i + 1}` },
-    "JP")
+    // a phone's full-size button has room to say what it is
+    kind === "big" ? ["Jackpot", h("small", {}, stake)] : "JP")
     : h("span", { class: `prog-light${lit ? " on" : ""}`, "data-testid": `progressive-${i}`,
       "aria-pressed": lit ? "true" : "false", title: lit ? "Progressive bet placed" : "No progressive bet" }, "JP");
   const remove = editable && built > 0
