@@ -66,8 +66,8 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     blocked = True
     await routes[-1].close(code=4001, reason="gone")
     message = page.get_by_test_id("table-message")
-    await expect(message).to_contain_text("You are offline")
-    await expect(message).to_contain_text("folded")
+    await expect(message).to_contain_text("Connection lost")
+    await expect(message).to_contain_text("folds at zero")
     await expect(page.get_by_test_id("fold-0")).to_be_disabled()
     await expect(page.get_by_test_id("raise-0")).to_be_disabled()
     await expect(page.get_by_test_id("retry-now")).to_be_visible()
@@ -155,7 +155,7 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
     await page.get_by_test_id("raise-0").click()  # into the silence: never arrives
     status = page.get_by_test_id("conn-status")
     await expect(status).not_to_have_text("Connected", timeout=20_000)
-    await expect(page.get_by_test_id("table-message")).to_contain_text("You are offline")
+    await expect(page.get_by_test_id("table-message")).to_contain_text("Connection lost")
     await expect(page.get_by_test_id("fold-0")).to_be_disabled()
     lost = page.get_by_test_id("error").filter(has_text="before the server answered")
     await expect(lost).to_be_visible()  # not "failed": the table will tell
@@ -170,3 +170,47 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
 def room_seat_undecided(server: StudServer) -> bool:
     seat = server.rooms["alpha"].table.seats[0]
     return seat is not None and seat.decision is None
+
+
+async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Back after the round is over (the next one may be waiting): the page looks the
+    round up in the history and says the clock folded the hand, and what it cost."""
+    server = await make_server(timers={"betting": 30, "decision": 3, "results": 0.5})
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    blocked = False
+    routes: list[WebSocketRoute] = []
+
+    async def route(ws: WebSocketRoute) -> None:
+        if blocked:
+            await ws.close(code=4001, reason="unreachable")
+            return
+        ws.connect_to_server()
+        routes.append(ws)
+
+    await page.route_web_socket("**/ws", route)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    round_id = server.rooms["alpha"].table.round_id
+    blocked = True
+    await routes[-1].close(code=4001, reason="gone")
+    for _ in range(400):  # the clock folds the hand, the showdown passes
+        if server.rooms["alpha"].table.round_id != round_id:
+            break
+        await asyncio.sleep(0.05)
+    blocked = False
+    await page.get_by_test_id("retry-now").click()
+    told = page.get_by_test_id("error").filter(has_text="While you were away")
+    await expect(told).to_contain_text("seat #1 was folded")
+    await expect(told).to_contain_text("5.00)")  # the ante it cost
+    assert problems == []

@@ -21,7 +21,7 @@ import { dealDone, justDealt, nextCardIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
 import * as fairness from "./fairness.js";
 import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
-import { categoryLabel, dollars, errorText } from "./format.js";
+import { categoryLabel, dollars, errorText, signedDollars } from "./format.js";
 import { absorbHand, forgetStaleHands, withOwnHands } from "./hands.js";
 import { renderHistory } from "./history.js";
 import { keyCommand } from "./keys.js";
@@ -455,7 +455,7 @@ function noticeUnseenDecisions(old, snap) {
   const open = mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision);
   if (!open.length) return;
   if (old.round_id !== snap.round_id) {
-    showError("Your round ended while you were offline: History shows how it went.", { code: "unseen-round" });
+    tellUnseenRound(old.round_id, open);
     return;
   }
   const folded = open.filter((i) => snap.seats[i]?.player_id === old.seats[i].player_id
@@ -465,6 +465,26 @@ function noticeUnseenDecisions(old, snap) {
       + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`,
     { code: "auto-fold" });
   }
+}
+
+/** A round of ours ended out of sight: say how, from its history record. */
+async function tellUnseenRound(roundId, undecided) {
+  let record = null;
+  try {
+    await conn.request("history", { limit: 10 }); // its `history` frame is in state before the ok
+    record = state.history.rounds?.find((r) => r.round_id === roundId) ?? null;
+  } catch {
+    // no record to tell from: the words below still hold
+  }
+  const seats = (record?.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
+  const timed = seats.filter((s) => undecided.includes(s.seat) && s.decision === "fold" && s.auto);
+  const net = record && typeof record.balance_after === "number" && typeof record.balance_before === "number"
+    ? ` (${signedDollars(record.balance_after - record.balance_before)})` : "";
+  showError(timed.length
+    ? `While you were away the clock ran out: your hand${timed.length > 1 ? "s" : ""} on seat `
+      + `${timed.map((t) => `#${t.seat + 1}`).join(", ")} ${timed.length > 1 ? "were" : "was"} folded${net}.`
+    : `Your round ended while you were away${net}: History shows how it went.`,
+  { code: "unseen-round" });
 }
 
 /** Play no hand this round: a `deal` with no ante tells the table not to wait for us. */
@@ -1061,12 +1081,13 @@ function drawHeader() {
     connecting: "Connecting…",
     reconnecting: "Reconnecting…",
     open: "Connected",
-    waiting: `Offline · retry in ${Math.ceil((s.delay ?? 0) / 1000)}s`,
+    waiting: "Offline",
     closed: "Disconnected",
     replaced: "Playing in another tab",
   }[s.state] ?? s.state;
   $("reconnect").hidden = s.state !== "replaced";
   $("retry-now").hidden = s.state !== "waiting";
+  $("retry-now").textContent = `Retry · ${Math.ceil((s.delay ?? 0) / 1000)}s`;
 }
 
 /** The countdown runs locally from the snapshot's `ends_in_ms`. */

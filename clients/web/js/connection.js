@@ -60,7 +60,6 @@ export class Connection {
     this.status = { state: "idle" };
     this.heardAt = 0; // when the server was last heard from (any frame)
     this.probedAt = 0; // when the last liveness ping went out
-    this.watchedAt = 0; // when the watch last ran
     this.watch = null;
   }
 
@@ -78,20 +77,20 @@ export class Connection {
 
   /**
    * Every second while a socket is open: ping after a silence, and call the link
-   * lost after a longer one. A watch that itself ran late (a throttled background
-   * tab, a suspended laptop) only pings: the answer may be on its way.
+   * lost when that ping has had no answer (nor anything else) for the rest of
+   * DEAD_AFTER_MS. Only an unanswered ping counts, never the watch's own pace: a
+   * throttled background tab or a loaded machine runs it late, but a page hears
+   * its messages whenever they come.
    */
   #watch(ws) {
     if (this.ws !== ws) return;
     const now = performance.now();
-    const late = now - this.watchedAt > 3 * WATCH_MS;
-    this.watchedAt = now;
-    const silent = now - this.heardAt;
-    if (silent > DEAD_AFTER_MS && !late && this.probedAt > this.heardAt) {
+    const asked = this.probedAt > this.heardAt; // a ping is out, unanswered so far
+    if (asked && now - this.probedAt > DEAD_AFTER_MS - PROBE_AFTER_MS) {
       this.#closed(ws, 4001, "no answer from the server");
       return;
     }
-    if (silent > PROBE_AFTER_MS && this.probedAt <= this.heardAt) {
+    if (!asked && now - this.heardAt > PROBE_AFTER_MS) {
       this.probedAt = now;
       this.request("ping").catch(() => {}); // its answer (or anything else) is the sign
     }
@@ -151,7 +150,8 @@ export class Connection {
       clearTimeout(connecting);
       this.attempt = 0;
       this.opens += 1;
-      this.heardAt = this.watchedAt = performance.now();
+      this.heardAt = performance.now();
+      this.probedAt = 0;
       clearInterval(this.watch);
       this.watch = setInterval(() => this.#watch(ws), WATCH_MS);
       this.#setStatus("open");

@@ -170,8 +170,8 @@ function message(v) {
   if (v.online === false) {
     const undecided = snap.phase === "deciding" && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
     return undecided
-      ? "You are offline — the clock runs on: a hand undecided at zero is folded. Reconnecting…"
-      : "You are offline: the table as it last stood. Reconnecting…";
+      ? "Connection lost — the table's clock may run on: an undecided hand folds at zero. Reconnecting…"
+      : "Connection lost: the table as it last stood. Reconnecting…";
   }
   if (snap.paused && snap.phase === "waiting") {
     return "The casino has paused this table: no new round starts until it resumes.";
@@ -255,9 +255,9 @@ function seatEl(v, seat, i, pos) {
   const cards = seatCards(v, seat, i, pos);
   const label = seat.cards && cardsShown(v, i) ? seat.hand?.label ?? "" : "";
   const hand = h("div", { class: "hand-label", "data-testid": `seat-${i}-hand`, title: label || null }, label);
-  // while the cards fly nobody is deciding yet
+  // while the cards fly nobody is deciding yet (a seat dealt without is sitting out)
   const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` },
-    v.dealing ? "" : seatStatus(v.snap.phase, seat));
+    v.dealing && seat.cards ? "" : seatStatus(v.snap.phase, seat));
   const res = result ? resultEl(seat, i) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
   const editable = mine && buildable(v, seat);
   const { spot, progressive, remove } = bettingSpot(v, seat, i, mine, kind, editable);
