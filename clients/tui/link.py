@@ -41,6 +41,7 @@ class Link:
         on_status: StatusListener,
         backoff: tuple[float, float] = (0.25, 8.0),
         request_timeout: float = 15.0,
+        liveness: tuple[float, float] = (5.0, 5.0),
     ) -> None:
         self.url = url
         self.name = name
@@ -49,6 +50,9 @@ class Link:
         self.on_status = on_status
         self.backoff = backoff
         self.request_timeout = request_timeout
+        # a link can die without a close (Wi-Fi gone, a frozen server): a WebSocket ping
+        # every liveness[0] seconds, the link lost when one has no pong in liveness[1]
+        self.liveness = liveness
         self.token: str | None = None
         self.account: tuple[str, str] | None = None  # (username, password) to sign in with
         self.client: StudClient | None = None
@@ -86,7 +90,14 @@ class Link:
         while not self._stopping:
             self.on_status("connecting…" if self.connects == 0 else "reconnecting…")
             try:
-                client = await StudClient.open(self.url, history=False)
+                client = await StudClient.open(
+                    self.url,
+                    history=False,
+                    ping_interval=self.liveness[0],
+                    ping_timeout=self.liveness[1],
+                    close_timeout=self.liveness[1],  # a dead link answers no close either
+                    open_timeout=self.request_timeout,
+                )
             except (OSError, WebSocketException, TimeoutError) as e:
                 await self._wait(delay, f"cannot reach {self.url} ({type(e).__name__})")
                 delay = min(delay * 2, self.backoff[1])

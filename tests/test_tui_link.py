@@ -1,0 +1,88 @@
+"""The terminal client's link when the network dies without a close: through a
+proxy that stops passing bytes (both ways) but keeps the sockets open, as a lost
+Wi-Fi or a frozen server does, the link calls the connection lost, then
+reconnects and resumes the same player once bytes flow again."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from clients.tui.link import Link
+from tests.conftest import ServerFactory
+
+
+class SilentProxy:
+    """A TCP proxy to `port` that can go silent: while `silent`, nothing is passed on."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.silent = False
+        self.server: asyncio.Server | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        for src, dst in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.create_task(self._pipe(src, dst))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _pipe(self, src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            while data := await src.read(65536):
+                if not self.silent:  # dropped, as a dead network drops them
+                    dst.write(data)
+                    await dst.drain()
+        dst.close()
+
+    async def stop(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        if self.server is not None:
+            self.server.close()
+
+
+async def test_a_link_gone_silent_is_called_lost_and_resumed(make_server: ServerFactory) -> None:
+    server = await make_server()
+    proxy = SilentProxy(server.port)
+    port = await proxy.start()
+    statuses: list[str] = []
+
+    async def welcomed(welcome: dict[str, Any], session_lost: bool) -> None:
+        assert not session_lost
+
+    link = Link(
+        f"ws://127.0.0.1:{port}/ws",
+        "Ann",
+        on_frame=lambda frame: None,
+        on_welcome=welcomed,
+        on_status=statuses.append,
+        liveness=(0.5, 1.0),
+    )
+    link.start()
+    try:
+
+        async def until(check: Any) -> None:
+            for _ in range(600):  # bounded: 60 s at most
+                if check():
+                    return
+                await asyncio.sleep(0.1)
+            raise AssertionError(statuses)
+
+        await until(lambda: link.connected)
+        player = link.welcome["player_id"]
+        proxy.silent = True  # nothing closes: only the pings can tell
+        await until(lambda: not link.connected)
+        assert any("lost" in s or "failed" in s for s in statuses), statuses
+        proxy.silent = False
+        await until(lambda: link.connected and link.connects == 2)
+        assert link.welcome["player_id"] == player  # resumed by the token
+    finally:
+        await link.stop()
+        await proxy.stop()
