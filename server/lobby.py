@@ -2,10 +2,16 @@
 
 A change marks the lobby dirty; watchers get the new lobby at the next
 throttled push, so a crowd joining a table costs one lobby frame per interval.
+A big lobby goes out less often: each row carries its variant's paytables (about
+1.2 KB), so 1,000 tables make a 1.2 MB frame, and a push every interval to every
+watcher would be megabytes a second each. Pushes are spaced so that a watcher
+gets at most `PUSH_BYTES_PER_SECOND` of them; a `lobby` request is answered
+with the current lobby at once, whatever its size.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -15,6 +21,9 @@ from protocol.codec import encode
 from server.game.table import TableConfig
 from server.metrics import Metrics
 from server.outbox import Outbox
+
+#: Lobby bytes a second a watcher is pushed at most (a small lobby: every interval).
+PUSH_BYTES_PER_SECOND = 200_000
 
 
 def fixed_row(config: TableConfig) -> dict[str, Any]:
@@ -42,6 +51,7 @@ class Lobby:
         meters: Mapping[str, int],
         metrics: Metrics,
         outbox: Outbox,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.local_rows = local_rows  # this process's hosted tables, as lobby rows
         self.meters = meters
@@ -50,6 +60,8 @@ class Lobby:
         self.watchers: set[ServerConnection] = set()
         self.remote: list[dict[str, Any]] = []  # other processes' rows, fresh ones only
         self._dirty = False
+        self._clock = clock
+        self._next_push = 0.0  # no push before this (clock time): the last one's share
 
     def changed(self) -> None:
         self._dirty = True
@@ -76,7 +88,14 @@ class Lobby:
         }
 
     def flush(self) -> None:
-        """Send the lobby to its watchers if it changed since the last push."""
-        if self._dirty and self.watchers:
-            self._dirty = False
-            self.metrics.frames_out += self.outbox.send_all(self.watchers, encode(self.frame()))
+        """Send the lobby to its watchers if it changed since the last push, and the
+        last push's bytes have had their time (it stays marked until then)."""
+        if not (self._dirty and self.watchers):
+            return
+        now = self._clock()
+        if now < self._next_push:
+            return
+        self._dirty = False
+        data = encode(self.frame())
+        self._next_push = now + len(data) / PUSH_BYTES_PER_SECOND
+        self.metrics.frames_out += self.outbox.send_all(self.watchers, data)
