@@ -4,16 +4,18 @@ offers to retry at once, keeps its buttons off (nothing can be sent), and once
 back tells the player the clock folded their hand, taking back what it said while
 offline.
 
-The link is cut by Playwright's WebSocket routing: while `blocked`, every attempt
-of the page to connect is closed at once, as an unreachable server would.
+The link is cut by Playwright's WebSocket routing (`Wire`): either closed, with
+every new attempt closed at once as an unreachable server would, or silent, the
+sockets kept open and nothing passed either way, as a dead network does.
 Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
-from playwright.async_api import Browser, ViewportSize, WebSocketRoute, expect
+from playwright.async_api import Browser, Page, ViewportSize, WebSocketRoute, expect
 
 from server.app import StudServer
 from tests.conftest import ServerFactory
@@ -35,26 +37,39 @@ __all__ = ["browser"]  # the fixture, used below
 pytestmark = needs_chromium
 
 
-async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
-    make_server: ServerFactory, browser: Browser
-) -> None:
-    server = await make_server(timers={"betting": 30, "decision": 4, "results": 30})
+class Wire:
+    """The page's WebSocket, routed through Playwright so the test can break it."""
+
+    def __init__(self) -> None:
+        self.down = False  # new connections are closed at once
+        self.silent = False  # nothing passes either way; nothing is closed
+        self.routes: list[WebSocketRoute] = []
+
+    async def route(self, ws: WebSocketRoute) -> None:
+        if self.down:
+            await ws.close(code=4001, reason="unreachable")  # any code but 1000
+            return
+        if self.silent:
+            return  # a connection that never answers
+        server = ws.connect_to_server()
+        ws.on_message(lambda m: None if self.silent else server.send(m))
+        server.on_message(lambda m: None if self.silent else ws.send(m))
+        self.routes.append(ws)
+
+    async def cut(self) -> None:
+        self.down = True
+        await self.routes[-1].close(code=4001, reason="gone")
+
+
+async def deciding(browser: Browser, server: StudServer) -> tuple[Page, Wire, list[str]]:
+    """Ann at alpha with a $5 ante, dealt and shown, her decision due; problems collected."""
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(WAIT_MS)
     page = await context.new_page()
     problems: list[str] = []
     collect_problems(page, problems)
-    blocked = False
-    routes: list[WebSocketRoute] = []
-
-    async def route(ws: WebSocketRoute) -> None:
-        if blocked:
-            await ws.close(code=4001, reason="unreachable")  # any code but 1000
-            return
-        ws.connect_to_server()
-        routes.append(ws)
-
-    await page.route_web_socket("**/ws", route)
+    wire = Wire()
+    await page.route_web_socket("**/ws", wire.route)
     await page.goto(f"http://127.0.0.1:{server.port}/")
     await enter(page, "Ann")
     await page.get_by_test_id("play-alpha").click()
@@ -62,9 +77,29 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await build_ante(page, 0, [(500, "left")])
     await page.get_by_test_id("deal").click()
     await expect(page.get_by_test_id("fold-0")).to_be_visible()  # dealt, and shown
+    return page, wire, problems
 
-    blocked = True
-    await routes[-1].close(code=4001, reason="gone")
+
+async def until(check: Callable[[], bool]) -> None:
+    """Wait, bounded, for the server to get somewhere (its clocks run meanwhile)."""
+    for _ in range(400):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the server never got there")
+
+
+def decided(server: StudServer) -> bool:
+    seat = server.rooms["alpha"].table.seats[0]
+    return seat is not None and seat.decision is not None
+
+
+async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server(timers={"betting": 30, "decision": 4, "results": 30})
+    page, wire, problems = await deciding(browser, server)
+    await wire.cut()
     message = page.get_by_test_id("table-message")
     await expect(message).to_contain_text("Connection lost")
     await expect(message).to_contain_text("folds at zero")
@@ -85,13 +120,8 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
         await shot(page, f"offline-deciding-{name}.png")
     await page.set_viewport_size(VIEWPORT)
 
-    room = server.rooms["alpha"]
-    for _ in range(200):  # the deciding clock (4 s) runs out on the server meanwhile
-        seat = room.table.seats[0]
-        if seat is not None and seat.decision is not None:
-            break
-        await asyncio.sleep(0.05)
-    blocked = False
+    await until(lambda: decided(server))  # the deciding clock (4 s) runs out meanwhile
+    wire.down = False
     await page.get_by_test_id("retry-now").click()
     await expect(page.get_by_test_id("conn-status")).to_have_text("Connected")
     await page.get_by_test_id("history-button").click()
@@ -119,39 +149,8 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
     once the server answers again; a raise sent into the silence is not called
     failed."""
     server = await make_server(timers={"betting": 30, "decision": 60, "results": 30})
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    silent = False
-
-    async def route(ws: WebSocketRoute) -> None:
-        if silent:
-            return  # a connection that opens no further: nothing comes back
-        server_side = ws.connect_to_server()
-
-        def up(message: str | bytes) -> None:
-            if not silent:
-                server_side.send(message)
-
-        def down(message: str | bytes) -> None:
-            if not silent:
-                ws.send(message)
-
-        ws.on_message(up)
-        server_side.on_message(down)
-
-    await page.route_web_socket("**/ws", route)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
-    await build_ante(page, 0, [(500, "left")])
-    await page.get_by_test_id("deal").click()
-    await expect(page.get_by_test_id("raise-0")).to_be_visible()
-
-    silent = True
+    page, wire, problems = await deciding(browser, server)
+    wire.silent = True
     await page.get_by_test_id("raise-0").click()  # into the silence: never arrives
     status = page.get_by_test_id("conn-status")
     await expect(status).not_to_have_text("Connected", timeout=20_000)
@@ -159,17 +158,12 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
     await expect(page.get_by_test_id("fold-0")).to_be_disabled()
     lost = page.get_by_test_id("error").filter(has_text="before the server answered")
     await expect(lost).to_be_visible()  # not "failed": the table will tell
-    silent = False
+    wire.silent = False
     await expect(status).to_have_text("Connected", timeout=20_000)
     await expect(lost).to_have_count(0)  # what was said offline goes once back
     await expect(page.get_by_test_id("raise-0")).to_be_enabled()  # the raise never got there
-    assert room_seat_undecided(server)
+    assert not decided(server)
     assert problems == []
-
-
-def room_seat_undecided(server: StudServer) -> bool:
-    seat = server.rooms["alpha"].table.seats[0]
-    return seat is not None and seat.decision is None
 
 
 async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
@@ -178,37 +172,12 @@ async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
     """Back after the round is over (the next one may be waiting): the page looks the
     round up in the history and says the clock folded the hand, and what it cost."""
     server = await make_server(timers={"betting": 30, "decision": 3, "results": 0.5})
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    blocked = False
-    routes: list[WebSocketRoute] = []
-
-    async def route(ws: WebSocketRoute) -> None:
-        if blocked:
-            await ws.close(code=4001, reason="unreachable")
-            return
-        ws.connect_to_server()
-        routes.append(ws)
-
-    await page.route_web_socket("**/ws", route)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
-    await build_ante(page, 0, [(500, "left")])
-    await page.get_by_test_id("deal").click()
-    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    page, wire, problems = await deciding(browser, server)
     round_id = server.rooms["alpha"].table.round_id
-    blocked = True
-    await routes[-1].close(code=4001, reason="gone")
-    for _ in range(400):  # the clock folds the hand, the showdown passes
-        if server.rooms["alpha"].table.round_id != round_id:
-            break
-        await asyncio.sleep(0.05)
-    blocked = False
+    await wire.cut()
+    # the clock folds the hand, the showdown passes, the table moves on
+    await until(lambda: server.rooms["alpha"].table.round_id != round_id)
+    wire.down = False
     await page.get_by_test_id("retry-now").click()
     told = page.get_by_test_id("error").filter(has_text="While you were away")
     await expect(told).to_contain_text("seat #1 was folded")
