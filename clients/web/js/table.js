@@ -69,7 +69,7 @@ export function renderTable(ctx) {
   return h("section", {
     id: "table",
     class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`,
-    "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase, "data-shown-phase": snap.phase,
+    "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase,
     "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
   },
