@@ -151,11 +151,11 @@ class Room:
         self._idle = asyncio.Event()
         self._idle.set()
 
-    def _new_table(self) -> Table:
+    def _new_table(self, first_seq: int = 0) -> Table:
         # Tests stack decks through `shuffle`; a live table always deals provably fair.
         if self._shuffle is not None:
-            return Table(self.config, shuffle=self._shuffle)
-        return Table(self.config, shuffler=FairShuffler())
+            return Table(self.config, shuffle=self._shuffle, first_seq=first_seq)
+        return Table(self.config, shuffler=FairShuffler(), first_seq=first_seq)
 
     @property
     def store(self) -> Store:
@@ -191,7 +191,7 @@ class Room:
         if fresh and self.lease is not None:
             self.lose()  # the epoch moved under us: whatever this room had is void
         if fresh or self.lease is None:
-            self._reset()
+            self._reset(lease.first_seq)
         self.lease = lease
         # a renewal only moves the end later: the timer set for an earlier end re-arms
         # itself when it fires, one timer a lease's life rather than one a renewal
@@ -236,10 +236,10 @@ class Room:
         self._reset()
         self.host.lobby_changed()
 
-    def _reset(self) -> None:
+    def _reset(self, first_seq: int = 0) -> None:
         """A fresh engine: no seats, no round (the store voided what the old one had)."""
         self._cancel_timer()
-        self.table = self._new_table()
+        self.table = self._new_table(first_seq)
         self.host.seated(self.id, self.table.players())
         self.suspended = None
         self._resumed.set()

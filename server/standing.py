@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: A table's snapshots under epoch E number from (E - 1) << SEQ_BITS, so a new host of
+#: the table (a higher epoch) numbers above what an older one sent, and a client that
+#: keeps the highest `seq` never keeps an old host's snapshot over the new host's. The
+#: Redis store's epochs are at least its clock in ms at the claim: an old host would
+#: need 1,024 changes a millisecond of its tenure to reach the next one's start. The
+#: numbers stay exact in a browser (below 2**53) until epochs reach 2**43 ms (year 2248).
+SEQ_BITS = 10
+
 
 @dataclass(frozen=True, slots=True)
 class Lease:
@@ -12,6 +20,11 @@ class Lease:
 
     epoch: int
     valid_until: float
+
+    @property
+    def first_seq(self) -> int:
+        """The `seq` the table starts at under this lease (0 for a table's first host)."""
+        return max(self.epoch - 1, 0) << SEQ_BITS
 
 
 @dataclass(frozen=True, slots=True)

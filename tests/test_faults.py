@@ -246,6 +246,7 @@ async def test_a_host_whose_lease_was_taken_stops_and_the_table_plays_elsewhere(
         ann = await client(first, "ann")
         await ann.request("sit", table="alpha")
         await ann.request("ante", table="alpha", seat=0, amount=100)
+        old_seq = ann.tables["alpha"]["seq"]
         moved = asyncio.ensure_future(ann.wait_for(lambda c: _moved(c, "alpha"), timeout=15))
         # another process holds the lease now, while ann's round is open (as when this
         # one was paused past its lease): its next write is refused by the fence
@@ -269,6 +270,9 @@ async def test_a_host_whose_lease_was_taken_stops_and_the_table_plays_elsewhere(
         # and the table plays normally there, even if it is the process that lost it
         bob = await client(host, "bob")
         await bob.request("sit", table="alpha")
+        # the new host's snapshots number above the old host's: a client keeping the
+        # highest `seq` keeps the new ones
+        assert bob.tables["alpha"]["seq"] > old_seq
         await bob.request("ante", table="alpha", seat=0, amount=100)
         await bob.request("deal", table="alpha")
         await bob.wait_table("alpha", lambda s: s["phase"] == "deciding")

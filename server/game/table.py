@@ -196,7 +196,10 @@ class Table:
         shuffle: Callable[[], list[Card]] = shuffled_deck,
         round_ids: Callable[[], str] = new_round_id,
         shuffler: Shuffler | None = None,
+        first_seq: int = 0,
     ) -> None:
+        """`first_seq`: where `seq` starts, above every `seq` an earlier engine of this
+        table showed (a new host of the table starts above the old host's)."""
         self.config = config
         self._shuffle = shuffle
         self._shuffler = shuffler
@@ -216,7 +219,7 @@ class Table:
         self.connected: dict[str, bool] = {}
         self.leaving: set[str] = set()  # players whose seats go at the end of the round
         self.last: dict[str, Any] | None = None
-        self.seq = 0
+        self.seq = first_seq
         self._upcoming_round_id: str | None = None
         self._frozen: float | None = None  # seconds the running timer had left when frozen
 
