@@ -371,6 +371,10 @@ class Requests:
         room = self.rooms.get(table_id)
         if room is None or not room.active:
             remote = self.lobby.remote_row(table_id)
+            if remote is not None and remote.get("url") == self.config.public_url:
+                # an earlier process at this address left the row: its host is gone, and
+                # another takes the table over within seconds (never send a client here)
+                remote = None
             where = f": it is hosted at {remote['url']}" if remote and remote.get("url") else ""
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TABLE,

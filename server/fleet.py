@@ -85,7 +85,8 @@ class Fleet:
         self._published: dict[str, LobbyRow] = {}  # table -> the row last written
         self._fixed_text: dict[str, tuple[Mapping[str, Any], str]] = {}  # table -> its JSON
         self._version = 0  # grows when this process's rows change
-        self._remote: dict[str, tuple[int, list[dict[str, Any]]]] = {}  # process -> rows
+        # process -> (its rows' version, [(the lease epoch of each row, the row)])
+        self._remote: dict[str, tuple[int, list[tuple[int, dict[str, Any]]]]] = {}
 
     @property
     def heartbeat(self) -> float:
@@ -164,23 +165,37 @@ class Fleet:
         self, local: set[str], procs: dict[str, dict[str, Any]]
     ) -> list[dict[str, Any]]:
         """Other processes' tables, from each live process's rows: read again only when
-        that process says they changed (its version), so a quiet fleet reads nothing."""
+        that process says they changed (its version), so a quiet fleet reads nothing.
+
+        A table is listed once, at its newest host: a process that died (or was paused
+        past its leases) leaves rows behind for a while, beside the rows of the process
+        that took its tables over. The newest host is the one whose lease has the higher
+        epoch (each row says which it was written under), then the fresher heartbeat."""
         horizon = time.time() - 3 * self.ttl
         live = {
-            p: int(e.get("v", 0))
+            p: (int(e.get("v", 0)), float(e.get("ts", 0)))
             for p, e in procs.items()
             if p != self.process_id and float(e.get("ts", 0)) >= horizon
         }
         for proc in [p for p in self._remote if p not in live]:
             del self._remote[proc]
-        for proc, version in live.items():
+        for proc, (version, _) in live.items():
             cached = self._remote.get(proc)
             if cached is not None and cached[0] == version:
                 continue
             raw = await self._rows_of(proc)
-            self._remote[proc] = (version, [json.loads(text) for text in raw.values()])
-        rows = [r for _, rs in self._remote.values() for r in rs if r["id"] not in local]
-        return sorted(rows, key=lambda r: str(r["id"]))
+            self._remote[proc] = (version, [_epoch_and_row(text) for text in raw.values()])
+        newest: dict[str, tuple[tuple[int, float], dict[str, Any]]] = {}
+        for proc, (_, rows) in self._remote.items():
+            heard = live[proc][1]
+            for epoch, row in rows:
+                tid = row["id"]
+                if tid in local:
+                    continue
+                held = newest.get(tid)
+                if held is None or (epoch, heard) > held[0]:
+                    newest[tid] = ((epoch, heard), row)
+        return [newest[tid][1] for tid in sorted(newest, key=str)]
 
     async def _rows_of(self, proc: str) -> dict[str, str]:
         key = f"{self.prefix}lobby:p:{proc}"
@@ -235,6 +250,13 @@ class Fleet:
             finally:
                 if conn is not None:
                     conn.close()
+
+
+def _epoch_and_row(text: str) -> tuple[int, dict[str, Any]]:
+    """A shared row as clients see it, and the lease epoch it was written under (not
+    theirs to see: it only ranks the rows two hosts of one table left)."""
+    row: dict[str, Any] = json.loads(text)
+    return int(row.pop("epoch", 0)), row
 
 
 async def every(interval: float, step: Callable[[], Awaitable[None]], name: str) -> None:

@@ -145,7 +145,12 @@ class Hosting:
         if self.stopping():
             return
         await self.jackpots.ensure()
-        rows = [(r.lobby_fixed, r.lobby_live()) for r in self.hosted()]
+        # each row says which lease it was written under: when a dead host's rows are
+        # still about, the fleet lists the table at the host with the newer epoch
+        rows = [
+            (r.lobby_fixed, {**r.lobby_live(), "epoch": r.lease.epoch if r.lease else 0})
+            for r in self.hosted()
+        ]
         procs = await self.fleet.publish_rows(rows)
         local = {r.id for r in self.hosted()}
         self.lobby.set_remote(await self.fleet.remote_rows(local, procs))

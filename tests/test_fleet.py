@@ -380,6 +380,81 @@ async def test_lobby_rows_are_written_whole_with_their_fixed_part_encoded_once(
         await store.close()
 
 
+async def test_a_table_two_hosts_left_rows_for_is_listed_once_at_the_newer(
+    private_redis: RedisServer,
+) -> None:
+    """A host that died (or was paused past its leases) leaves its rows for a while,
+    beside those of the process that took its tables over: the lobby lists each table
+    once, at the host of the higher epoch, and never shows the epoch itself."""
+    store = await RedisStore.connect(private_redis.url, "stud", timeout=2.0)
+    try:
+        dead = Fleet(store, "dead", "ws://dead/ws", ttl=3.0)
+        new = Fleet(store, "new", "ws://new/ws", ttl=3.0)
+        reader = Fleet(store, "reader", "ws://reader/ws", ttl=3.0)
+        await dead.publish_rows(
+            [({"id": "moved"}, {"taken": 2, "epoch": 7}), ({"id": "kept"}, {"epoch": 3})]
+        )
+        await new.publish_rows([({"id": "moved"}, {"taken": 0, "epoch": 9})])
+        procs = await reader.publish_rows([])
+        seen = await reader.remote_rows(set(), procs)
+        assert seen == [
+            {"id": "kept", "url": "ws://dead/ws"},  # nobody took it over yet
+            {"id": "moved", "taken": 0, "url": "ws://new/ws"},
+        ]
+        # the newer host writes first, the dead one's rows are read later: still the newer
+        await dead.publish_rows([({"id": "moved"}, {"taken": 5, "epoch": 7})])
+        procs = await reader.publish_rows([])
+        seen = await reader.remote_rows(set(), procs)
+        assert [r["url"] for r in seen if r["id"] == "moved"] == ["ws://new/ws"]
+    finally:
+        await store.close()
+
+
+async def test_a_row_an_earlier_process_at_this_address_left_never_sends_clients_here(
+    private_redis: RedisServer,
+) -> None:
+    """A process restarted at a dead host's address reads the dead host's rows, with
+    its own address in them: it must not redirect a client to itself (a loop); it says
+    the table has no host right now. Once another host lists it, it sends them there."""
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(private_redis.url, namespace=namespace)
+    port = free_port()
+    here = f"ws://127.0.0.1:{port}/ws"
+    config = replace(make_config(), fleet_ttl=1.5, port=port, public_url=here)
+    server = StudServer(config, store=store, fleet=Fleet(store, "restarted", here, ttl=1.5))
+    await server.start()
+    side = await RedisStore.connect(private_redis.url, namespace=namespace)
+    c = await StudClient.open(here)
+    try:
+        await c.hello(name="ann")
+        dead = Fleet(side, "dead", here, ttl=1.5)
+        await dead.publish_rows([({"id": "ghost"}, {"epoch": 4})])
+
+        async def join_error() -> ServerError:
+            with pytest.raises(ServerError) as e:
+                await c.request("join", table="ghost")
+            return e.value
+
+        deadline = time.monotonic() + 10
+        while server.lobby.remote_row("ghost") is None:  # the next heartbeat reads it
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        error = await join_error()
+        assert error.code == "unknown_table"
+        assert "url" not in error.frame and "hosted at" not in error.frame["message"]
+        new = Fleet(side, "new", "ws://new/ws", ttl=1.5)
+        await new.publish_rows([({"id": "ghost"}, {"epoch": 5})])
+        while server.lobby.remote_row("ghost") != {"id": "ghost", "url": "ws://new/ws"}:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        error = await join_error()
+        assert error.frame["url"] == "ws://new/ws"
+    finally:
+        await c.close()
+        await server.stop(grace=0)
+        await side.close()
+
+
 async def test_a_heartbeat_renews_many_tables_in_slices(private_redis: RedisServer) -> None:
     """Every table is renewed, a slice per store call, so one heartbeat of a thousand
     tables never holds the event loop or Redis for all of them at once."""
