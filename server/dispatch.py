@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from protocol.codec import PROTOCOL_VERSION, negotiate_version
-from protocol.errors import CloseCode, ErrorCode, ProtocolError, RequestId
+from protocol.errors import ErrorCode, ProtocolError, RequestId
 from protocol.messages import (
     Ante,
     Balance,
@@ -63,8 +63,6 @@ from server.stores.base import (
 )
 
 log = logging.getLogger("stud.server")
-
-REPLACED = "replaced by a new connection"
 
 
 def with_id(reply: dict[str, Any], request_id: RequestId | None) -> dict[str, Any]:
@@ -239,7 +237,7 @@ class Requests:
         """The connection is `player`'s now: say so (`welcome`), and re-join their tables."""
         was_gone, older = self.sessions.attach(session, player)
         for other in older:  # one connection per player: the newest wins
-            self.spawn(self.sessions.close(other.ws, CloseCode.NORMAL, REPLACED))
+            self.spawn(self.sessions.retire(other))
         wallet = await self.store.wallet(player.player_id)
         limits = self.config.limits
         seats = {}  # the index catches up when a command ends: a leaving seat may be listed

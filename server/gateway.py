@@ -25,7 +25,7 @@ from server.config import Limits
 from server.game.table import Refusal
 from server.metrics import Metrics
 from server.ratelimit import TokenBucket, Verdict
-from server.sessions import Session, Sessions
+from server.sessions import REPLACED, Session, Sessions
 from server.stores.base import StoreError
 
 log = logging.getLogger("stud.server")
@@ -73,7 +73,14 @@ class Gateway:
                 if verdict is not Verdict.PASS:
                     self._dropped(session, message, warn=verdict is Verdict.WARN)
                     continue
-                await self.on_frame(session, message)
+                session.busy = True
+                try:
+                    await self.on_frame(session, message)
+                finally:
+                    session.busy = False
+                if session.replaced:  # answered: now the newer connection is the player's
+                    await self.sessions.close(ws, CloseCode.NORMAL, REPLACED)
+                    return
         except ConnectionClosed:
             pass
         finally:

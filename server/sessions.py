@@ -16,12 +16,15 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import PROTOCOL_VERSION, encode
-from protocol.errors import ProtocolError, RequestId
+from protocol.errors import CloseCode, ProtocolError, RequestId
 from protocol.messages import ClientMessage
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.ratelimit import TokenBucket
 from server.stores.base import Player, Wallet
+
+#: The close reason of a connection its player's newer one replaced.
+REPLACED = "replaced by a new connection"
 
 
 @dataclass(eq=False)
@@ -33,6 +36,8 @@ class Session:
     player: Player | None = None
     tables: set[str] = field(default_factory=set)
     version: int = PROTOCOL_VERSION  # the one its hello chose
+    busy: bool = False  # a request of this connection is being handled
+    replaced: bool = False  # a newer connection took over: close after that request
 
 
 @dataclass(eq=False)
@@ -79,6 +84,15 @@ class Sessions:
     async def close(self, ws: ServerConnection, code: int, reason: str) -> None:
         self.metrics.closes[code] += 1
         await ws.close(code, reason)
+
+    async def retire(self, session: Session) -> None:
+        """Close a connection its player's newer one replaces. One that is handling a
+        request is closed once that request is answered (the gateway sees `replaced`):
+        a bet that was applied is never left without its answer."""
+        if session.busy:
+            session.replaced = True
+        else:
+            await self.close(session.ws, CloseCode.NORMAL, REPLACED)
 
     # ----- players -------------------------------------------------------------
 

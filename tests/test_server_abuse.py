@@ -293,6 +293,37 @@ async def test_silent_connections_are_closed_and_a_resume_replaces_the_old_one(
     assert (await second.request("ping"))["t"] == "pong"
 
 
+async def test_a_replaced_connection_answers_the_request_in_hand_before_it_closes(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A resume on a new connection closes the older one, but not under a request it is
+    handling: an ante the store applies gets its answer on the old connection first."""
+    server = await make_server()
+    first = await connect(server, "twice")
+    await first.request("sit", table="alpha")
+    entered, gate = asyncio.Event(), asyncio.Event()
+    bet = server.store.bet
+
+    async def slow_bet(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await gate.wait()
+        return await bet(*args, **kwargs)
+
+    server.store.bet = slow_bet  # type: ignore[method-assign]
+    ante = asyncio.ensure_future(first.request("ante", table="alpha", seat=0, amount=100))
+    await asyncio.wait_for(entered.wait(), 5)
+    second = await connect(server, None, token=first.token)
+    assert second.welcome["resumed"] is True
+    assert not first.closed.done()  # its ante is still in hand
+    gate.set()
+    reply = await asyncio.wait_for(ante, 5)
+    assert reply["t"] == "ok"
+    await asyncio.wait_for(first.closed, 5)
+    assert first.ws.close_code == 1000 and first.ws.close_reason == "replaced by a new connection"
+    snap = await second.wait_table("alpha", lambda s: s["seats"][0]["ante"] == 100)
+    assert snap["seats"][0]["ante"] == 100
+
+
 async def test_leaving_gives_the_ante_back_over_the_wire(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
