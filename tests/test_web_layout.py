@@ -533,6 +533,16 @@ async def test_rebet_clear_and_a_round_from_the_keyboard(
     await expect_cents(ann, "ante-1", 500)
     await expect_cents(ann, "ante-0", 0)
     await ann.screenshot(path=str(ARTIFACTS / "layout-keyboard-selected.png"))
+    # from the last of her seats Tab moves on as usual: the keyboard reaches the rack
+    # (the chips, Deal), it is never kept going round the seats
+    for _ in range(40):
+        await ann.keyboard.press("Tab")
+        if await ann.evaluate("document.activeElement.dataset.testid") == "deal":
+            break
+    else:
+        raise AssertionError("Tab never reached the Deal button")
+    # with nothing focused, Tab goes round: from the selected seat to the first
+    await ann.locator("body").click(position={"x": 5, "y": 790})
     await ann.keyboard.press("Tab")
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
     assert problems == []

@@ -597,12 +597,23 @@ function selectSeat(seat, { focus = false } = {}) {
   }
 }
 
-/** Tab: the next of our seats (after the selected one), focused. */
-function nextSeat() {
+/**
+ * Tab: the next of our seats, selected and focused. From nothing focused: the one
+ * after the selected seat, round to the first. From one of our seats: the next
+ * one, and from the last none (false), so the focus moves on to the rack as usual:
+ * the keyboard is never kept in the seats.
+ */
+function nextSeat(fromSeat = null) {
   const snap = state.tables[state.current];
   if (!snap) return false;
   const mine = mySeats(snap);
   if (!mine.length) return false;
+  if (fromSeat !== null) {
+    const next = mine.find((i) => i > fromSeat);
+    if (next === undefined) return false;
+    selectSeat(next, { focus: true });
+    return true;
+  }
   const at = mine.indexOf(selectedSeat(snap));
   selectSeat(mine[(at + 1) % mine.length], { focus: true });
   return true;
@@ -869,11 +880,13 @@ function onKeyDown(event) {
   }
   if (!snap || state.needName) return; // the other keys are the table's
   if (command.cmd === "next-seat") {
-    // Tab selects the next own seat while the focus is on the table; elsewhere
-    // (the top bar, the paytable, the history) it moves the focus as usual.
-    const onTable = document.activeElement === document.body
-      || Boolean(document.activeElement?.closest?.(".felt-wrap"));
-    if (onTable && !state.history.open && nextSeat()) event.preventDefault();
+    // Tab selects the next own seat from nothing focused or from an own seat; from
+    // anything else (a button, the top bar, the paytable, the history), and from the
+    // last own seat, it moves the focus as usual.
+    const active = document.activeElement;
+    const onSeat = active?.matches?.(".felt-wrap .seat[data-seat]") ? Number(active.dataset.seat) : null;
+    const onBody = !active || active === document.body;
+    if ((onBody || onSeat !== null) && !state.history.open && nextSeat(onSeat)) event.preventDefault();
     return;
   }
   if ((event.key === " " || event.key === "Enter") && event.target.closest?.("button, a")) return;
@@ -932,14 +945,23 @@ function showError(err, { code = null, tone = null } = {}) {
 }
 
 /** Toasts go just under the top bar while it is on screen: never over the wallet
- * (a purchase's news must not hide the balance it changed), never off the top. */
+ * (a purchase's news must not hide the balance it changed), never off the top. At a
+ * table with the side panel beside the felt they go over that panel, never over the
+ * dealer's cards (a showdown's news comes as they are turned). */
 function placeToasts() {
   const list = $("errors");
   if (!list.children.length) return;
   // the history panel has its head (and its close button) up there: below it, then
   const low = state.history.open;
   list.classList.toggle("low", low);
-  const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+  const side = !low && state.current ? document.querySelector("#table .table-layout > .side") : null;
+  const panel = side?.getBoundingClientRect();
+  const aside = Boolean(panel && panel.width > 0 && panel.left > window.innerWidth / 2);
+  list.classList.toggle("aside", aside);
+  list.style.left = aside ? `${Math.round(panel.left)}px` : "";
+  list.style.width = aside ? `${Math.round(panel.width)}px` : "";
+  // over the panel: from its top, below the table's head (its phase and jackpot)
+  const bottom = aside ? panel.top - 6 : document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
   list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
 }
 window.addEventListener("scroll", placeToasts, { passive: true });
@@ -1020,6 +1042,7 @@ function draw() {
     }
     watchFelt();
   }
+  placeToasts(); // the view (and the side panel) may have come or gone under them
 }
 
 /** Where the seats go: from the felt's measured inside (a first guess from the window before that). */
@@ -1117,11 +1140,16 @@ $("login-form").addEventListener("submit", (event) => {
 
 $("buy").addEventListener("submit", (event) => {
   event.preventDefault();
-  const cents = Math.round(Number($("buy-amount").value) * 100);
-  if (!Number.isSafeInteger(cents) || cents <= 0) {
-    showError("Enter the amount of chips to buy, in dollars.");
+  // the page words every bad amount itself (the form is `novalidate`): the browser's
+  // own bubble is easy to miss, and says nothing of whole dollars
+  const text = $("buy-amount").value.trim();
+  const wanted = Number(text);
+  if (!text || !Number.isInteger(wanted) || wanted < 1 || !Number.isSafeInteger(wanted * 100)) {
+    showError("Chips are bought in whole dollars: enter an amount of $1 or more, without cents.",
+      { code: "buy-amount" });
     return;
   }
+  const cents = wanted * 100;
   if (!purchases.buy(cents, state.me?.player_id)) {
     showError(`Your purchase of ${dollars(purchases.waiting.amount)} is still on its way: wait for its answer.`,
       { code: "purchase-waiting" });

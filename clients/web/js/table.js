@@ -13,7 +13,7 @@ import { shortHex, verdictEl, verifyButton } from "./fairview.js";
 import {
   OUTCOMES, clientSeedsText, dollars, progressivePaid, qualifies, seatStatus, signedDollars,
 } from "./format.js";
-import { KEY_HELP } from "./keys.js";
+import { KEY_HELP, keyHelp } from "./keys.js";
 import { progressivePaytable, raisePaytable } from "./paytable.js";
 
 const RAISE_MULTIPLE = 2;
@@ -451,7 +451,7 @@ function controls(v) {
             ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
-      h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, KEY_HELP)),
+      h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, keyHelp(snap.phase))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: "Place the bets and deal (d)" },
     open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { keyCommand } from "../js/keys.js";
+import { KEY_HELP, keyCommand, keyHelp } from "../js/keys.js";
 
 const on = (target) => ({ closest: (sel) => (sel.includes(target) ? {} : null) });
 const press = (key, extra = {}) => keyCommand({ key, target: on("nothing"), ...extra });
@@ -25,4 +25,16 @@ test("nothing fires while typing, with a modifier, or on other keys", () => {
   assert.equal(press("Tab", { shiftKey: true }), null);
   assert.equal(press("q"), null);
   assert.equal(press("6"), null);
+});
+
+test("the help line: the phase's keys, short; every key in the tooltip's line", () => {
+  for (const phase of ["waiting", "betting", "deciding", "showdown"]) {
+    const line = keyHelp(phase);
+    assert.ok(line.length <= 70, `${phase}: ${line.length} characters`);
+    for (const part of line.replace("Keys: ", "").split(" · ")) {
+      assert.ok(KEY_HELP.includes(part.split(" ")[0]), part);
+    }
+  }
+  assert.match(keyHelp("deciding"), /f fold · r raise/);
+  assert.match(keyHelp("betting"), /d deal/);
 });
