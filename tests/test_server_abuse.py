@@ -293,23 +293,32 @@ async def test_silent_connections_are_closed_and_a_resume_replaces_the_old_one(
     assert (await second.request("ping"))["t"] == "pong"
 
 
+def held_at_the_store(
+    monkeypatch: pytest.MonkeyPatch, store: Any, method: str
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """Hold every call of `store.<method>` until the second event is set; the first is
+    set once a call is waiting there (a write in hand, its outcome not yet known)."""
+    entered, gate = asyncio.Event(), asyncio.Event()
+    call = getattr(store, method)
+
+    async def held(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await gate.wait()
+        return await call(*args, **kwargs)
+
+    monkeypatch.setattr(store, method, held)
+    return entered, gate
+
+
 async def test_a_replaced_connection_answers_the_request_in_hand_before_it_closes(
-    make_server: ServerFactory, connect: ClientFactory
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A resume on a new connection closes the older one, but not under a request it is
     handling: an ante the store applies gets its answer on the old connection first."""
     server = await make_server()
     first = await connect(server, "twice")
     await first.request("sit", table="alpha")
-    entered, gate = asyncio.Event(), asyncio.Event()
-    bet = server.store.bet
-
-    async def slow_bet(*args: Any, **kwargs: Any) -> Any:
-        entered.set()
-        await gate.wait()
-        return await bet(*args, **kwargs)
-
-    server.store.bet = slow_bet  # type: ignore[method-assign]
+    entered, gate = held_at_the_store(monkeypatch, server.store, "bet")
     ante = asyncio.ensure_future(first.request("ante", table="alpha", seat=0, amount=100))
     await asyncio.wait_for(entered.wait(), 5)
     second = await connect(server, None, token=first.token)
@@ -391,15 +400,7 @@ async def test_a_joiner_during_a_settlement_is_shown_what_everyone_was(
     await a.request("ante", table="alpha", seat=0, amount=100)
     await a.request("deal", table="alpha")
     dealt = await a.wait_table("alpha", lambda s: s["phase"] == "deciding")
-    gate, writing = asyncio.Event(), asyncio.Event()
-    settle = server.store.settle
-
-    async def held(*args: Any, **kwargs: Any) -> Any:
-        writing.set()
-        await gate.wait()
-        return await settle(*args, **kwargs)
-
-    monkeypatch.setattr(server.store, "settle", held)
+    writing, gate = held_at_the_store(monkeypatch, server.store, "settle")
     fold = asyncio.create_task(a.request("fold", table="alpha", seat=0))
     await asyncio.wait_for(writing.wait(), 10)
     joiner = await connect(server, "joiner")
