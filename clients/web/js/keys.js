@@ -17,12 +17,12 @@ export const KEY_HELP = "Keys: 1–5 chip · ⌫ take one off · p progressive �
   + "f fold · r raise · Tab next seat · s sit · b buy · h history · l leave";
 
 /**
- * The help line under the rack: the keys of the phase first, short enough for one
- * line of a laptop's rack (every key is in its tooltip, `KEY_HELP`).
+ * The help line under the rack: the keys of the phase, short enough for one line of
+ * a laptop's rack beside "Sit this round out" (every key is in its tooltip, `KEY_HELP`).
  */
 export function keyHelp(phase) {
-  if (phase === "deciding") return "Keys: f fold · r raise · Tab next seat · h history · l leave";
-  return "Keys: 1–5 chip · ⌫ off · p progressive · a rebet · x clear · d deal";
+  if (phase === "deciding") return "Keys: f fold · r raise · Tab next seat · h history";
+  return "Keys: 1–5 chip · p progressive · a rebet · d deal";
 }
 
 /** Is the event aimed at something the player types in (where every key is theirs)? */
