@@ -208,6 +208,11 @@ const purchases = new Purchases(conn, {
   onChange: () => render(),
 });
 
+/** Online: the socket is open and its hello was answered (the player is welcomed on it). */
+function online() {
+  return conn.open && state.welcomedOn === conn.opens;
+}
+
 /** Say hello: resume with the tab's token, else as the name the player gave. */
 async function hello() {
   const token = accountToken() ?? sessionStorage.getItem(KEYS.token);
@@ -233,6 +238,7 @@ async function hello() {
 }
 
 function welcome(w) {
+  state.welcomedOn = conn.opens; // this socket is the player's: online (see `online`)
   state.me = { player_id: w.player_id, name: w.name };
   state.limits = w.limits ?? {};
   state.balance = w.balance ?? null;
@@ -1028,7 +1034,7 @@ function draw() {
         receivedAt: state.receivedAt[snap.table],
         now,
         jackpot: snap.jackpot ? state.jackpots[snap.jackpot.name] : undefined,
-        online: conn.open,
+        online: online(),
         fair: {
           seed: state.seeds[snap.table] ?? "",
           seedStatus: seedStatus(snap.table, snap),
@@ -1096,7 +1102,9 @@ function drawHeader() {
   $("buy-chips").disabled = buying;
   $("buy-chips").querySelector(".buy-label").hidden = buying;
   $("buy-chips").querySelector(".buy-busy").hidden = !buying;
-  const s = state.status;
+  // an open socket not yet welcomed (a server that accepts but does not answer) is
+  // still connecting: nothing can be done on it yet
+  const s = state.status.state === "open" && !online() ? { state: "connecting" } : state.status;
   const conn = $("conn-status");
   conn.dataset.state = s.state;
   conn.textContent = {
