@@ -507,7 +507,7 @@ class Room:
                 lambda: self.store.bet(fence, op, effects.transfers, effects.holds),
             )
             self._still_hosted()
-            self.table.place_ante(self.now(), player_id, seat, amount, progressive)
+            self.table.take_ante(self.now(), player_id, seat, amount, progressive)
             self.host.push_wallet(player_id, wallet)
             if progressive:
                 await self.host.meter_moved(self.config.jackpot, effects.transfers)

@@ -405,8 +405,18 @@ class Table:
     def place_ante(
         self, now: float, player_id: str, seat: int, amount: int, progressive: bool = False
     ) -> Effects:
-        """Take an ante (and the progressive) whose funds the wallet has already covered."""
+        """Take an ante (and the progressive) whose funds the wallet has already covered;
+        returns what `ante_effects` said it would."""
         effects = self.ante_effects(player_id, seat, amount, progressive)
+        self.take_ante(now, player_id, seat, amount, progressive)
+        return effects
+
+    def take_ante(
+        self, now: float, player_id: str, seat: int, amount: int, progressive: bool = False
+    ) -> None:
+        """`place_ante` for a server that built and applied the effects already: checked
+        again, not built again."""
+        self.check_ante(player_id, seat, amount, progressive)
         if self.phase is Phase.WAITING:
             self._open_round(now)
         s = self.seats[seat]
@@ -414,7 +424,6 @@ class Table:
         s.ante = amount
         s.progressive = progressive
         self._changed({"seat": seat, "action": "ante"})
-        return effects
 
     def withdraw_effects(self, player_id: str, seat: int) -> Effects:
         """What `withdraw` will return, without changing anything (the refund goes first)."""
@@ -455,6 +464,10 @@ class Table:
     def decision_effects(self, player_id: str, seat: int, decision: Decision) -> Effects:
         """The raise (or fold) `decide` will make, without changing anything, so the
         wallet can apply it first; the showdown it may set off is not included."""
+        return self._decision_transfers(self._deciding_seat(player_id, seat), decision)
+
+    def _deciding_seat(self, player_id: str, seat: int) -> Seat:
+        """The player's seat, if a decision is due from it now."""
         s = self._own_seat(player_id, seat)
         if self.phase is not Phase.DECIDING:
             raise Refusal("wrong_phase", f"no decision is due now ({self.phase})")
@@ -462,12 +475,10 @@ class Table:
             raise Refusal("not_betting", f"seat {seat} has no hand this round")
         if s.decision is not None:
             raise Refusal("already_decided", f"seat {seat} already chose to {s.decision}")
-        return self._decision_transfers(s, decision)
+        return s
 
     def decide(self, now: float, player_id: str, seat: int, decision: Decision) -> Effects:
-        self.decision_effects(player_id, seat, decision)
-        s = self.seats[seat]
-        assert s is not None
+        s = self._deciding_seat(player_id, seat)
         effects = self._apply_decision(s, decision, auto=False)
         self._changed({"seat": seat, "action": str(decision)})
         if all(b.decision is not None for b in self.betting_seats()):
