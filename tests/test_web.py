@@ -299,7 +299,10 @@ async def test_two_players_and_a_spectator_play_rounds(
         await expect_cards(page, "dealer-cards", ROUND_1[2])
         await expect(page.get_by_test_id("dealer-hand")).to_have_text("One Pair — qualifies")
         await expect_result(page, 0, "win", ann_1 - START, "Two Pair")
+        await expect_cents(page, "seat-0-side-bet", -STAKE)  # the net counts it: shown why
         await expect_result(page, 1, "fold", bob_1 - START, "High Card")
+        await expect(page.get_by_test_id("seat-1-side-bet")).to_have_count(0)  # no side bet
+    await shot(ann, "showdown-side-bet.png")
     await expect_wallet(ann, ann_1)
     await expect_wallet(bob, bob_1)
     await expect_phase(everyone, "waiting")

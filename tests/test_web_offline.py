@@ -117,6 +117,14 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
         await expect(page.get_by_test_id("retry-now")).to_be_in_viewport()
         width = await page.evaluate("document.documentElement.scrollWidth")
         assert width <= size["width"], (name, width)  # nothing pushed off the side
+        # the status says it in words at every size (on a phone only "Connected" is a dot)
+        status = page.get_by_test_id("conn-status")
+        await expect(status).to_be_in_viewport()
+        legible = await status.evaluate(
+            "el => getComputedStyle(el).color !== 'rgba(0, 0, 0, 0)'"
+            " && el.scrollWidth <= el.clientWidth + 1"
+        )
+        assert legible, (name, await status.text_content())
         await shot(page, f"offline-deciding-{name}.png")
     await page.set_viewport_size(VIEWPORT)
 

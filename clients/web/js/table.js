@@ -258,7 +258,7 @@ function seatEl(v, seat, i, pos) {
   // while the cards fly nobody is deciding yet (a seat dealt without is sitting out)
   const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` },
     v.dealing && seat.cards ? "" : seatStatus(v.snap.phase, seat));
-  const res = result ? resultEl(seat, i) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
+  const res = result ? resultEl(seat, i, v.snap.progressive_stake) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
   const editable = mine && buildable(v, seat);
   const { spot, progressive, remove } = bettingSpot(v, seat, i, mine, kind, editable);
   if (kind === "arc") {
@@ -380,9 +380,13 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
   return h("div", { class: "seat-actions" }, buttons);
 }
 
-function resultEl(seat, i) {
+/** The outcome and the net. The net counts the progressive stake too, so a side bet
+ * that won nothing is shown beside it ("★ −$1"): a push that lost the side bet reads
+ * −$1.00 with its reason, and a won ante that lost it reads $0.00 with its reason. */
+function resultEl(seat, i, stake) {
   const r = seat.result;
   const prize = progressivePaid(r.progressive_prize);
+  const sideLost = r.progressive_prize === 0 && stake > 0 ? stake : 0;
   // coloured by the money, not the hand: a lost hand whose progressive paid is a gain
   const money = r.net > 0 ? "up" : r.net < 0 ? "down" : "even";
   return h("div", { class: `result ${r.outcome} ${money}`, "data-testid": `seat-${i}-result`,
@@ -391,7 +395,10 @@ function resultEl(seat, i) {
   h("span", { class: "result-money" },
     h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
     prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize,
-      title: `Progressive ${dollars(prize)}` }, `★ ${dollars(prize, { short: true })}`) : null));
+      title: `Progressive ${dollars(prize)}` }, `★ ${dollars(prize, { short: true })}`)
+      : sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
+        title: `The progressive side bet (${dollars(sideLost)}) won nothing; the net counts it` },
+      `★ ${dollars(-sideLost, { short: true })}`) : null));
 }
 
 /** The total a set of bets takes from the wallet now (antes and progressive stakes). */
