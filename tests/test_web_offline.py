@@ -174,6 +174,27 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
     assert problems == []
 
 
+async def test_a_raise_lost_with_the_link_and_then_folded_by_the_clock_is_told(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A raise sent into a dead link never arrives, and the clock folds the hand: back
+    online, the page says so, not only that the clock ran out (the player did act)."""
+    server = await make_server(timers={"betting": 30, "decision": 4, "results": 60})
+    page, wire, problems = await deciding(browser, server)
+    wire.silent = True
+    await page.get_by_test_id("raise-0").click()  # into the silence: never arrives
+    await expect(page.get_by_test_id("conn-status")).not_to_have_text("Connected", timeout=20_000)
+    await until(lambda: decided(server))  # the deciding clock (4 s) folds the hand
+    seat = server.rooms["alpha"].table.seats[0]
+    assert seat is not None and seat.auto and str(seat.decision) == "fold"
+    wire.silent = False
+    await expect(page.get_by_test_id("conn-status")).to_have_text("Connected", timeout=20_000)
+    notice = page.get_by_test_id("error").filter(has_text="The clock ran out")
+    await expect(notice).to_contain_text("seat #1 was folded")
+    await expect(notice).to_contain_text("Your raise for seat #1 never reached the server")
+    assert problems == []
+
+
 async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
     make_server: ServerFactory, browser: Browser
 ) -> None:

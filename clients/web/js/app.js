@@ -105,6 +105,7 @@ const state = {
   seedSync: {}, // table id -> {acked: seed the server confirmed on this connection, pending: requests in flight}
   rounds: loadJSON(KEYS.rounds, {}), // round id -> {commitment, before_deal, changed?, seeds?} seen before showdown
   lastDeal: {}, // table id -> the showdown snapshot of its last round
+  lostDecisions: {}, // "<round id>:<seat>" -> "fold" | "raise" sent as the link dropped, never answered
   verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
   history: { open: false, rounds: null, loading: false, error: null },
 };
@@ -468,7 +469,8 @@ function noticeUnseenDecisions(old, snap) {
     && snap.seats[i].decision === "fold" && snap.seats[i].auto);
   if (folded.length) {
     showError(`The clock ran out: your hand${folded.length > 1 ? "s" : ""} on seat `
-      + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`,
+      + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`
+      + lostDecisionsNote(snap.round_id, folded),
     { code: "auto-fold" });
   }
 }
@@ -489,6 +491,7 @@ async function tellUnseenRound(roundId, undecided) {
   showError(timed.length
     ? `While you were away the clock ran out: your hand${timed.length > 1 ? "s" : ""} on seat `
       + `${timed.map((t) => `#${t.seat + 1}`).join(", ")} ${timed.length > 1 ? "were" : "was"} folded${net}.`
+      + lostDecisionsNote(roundId, timed.map((t) => t.seat))
     : `Your round ended while you were away${net}: History shows how it went.`,
   { code: "unseen-round" });
 }
@@ -642,7 +645,7 @@ function decideByKey(decision) {
   const seat = undecided.includes(chosen) ? chosen : undecided[0];
   const later = undecided.find((i) => i !== seat);
   act(async () => {
-    await conn.request(decision, { table: snap.table, seat });
+    await sendDecision(decision, snap.table, seat);
     if (later !== undefined) state.selected[snap.table] = later; // on to the next hand still waiting
   });
 }
@@ -767,6 +770,31 @@ function toggleHistory(open = !state.history.open) {
 
 const tableRequest = (t, seat) => act(() => conn.request(t, { table: state.current, seat }));
 
+/** A fold or raise. One whose answer the link lost may have got there or not: the
+ * table tells; if its clock then folds that hand, the page says the decision sent
+ * never reached the server (`lostDecisionsNote`), not only that the clock ran out. */
+async function sendDecision(decision, table, seat) {
+  const roundId = state.tables[table]?.round_id;
+  try {
+    await conn.request(decision, { table, seat });
+  } catch (err) {
+    if (err instanceof OfflineError && roundId) state.lostDecisions[`${roundId}:${seat}`] = decision;
+    throw err;
+  }
+}
+
+/** " Your raise for seat #1 never reached the server …" for the seats of `roundId` the
+ * clock folded after a decision sent for them was lost with the link; forgets them. */
+function lostDecisionsNote(roundId, seats) {
+  const lost = seats.map((i) => [i, state.lostDecisions[`${roundId}:${i}`]]).filter(([, d]) => d);
+  for (const key of Object.keys(state.lostDecisions)) {
+    if (!key.startsWith(`${roundId}:`)) delete state.lostDecisions[key]; // older rounds: done
+  }
+  for (const [i] of lost) delete state.lostDecisions[`${roundId}:${i}`];
+  return lost.map(([i, d]) => ` Your ${d} for seat #${i + 1} never reached the server: `
+    + "the connection was down when it was sent.").join("");
+}
+
 /** Clicks anywhere in the page, dispatched by the element's data-action. */
 function onClick(event) {
   const el = event.target.closest("[data-action]");
@@ -785,8 +813,8 @@ function onClick(event) {
     case "take-seat": takeSeat(); break;
     case "stand": tableRequest("stand", seat); break;
     case "withdraw": tableRequest("withdraw", seat); break;
-    case "fold": tableRequest("fold", seat); break;
-    case "raise": tableRequest("raise", seat); break;
+    case "fold": act(() => sendDecision("fold", state.current, seat)); break;
+    case "raise": act(() => sendDecision("raise", state.current, seat)); break;
     case "deal": deal(); break;
     case "sit-out": sitOut(); break;
     case "chip": selectChip(Number(el.dataset.cents)); break;
