@@ -532,11 +532,21 @@ async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
     await shot(bob, "sit-out.png")
     await bob.set_viewport_size({"width": 390, "height": 844})
     await expect(sit_out).to_be_visible()
+    plus_hand = await bob.get_by_test_id("sit-3").bounding_box()  # a touch target: 44 px
+    assert plus_hand and min(plus_hand["width"], plus_hand["height"]) >= 44, plus_hand
     await shot(bob, "sit-out-phone.png")
     await sit_out.click()
     await expect_phase((ann, bob), "deciding")
+    # a refusal about the moment goes once the moment has: betting closed
+    await expect(bob.get_by_test_id("error").filter(has_text="Sit this round out")).to_have_count(0)
     await expect(ann.get_by_test_id("seat-1-cards").locator(".card")).to_have_count(0)
     await expect(ann.get_by_test_id("raise-0")).to_be_visible()
+    await bob.keyboard.press("f")  # no hand of his to fold
+    nothing_to_fold = bob.get_by_test_id("error").filter(has_text="None of your hands")
+    await expect(nothing_to_fold).to_be_visible()
+    await bob.keyboard.press("l")  # leaving: nor does it follow him to the lobby
+    await expect(bob.get_by_test_id("play-alpha")).to_be_visible()
+    await expect(nothing_to_fold).to_have_count(0)
     assert problems == []
 
 

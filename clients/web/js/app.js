@@ -150,6 +150,7 @@ function saveRounds() {
 }
 
 function setCurrent(tableId) {
+  if (tableId !== state.current) dismissMomentToasts();
   state.current = tableId;
   if (tableId) sessionStorage.setItem(KEYS.table, tableId);
   else sessionStorage.removeItem(KEYS.table);
@@ -227,10 +228,18 @@ async function hello() {
     welcome(await conn.request("hello", token ? { v: PROTOCOL_VERSION, token } : { v: PROTOCOL_VERSION, name }));
   } catch (err) {
     if (err.code === "invalid_token") {
-      // The server forgot us (e.g. it restarted): start over under the same name.
+      // The server forgot us: start over under the same name. An account's token was
+      // revoked (signed out elsewhere, a password change): its chips wait for a sign-in.
+      // A guest's token is its only key: a server that forgot it (a restart without
+      // keeping its data) forgot that wallet too.
+      const account = token !== null && token === accountToken();
       sessionStorage.removeItem(KEYS.token);
-      forgetAccount(); // an account's token revoked elsewhere (sign out, password change)
-      showError("Your previous session has ended on the server; you are starting again as a new player.");
+      forgetAccount();
+      showError(account
+        ? "You were signed out on the server (signed out elsewhere, or the password changed): "
+          + "sign in again to play with your account. Meanwhile you play as a new guest."
+        : "The server no longer knows your previous session (it restarted without keeping its "
+          + "data): you start again as a new player, with a new wallet.", { code: "session-ended" });
       if (conn.open) hello();
       return;
     }
@@ -282,6 +291,7 @@ function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
+      if (old && old.phase !== frame.phase && frame.table === state.current) dismissMomentToasts();
       noticeUnseenDecisions(old, frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
@@ -947,6 +957,17 @@ function onKeyDown(event) {
 }
 
 // ----- messages to the player ---------------------------------------------------
+
+/** Toasts about a moment of play ("No decision is due now", a refused ante): stale once
+ * the table's phase moves on or the player leaves it. */
+const MOMENT_CODES = new Set(["client", "wrong_phase", "already_bet", "already_decided", "not_betting",
+  "no_bet", "not_seated", "table_suspended", "table_paused"]);
+
+function dismissMomentToasts() {
+  for (const el of $("errors").querySelectorAll(".toast")) {
+    if (MOMENT_CODES.has(el.dataset.code)) el.remove();
+  }
+}
 
 /** Take away the toasts of one kind (e.g. a wait that is over). */
 function dismissToasts(code) {
