@@ -121,9 +121,13 @@ def collect_problems(page: Page, problems: list[str]) -> None:
 
 
 async def enter(page: Page, name: str) -> None:
-    await page.get_by_test_id("name-input").fill(name)
-    await page.get_by_test_id("enter").click()
+    """Type the name and press Enter, as a keyboard does: the field has the focus."""
+    await expect(page.get_by_test_id("name-input")).to_be_focused(timeout=WAIT_MS)
+    await page.keyboard.type(name)
+    await page.keyboard.press("Enter")
     await expect(page.get_by_test_id("lobby-table-alpha")).to_be_visible(timeout=WAIT_MS)
+    # the lobby takes the focus the form had: Enter plays the first table
+    await expect(page.locator('#lobby button[data-action="play"]').first).to_be_focused()
     await expect(page.get_by_test_id("player-name")).to_have_text(name, timeout=WAIT_MS)
 
 

@@ -1047,6 +1047,24 @@ function render() {
   });
 }
 
+let drawnView = null; // the view draw() showed last: focus moves only when it changes
+
+/** A view just shown takes the focus a keyboard needs there, unless the player has it
+ * somewhere visible: the name form its field (`autofocus` does nothing for a form shown
+ * later), the lobby its first Play button (the form just submitted is gone). */
+function focusNewView(view) {
+  if (view === drawnView) return;
+  const active = document.activeElement;
+  const lost = !active || active === document.body || active.closest("[hidden]") !== null;
+  if (view === "login") $("name-input").focus();
+  else if (view === "lobby" && lost) {
+    const play = $("lobby").querySelector('button[data-action="play"]');
+    if (!play) return; // the lobby's list has not come yet: the next draw
+    play.focus({ preventScroll: true });
+  }
+  drawnView = view;
+}
+
 function draw() {
   $("boot")?.remove();
   drawHeader();
@@ -1058,6 +1076,7 @@ function draw() {
   $("lobby").hidden = view !== "lobby";
   $("table").hidden = view !== "table";
   if (view === "lobby") morph($("lobby"), renderLobby(state));
+  focusNewView(view);
   morph($("history"), renderHistory({
     history: { ...state.history, open: state.history.open && Boolean(state.me) },
     me: state.me, lobby: state.lobby, verdicts: state.verdicts,
