@@ -391,14 +391,15 @@ function resultEl(seat, i, stake) {
   const money = r.net > 0 ? "up" : r.net < 0 ? "down" : "even";
   return h("div", { class: `result ${r.outcome} ${money}`, "data-testid": `seat-${i}-result`,
     "data-outcome": r.outcome, "data-net": r.net },
-  h("span", { class: "outcome" }, OUTCOMES[r.outcome] ?? r.outcome),
+  // the lost side bet goes on the outcome's line: beside the net it overflows a narrow seat
+  h("span", { class: "outcome" }, OUTCOMES[r.outcome] ?? r.outcome,
+    sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
+      title: `The progressive side bet (${dollars(sideLost)}) won nothing; the net counts it` },
+    `★ ${dollars(-sideLost, { short: true })}`) : null),
   h("span", { class: "result-money" },
     h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
     prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize,
-      title: `Progressive ${dollars(prize)}` }, `★ ${dollars(prize, { short: true })}`)
-      : sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
-        title: `The progressive side bet (${dollars(sideLost)}) won nothing; the net counts it` },
-      `★ ${dollars(-sideLost, { short: true })}`) : null));
+      title: `Progressive ${dollars(prize)}` }, `★ ${dollars(prize, { short: true })}`) : null));
 }
 
 /** The total a set of bets takes from the wallet now (antes and progressive stakes). */
