@@ -660,3 +660,54 @@ async def expect_row(page: Page, testid: str, cards: list[str]) -> None:
     await expect(loc).to_have_count(len(cards))
     for i, card in enumerate(cards):
         await expect(loc.nth(i)).to_have_attribute("data-card", card)
+
+
+TOAST_CLEAR = """() => {
+  const box = (el) => el.getBoundingClientRect();
+  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const toasts = [...document.querySelectorAll("#errors .toast")].map(box);
+  const head = ["leave", "phase", "jackpot-meter"]
+    .map((id) => [id, document.querySelector(`[data-testid="${id}"]`)])
+    .filter(([, el]) => el && el.getClientRects().length);
+  const dealer = document.querySelector('[data-testid="dealer-cards"]');
+  const out = [];
+  for (const t of toasts) {
+    for (const [id, el] of head) {
+      const b = box(el);
+      if (b.bottom > 0 && b.top < innerHeight && hit(t, b)) out.push(id);
+    }
+    if (dealer && hit(t, box(dealer))) out.push("dealer-cards");
+    if (t.top < 0 || t.bottom > innerHeight) out.push("off screen");
+  }
+  return {toasts: toasts.length, covered: out};
+}"""
+
+
+async def test_a_phone_s_toast_leaves_the_table_head_and_the_dealer_in_view(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A refusal on a phone neither covers the way out (← Leave), the phase and its
+    clock, and the jackpot, nor the dealer's cards: at the top of the page and
+    scrolled down its seats alike."""
+    server = await make_server(tables=NINE, timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, bob = await new_page(
+        browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True
+    )
+    await enter(bob, "Bob", tap=True)
+    await sit_three(bob, 0, tap=True)
+    await bob.get_by_test_id("chip-500").tap()
+    await bob.get_by_test_id("ante-0").tap()
+    for scrolled in (False, True):
+        where = "document.body.scrollHeight" if scrolled else "0"
+        await bob.evaluate(f"window.scrollTo(0, {where})")
+        await bob.keyboard.press("f")  # no decision is due: a refusal
+        await expect(bob.locator("#errors .toast")).to_have_count(1)
+        got: dict[str, Any] = await bob.evaluate(TOAST_CLEAR)
+        ARTIFACTS.mkdir(exist_ok=True)
+        await bob.screenshot(path=str(ARTIFACTS / f"layout-phone-toast-{scrolled}.png"))
+        assert got["covered"] == [], f"scrolled={scrolled}: a toast covers {got}"
+        await bob.get_by_test_id("error-dismiss").tap()
+        await expect(bob.locator("#errors .toast")).to_have_count(0)
+    assert problems == []

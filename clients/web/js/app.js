@@ -1002,19 +1002,33 @@ function showError(err, { code = null, tone = null } = {}) {
 /** Toasts go just under the top bar while it is on screen: never over the wallet
  * (a purchase's news must not hide the balance it changed), never off the top. At a
  * table with the side panel beside the felt they go over that panel, never over the
- * dealer's cards (a showdown's news comes as they are turned). */
+ * dealer's cards (a showdown's news comes as they are turned). At a table without it
+ * (a phone, a narrow window) the table's head is under the top bar, with the way out
+ * and the phase's clock, and the dealer's row under it: the toasts go to the foot of
+ * the screen instead, above the chip rack while it is there. */
 function placeToasts() {
   const list = $("errors");
   if (!list.children.length) return;
   // the history panel has its head (and its close button) up there: below it, then
   const low = state.history.open;
   list.classList.toggle("low", low);
-  const side = !low && state.current ? document.querySelector("#table .table-layout > .side") : null;
+  const atTable = !low && Boolean(state.current) && !$("table").hidden;
+  const side = atTable ? document.querySelector("#table .table-layout > .side") : null;
   const panel = side?.getBoundingClientRect();
   const aside = Boolean(panel && panel.width > 0 && panel.left > window.innerWidth / 2);
+  const foot = atTable && !aside;
   list.classList.toggle("aside", aside);
+  list.classList.toggle("foot", foot);
   list.style.left = aside ? `${Math.round(panel.left)}px` : "";
   list.style.width = aside ? `${Math.round(panel.width)}px` : "";
+  if (foot) {
+    const rack = document.querySelector("#table .controls")?.getBoundingClientRect();
+    const onScreen = rack && rack.height > 0 && rack.top < window.innerHeight;
+    list.style.top = "auto";
+    list.style.bottom = `${Math.round(onScreen ? window.innerHeight - rack.top : 0) + 8}px`;
+    return;
+  }
+  list.style.bottom = "";
   // over the panel: from its top, below the table's head (its phase and jackpot)
   const bottom = aside ? panel.top - 6 : document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
   list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
