@@ -115,6 +115,8 @@ class RoomHost(Protocol):
 
 
 PAUSED = "the casino has paused this table: the round in play finishes, no new one starts"
+#: The `paused` reason a table shows while its server shuts down.
+SHUTTING_DOWN = "this server is shutting down; the round in play finishes, no new one starts here"
 
 
 class Room:
@@ -131,7 +133,7 @@ class Room:
         self._reserved: set[int] = set()  # seats with a shared turn's write out
         self._requests_out = 0  # players' writes out: the engine moves once they land
         self._duties_out = 0  # owed writes out: the engine moved already, not yet durable
-        self.closing = False  # shutting down: no new rounds
+        self.closing: int | None = None  # shutting down since (Unix ms): no new rounds
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
         self.paused: dict[str, Any] | None = None  # an operator's pause: {reason, since_ms}
@@ -259,7 +261,7 @@ class Room:
             raise Refusal(
                 "table_suspended", REASONS[self.suspended.reason], reason=self.suspended.reason
             )
-        if new_bets and self.closing:
+        if new_bets and self.closing is not None:
             raise Refusal("shutting_down", "this server is shutting down: no new bets or seats")
 
     # ----- suspension ----------------------------------------------------------
@@ -329,8 +331,15 @@ class Room:
             meter=self.host.meter(self.config.jackpot),
             suspended=self.suspended,
             writing=self._duties_out > 0,
-            paused=self.paused,
+            paused=self.shown_paused(),
         )
+
+    def shown_paused(self) -> dict[str, Any] | None:
+        """The snapshot's `paused`: the operator's pause, else a shutdown under way (the
+        same promise to viewers: the round in play finishes, no new one starts)."""
+        if self.paused is None and self.closing is not None:
+            return {"reason": SHUTTING_DOWN, "since_ms": self.closing}
+        return self.paused
 
     def spectator_count(self) -> int:
         return self.viewers.spectators(self.table.players())
@@ -607,7 +616,7 @@ class Room:
 
         while True:
             await self._resumed.wait()
-            if await self.run(act) or self.closing:
+            if await self.run(act) or self.closing is not None:
                 return
 
     async def set_client_seed(self, player_id: str, seed: str) -> None:
@@ -813,8 +822,12 @@ class Room:
     # ----- shutdown ------------------------------------------------------------
 
     async def drain(self, deadline: float) -> None:
-        """No new rounds; let the running one finish until `deadline`, then void it."""
-        self.closing = True
+        """No new rounds; let the running one finish until `deadline`, then void it.
+        Viewers are shown the shutdown now (`shown_paused`), not when an ante is refused."""
+        self.closing = int(time.time() * 1000)
+        self.table.touch()
+        self.publish()
+        self.host.lobby_changed()
         remaining = deadline - self.now()
         if remaining > 0:
             with contextlib.suppress(TimeoutError):
@@ -871,6 +884,6 @@ class Room:
             "taken": sum(1 for s in self.table.seats if s is not None),
             "spectators": self.spectator_count(),
             "phase": "suspended" if self.suspended else str(self.table.phase),
-            "paused": self.paused is not None,
+            "paused": self.shown_paused() is not None,
             "url": self.host.public_url,
         }

@@ -278,6 +278,40 @@ async def test_graceful_shutdown_voids_running_round_and_closes_1001(
     assert await server.store.open_rounds("alpha") == []
 
 
+async def test_a_shutdown_is_shown_at_its_tables_while_their_rounds_finish(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Players and spectators learn of a shutdown when it starts, not from a refused
+    ante: the snapshot's `paused` says the server is shutting down (the lobby row's
+    `paused` too) while the round in play goes on to its showdown."""
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 0.5})
+    ann = await connect(server, "ann")
+    watcher = await connect(server, "wendy")
+    await ann.request("sit", table="alpha")
+    await watcher.request("join", table="alpha")
+    await ann.request("ante", table="alpha", seat=0, amount=100)
+    await ann.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda v: v["phase"] == "deciding")
+    stopping = asyncio.ensure_future(server.stop(grace=30))
+    for c in (ann, watcher):
+        view = await c.wait_table("alpha", lambda v: v["paused"] is not None)
+        assert "shutting down" in view["paused"]["reason"]
+        assert view["paused"]["since_ms"] > 0
+        assert view["phase"] == "deciding"  # the round goes on
+    await watcher.request("lobby", watch=False)
+    rows = await watcher.wait_for(
+        lambda c: [r["paused"] for r in (c.lobby or {}).get("tables", []) if r["id"] == "alpha"]
+    )
+    assert rows == [True]
+    with pytest.raises(ServerError) as refused:
+        await ann.request("sit", table="alpha")
+    assert refused.value.code == "shutting_down"
+    await ann.request("fold", table="alpha", seat=0)  # the round finishes: the server stops
+    await asyncio.wait_for(stopping, 10)
+    await asyncio.wait_for(ann.closed, 5)
+    assert ann.ws.close_code == 1001
+
+
 async def test_silent_connections_are_closed_and_a_resume_replaces_the_old_one(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:

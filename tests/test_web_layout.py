@@ -664,7 +664,8 @@ async def expect_row(page: Page, testid: str, cards: list[str]) -> None:
 
 TOAST_CLEAR = """() => {
   const box = (el) => el.getBoundingClientRect();
-  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const hit = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const toasts = [...document.querySelectorAll("#errors .toast")].map(box);
   const head = ["leave", "phase", "jackpot-meter"]
     .map((id) => [id, document.querySelector(`[data-testid="${id}"]`)])
@@ -692,9 +693,7 @@ async def test_a_phone_s_toast_leaves_the_table_head_and_the_dealer_in_view(
     server = await make_server(tables=NINE, timers=LONG)
     url = f"http://127.0.0.1:{server.port}/"
     problems: list[str] = []
-    _, bob = await new_page(
-        browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True
-    )
+    _, bob = await new_page(browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True)
     await enter(bob, "Bob", tap=True)
     await sit_three(bob, 0, tap=True)
     await bob.get_by_test_id("chip-500").tap()

@@ -212,3 +212,21 @@ async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
     await expect(told).to_contain_text("seat #1 was folded")
     await expect(told).to_contain_text("5.00)")  # the ante it cost
     assert problems == []
+
+
+async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A server shutting down says so at the table from the start, not only when an ante
+    is refused; the decision due still counts and the round finishes."""
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 0.5})
+    page, _, problems = await deciding(browser, server)
+    stopping = asyncio.ensure_future(server.stop(grace=30))
+    paused = page.get_by_test_id("table-paused")
+    await expect(paused).to_be_visible()
+    await expect(paused).to_contain_text("shutting down")
+    await shot(page, "shutdown-notice.png")
+    await page.get_by_test_id("raise-0").click()
+    await expect_phase([page], "showdown")
+    assert problems == []
+    await asyncio.wait_for(stopping, 10)
