@@ -460,7 +460,7 @@ async def test_two_players_and_a_spectator_play_rounds(
     await error.get_by_test_id("error-dismiss").click()
     await expect(error).to_have_count(0)
     # an amount that is no whole number of dollars is told in words, and nothing is sent
-    for bad in ("12.34", "0.5", "-5", ""):
+    for bad in ("12.34", "0.5", "-5", "", "1e2", "5.0"):
         await cy.get_by_test_id("buy-amount").fill(bad)
         await cy.get_by_test_id("buy-chips").click()
         await expect(cy.locator('.toast[data-code="buy-amount"]')).to_contain_text("whole dollars")

@@ -1234,7 +1234,8 @@ $("buy").addEventListener("submit", (event) => {
   // own bubble is easy to miss, and says nothing of whole dollars
   const text = $("buy-amount").value.trim();
   const wanted = Number(text);
-  if (!text || !Number.isInteger(wanted) || wanted < 1 || !Number.isSafeInteger(wanted * 100)) {
+  // digits alone: a number field also takes "1e2" and "5.0", which are not what was meant
+  if (!/^[0-9]+$/.test(text) || wanted < 1 || !Number.isSafeInteger(wanted * 100)) {
     showError("Chips are bought in whole dollars: enter an amount of $1 or more, without cents.",
       { code: "buy-amount" });
     return;
