@@ -369,6 +369,15 @@ async def test_credits_and_debits_move_money_with_the_house_once(
     too_much = await op.act(f"/api/players/{pat.player_id}/debit", "all", amount=START * 10)
     assert too_much["outcome"] == "refused"
     assert too_much["details"]["result"]["code"] == "insufficient_funds"
+    # a credit is bounded as a top-up is, by the wallet's max_balance
+    fortune = await op.act(f"/api/players/{pat.player_id}/credit", "typo", amount=10**13)
+    assert fortune["outcome"] == "refused"
+    limit = server.config.wallet.max_balance
+    assert fortune["details"]["result"] == {
+        "code": "over_limit",
+        "balance": START + 2_000,
+        "limit": limit,
+    }
     other = {**body, "amount": 9_999}  # the same id for another request
     conflict = await http(op.port, "POST", f"/api/players/{pat.player_id}/credit", other, op.token)
     assert conflict.status == 409 and conflict.json["error"] == "conflict"

@@ -188,6 +188,22 @@ async def test_a_debit_takes_only_available_money(stores: Stores) -> None:
     await books(stores.store)
 
 
+async def test_a_credit_may_not_bring_the_balance_past_the_limit(stores: Stores) -> None:
+    """One mistyped amount cannot mint a fortune: a credit over the wallet's limit is
+    refused, nothing moved; one up to it exactly is applied."""
+    pid = await player(stores)
+    limit = START + 10_000
+    over = act("credit", f"player:{pid}", "typo", amount=10**13)
+    row = (await stores.admin.adjust(over, pid, 10**13, limit=limit)).row
+    assert row["outcome"] == "refused"
+    assert row["details"]["result"] == {"code": "over_limit", "balance": START, "limit": limit}
+    assert (await stores.store.wallet(pid)).balance == START
+    exact = act("credit", f"player:{pid}", "to the limit", amount=10_000)
+    assert (await stores.admin.adjust(exact, pid, 10_000, limit=limit)).row["outcome"] == "applied"
+    assert (await stores.store.wallet(pid)).balance == limit
+    await books(stores.store)
+
+
 async def test_an_action_id_reused_for_another_request_is_refused(stores: Stores) -> None:
     pid = await player(stores)
     first = act("credit", f"player:{pid}", "once", amount=100)

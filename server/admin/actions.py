@@ -103,7 +103,11 @@ class Acts:
             amount = _cents(body, "amount")
             act = self._act(operator, action, target, body, {"amount": amount})
             signed = amount if action == "credit" else -amount
-            acted = await self._durable(act, lambda: self.admin.adjust(act, player_id, signed))
+            # a credit is bounded as a top-up is: one mistyped amount cannot mint a fortune
+            limit = self.host.config.wallet.max_balance
+            acted = await self._durable(
+                act, lambda: self.admin.adjust(act, player_id, signed, limit=limit)
+            )
             if acted is not None and acted.row["outcome"] == "applied":
                 r = acted.row["details"]["result"]
                 self.host.push_wallet(player_id, Wallet(r["balance"], r["bonus"], r["held"]))

@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from server.stores.base import StoreError
+from server.stores.base import MAX_CENTS, StoreError
 
 #: Operator names: 1-32 of these (compared without regard to case).
 OPERATOR_NAME: Final = re.compile(r"[A-Za-z0-9_.\-]{1,32}")
@@ -283,9 +283,12 @@ class AdminStore(Protocol):
     async def revoke_operator_token(self, token: str) -> None: ...
 
     # ----- the store's own acts (atomic with their audit row) ------------------------
-    async def adjust(self, act: Act, player_id: str, amount: int) -> Acted:
+    async def adjust(
+        self, act: Act, player_id: str, amount: int, *, limit: int = MAX_CENTS
+    ) -> Acted:
         """Credit (`amount` > 0) or debit (< 0) a wallet from or to the house (ledger
-        reason `adjustment`). A debit takes only available money (not held for a raise)."""
+        reason `adjustment`). A debit takes only available money (not held for a raise);
+        a credit may not bring the balance past `limit` (`over_limit`)."""
         ...
 
     async def set_meter(self, act: Act, name: str, amount: int | None) -> Acted:

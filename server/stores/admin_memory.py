@@ -133,7 +133,9 @@ class MemoryAdmin:
             s.held.get(player_id, 0),
         )
 
-    async def adjust(self, act: Act, player_id: str, amount: int) -> Acted:
+    async def adjust(
+        self, act: Act, player_id: str, amount: int, *, limit: int = MAX_CENTS
+    ) -> Acted:
         first = self._replay(act)
         if first is not None:
             return first
@@ -143,8 +145,9 @@ class MemoryAdmin:
         if amount < 0 and w.available < -amount:
             refusal = {"code": "insufficient_funds", "available": w.available}
             return self._record(act, act.row("refused", refusal))
-        if amount > 0 and w.balance + amount > MAX_CENTS:
-            refusal = {"code": "over_limit", "balance": w.balance}
+        cap = min(limit, MAX_CENTS)
+        if amount > 0 and w.balance + amount > cap:
+            refusal = {"code": "over_limit", "balance": w.balance, "limit": cap}
             return self._record(act, act.row("refused", refusal))
         me = player_account(player_id)
         source, target = (HOUSE, me) if amount > 0 else (me, HOUSE)

@@ -142,8 +142,12 @@ class RedisAdmin:
         )
         return Acted(data["ok"]["row"], replayed=bool(data["replayed"]))
 
-    async def adjust(self, act: Act, player_id: str, amount: int) -> Acted:
-        return await self._act("adjust", act, player=player_id, amount=amount, max=MAX_CENTS)
+    async def adjust(
+        self, act: Act, player_id: str, amount: int, *, limit: int = MAX_CENTS
+    ) -> Acted:
+        return await self._act(
+            "adjust", act, player=player_id, amount=amount, max=min(limit, MAX_CENTS)
+        )
 
     async def set_meter(self, act: Act, name: str, amount: int | None) -> Acted:
         return await self._act("meter", act, name=name, amount=-1 if amount is None else amount)

@@ -37,7 +37,7 @@ if REQ.op == 'adjust' then
     return done('refused', obj({code = 'insufficient_funds', available = w[1] - w[3]}))
   end
   if amount > 0 and w[1] + amount > REQ.max then
-    return done('refused', obj({code = 'over_limit', balance = w[1]}))
+    return done('refused', obj({code = 'over_limit', balance = w[1], limit = REQ.max}))
   end
   local me = 'player:' .. pid
   if amount > 0 then
