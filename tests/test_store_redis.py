@@ -83,7 +83,10 @@ async def play_a_round(store: RedisStore, rid: str) -> str:
     return p.player_id
 
 
-async def test_scripts_are_reloaded_after_script_flush(private_redis: RedisServer) -> None:  # noqa: F811
+async def test_scripts_are_reloaded_after_script_flush(
+    private_redis: RedisServer,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     store = await connect(private_redis)
     try:
         pid = await play_a_round(store, "r1")
@@ -102,9 +105,14 @@ async def test_scripts_are_reloaded_after_script_flush(private_redis: RedisServe
         # a caller's own script gets the same care
         incr = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
         key = store.prefix + "counter"
+        caplog.clear()
         assert await store.eval_script(incr, [key], ["2"]) == 2
+        lost = [r for r in caplog.records if "lost the store's scripts" in r.getMessage()]
+        assert lost == []  # a first use is no news: nothing was lost
         private_redis.command("SCRIPT", "FLUSH")
         assert await store.eval_script(incr, [key], ["3"]) == 5
+        lost = [r for r in caplog.records if "lost the store's scripts" in r.getMessage()]
+        assert [r.levelname for r in lost] == ["WARNING"]
     finally:
         await store.close()
 

@@ -213,6 +213,7 @@ class RedisStore:
         self.retention = retention
         self._sources = _script_sources()
         self._shas: dict[str, str] = {}
+        self._loaded_for_callers: set[str] = set()  # eval_script shas loaded once already
         self._batches = Batches(self._send_writes, self._unknown)
         self._conn: Any = None  # asyncio_redis.Connection while connected
         self._ready = asyncio.Event()
@@ -457,11 +458,15 @@ class RedisStore:
         `prefix`. Returns the reply as asyncio-redis decodes it (int, str, list, None).
         """
         sha = hashlib.sha1(source.encode()).hexdigest()
+        first_use = sha not in self._loaded_for_callers
 
         async def load(conn: Any) -> None:
             await conn.script_load(source)
+            self._loaded_for_callers.add(sha)
 
-        return await self._evalsha("a script", sha, list(keys), list(args), load, write=write)
+        return await self._evalsha(
+            "a script", sha, list(keys), list(args), load, write=write, first_use=first_use
+        )
 
     async def _evalsha(
         self,
@@ -472,8 +477,10 @@ class RedisStore:
         load: Callable[[Any], Awaitable[None]],
         *,
         write: bool,
+        first_use: bool = False,
     ) -> Any:
-        """EVALSHA; on NOSCRIPT (Redis restarted, SCRIPT FLUSH) `load` and retry once."""
+        """EVALSHA; on NOSCRIPT (Redis restarted, SCRIPT FLUSH; or a caller's script's
+        `first_use`, which is no news) `load` and retry once."""
 
         async def evalsha(conn: Any) -> Any:
             try:
@@ -490,7 +497,10 @@ class RedisStore:
         try:
             return await self._run(what, evalsha, write=write)
         except _NoScript:  # the script did not run: loading it and running it again is safe
-            log.warning("Redis lost the store's scripts (restart or SCRIPT FLUSH): reloading")
+            if first_use:
+                log.debug("loading a script into Redis on its first use")
+            else:
+                log.warning("Redis lost the store's scripts (restart or SCRIPT FLUSH): reloading")
             await self._run("SCRIPT LOAD", load)
             return await self._run(what, evalsha, write=write)
 
