@@ -248,7 +248,7 @@ class StudServer:
 
     def census(self) -> Census:
         return Census(
-            tables=len(self.rooms),
+            tables=len(self.hosting.hosted()),  # not the ones it stands by for
             connections=len(self.sessions),
             players=self.sessions.players_connected(),
             suspended=sum(1 for r in self.rooms.values() if r.suspended is not None),

@@ -551,3 +551,24 @@ async def test_a_shutdown_keeps_its_leases_while_the_running_round_finishes(
     finally:
         await client.close()
         await books.close()
+
+
+async def test_a_standby_counts_none_of_the_tables_it_stands_by_for(
+    private_redis: RedisServer,
+) -> None:
+    """/healthz's `tables` and /metrics' stud_tables are the tables a process hosts: a
+    standby configured with the same tables hosts none of them."""
+    namespace = fresh_namespace()
+    servers: list[StudServer] = []
+    try:
+        for name in ("host", "standby"):
+            store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+            server = StudServer(make_config(), store=store, fleet=Fleet(store, name, "", ttl=30))
+            await server.start()
+            servers.append(server)
+        host, standby = servers
+        assert host.census().tables == len(host.rooms) > 0
+        assert standby.census().tables == 0
+    finally:
+        for server in reversed(servers):
+            await server.stop(grace=0)
