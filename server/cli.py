@@ -33,12 +33,36 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str)
 
 
+class TextFormatter(logging.Formatter):
+    """A line for a person, with the record's extras as `key=value` after the message:
+    without them "round voided" does not say which round, nor why."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        line = super().formatMessage(record)
+        extras = [
+            f"{k}={_text_value(v)}"
+            for k, v in vars(record).items()
+            if k not in _STANDARD and k not in ("message", "asctime")
+        ]
+        return " ".join([line, *extras])
+
+
+def _text_value(value: Any) -> str:
+    """A bare word as it is; anything else (spaces, quotes, numbers in lists) as JSON."""
+    if isinstance(value, str) and value and not any(c.isspace() or c in '"=' for c in value):
+        return value
+    return json.dumps(value, default=str)
+
+
 def _setup_logging(fmt: str, level: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter())
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
     for noisy in ("asyncio_redis", "websockets.server"):  # one line per connection: too much
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
