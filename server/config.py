@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from server.game.table import HANDS_MODES, MAX_SEATS, TableConfig, Timers
 from server.game.variants import VARIANTS, Variant, VariantError, parse_variants
@@ -218,8 +219,12 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     for name in ("starting_credits", "starting_bonus", "max_buy_chips", "max_balance"):
         if getattr(wallet, name) < 0:
             raise ConfigError(f"wallet.{name}: must be >= 0 cents")
-    if limits.max_frame_bytes < 256 or limits.rate_per_second <= 0 or limits.rate_burst < 1:
-        raise ConfigError("limits: max_frame_bytes >= 256, rate_per_second > 0, rate_burst >= 1")
+    if limits.max_frame_bytes < 256:
+        raise ConfigError("limits.max_frame_bytes: at least 256")
+    if limits.rate_per_second <= 0:
+        raise ConfigError("limits.rate_per_second: more than 0")
+    if limits.rate_burst < 1:
+        raise ConfigError("limits.rate_burst: at least 1")
     if limits.rate_per_second != int(limits.rate_per_second):
         # the welcome tells clients the rate, and a frame never carries a float (PROTOCOL.md)
         raise ConfigError("limits.rate_per_second: a whole number of messages per second")
@@ -244,8 +249,10 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"{where}: must be a table")
         _no_extra(entry, {"seed", "contribution_bp"}, where)
         jp = JackpotConfig(name, **_typed(entry, JackpotConfig(name), where, skip={"name"}))
-        if jp.seed < 0 or not 0 <= jp.contribution_bp <= 10_000:
-            raise ConfigError(f"{where}: seed >= 0 cents, contribution_bp in 0..10000")
+        if jp.seed < 0:
+            raise ConfigError(f"{where}.seed: must be >= 0 cents")
+        if not 0 <= jp.contribution_bp <= 10_000:
+            raise ConfigError(f"{where}.contribution_bp: must be 0..10000 basis points")
         jackpots[name] = jp
 
     nested = {"limits", "wallet", "timers", "accounts", "admin"}
@@ -271,6 +278,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError(f"server.event_loop: one of {', '.join(EVENT_LOOPS)}")
     if not 0 < base.port < 65536 and base.port != 0:
         raise ConfigError("server.port: must be 0..65535")
+    _check_redis_url(base.redis_url)
 
     if "tables" in data:
         tables = tuple(
@@ -337,6 +345,27 @@ def _table(
         )
     except ValueError as e:
         raise ConfigError(f"{where}: {e}") from e
+
+
+def _check_redis_url(url: str) -> None:
+    """What the Redis store would refuse at start, refused by check-config already."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    db = parts.path.strip("/")
+    if parts.scheme == "unix" and parts.path:
+        return
+    if parts.scheme != "redis" or (db and not db.isdigit()):
+        raise ConfigError(
+            f"server.redis_url: {url!r} is neither redis://[:password@]host[:port][/db] "
+            "nor unix:///path"
+        )
+    if parts.username and parts.username != "default":
+        raise ConfigError("server.redis_url: a password only (redis://:password@host), no user")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port when it is read
+    except ValueError as e:
+        raise ConfigError(f"server.redis_url: {e}") from e
 
 
 def _check_accounts(a: AccountsConfig) -> None:

@@ -189,6 +189,9 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
         reply = await http(port, "POST", path, body, token)
         assert reply.status == status, (path, body, reply)
         assert reply.json.get("field") == field, (path, reply.json)
+    empty = {"action_id": new_id(), "reason": ""}
+    reply = await http(port, "POST", "/api/tables/alpha/pause", empty, token)
+    assert reply.json["message"] == "reason: a string of 1-200 characters"
     not_json = await http(port, "POST", "/api/tables/alpha/pause", token=token, raw=None)
     assert not_json.status == 400  # an empty body has no action_id
     raw = (
@@ -203,9 +206,16 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
     assert (await http(port, "PUT", "/api/books", {}, token)).status == 405
     assert (await http(port, "POST", "/", {}, token)).status == 405
     assert (await http(port, "GET", "/web/../../pyproject.toml")).status == 404
-    assert (await http(port, "GET", "/api/nothing", token=token)).status == 404
+    nothing = await http(port, "GET", "/api/nothing", token=token)
+    assert nothing.status == 404  # every error body has the documented three keys
+    assert nothing.json == {"error": "not_found", "message": "no such route", "field": None}
+    anonymous = await http(port, "GET", "/api/books")
+    assert anonymous.status == 401 and set(anonymous.json) == {"error", "message", "field"}
     assert await audit(op) == []
     assert server.rooms["alpha"].paused is None
+    long = {"action_id": new_id(), "reason": "y" * 150}  # long, and within the 200
+    assert (await http(port, "POST", "/api/tables/alpha/pause", long, token)).status == 200
+    assert server.rooms["alpha"].paused is not None
 
 
 # ----- the acts -------------------------------------------------------------------------

@@ -137,7 +137,7 @@ class Acts:
         action_id = _text(body, "action_id")
         if not ACTION_ID.fullmatch(action_id):
             raise BadAct(400, "bad_request", "action_id: 8-64 of A-Z a-z 0-9 _ -", "action_id")
-        reason = _text(body, "reason").strip()
+        reason = _text(body, "reason", MAX_REASON).strip()
         if not 1 <= len(reason) <= MAX_REASON:
             raise BadAct(400, "bad_request", f"reason: 1-{MAX_REASON} characters", "reason")
         return Act(action_id, operator, int(time.time() * 1000), action, target, reason, fields)
@@ -193,10 +193,10 @@ def _in_doubt(act: Act) -> Answer:
     )
 
 
-def _text(body: Any, name: str) -> str:
+def _text(body: Any, name: str, limit: int = 128) -> str:
     value = body.get(name) if isinstance(body, dict) else None
-    if not isinstance(value, str) or not value or len(value) > 128:
-        raise BadAct(400, "bad_request", f"{name}: a string is needed", name)
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise BadAct(400, "bad_request", f"{name}: a string of 1-{limit} characters", name)
     return value
 
 

@@ -169,8 +169,10 @@ class Api:
     async def sign_in(self, request: Request) -> Response:
         body = _body(request)
         name, password = body.get("name"), body.get("password")
-        if not isinstance(name, str) or not isinstance(password, str) or len(password) > 128:
-            raise BadAct(400, "bad_request", "name and password: strings are needed")
+        if not isinstance(name, str):
+            raise BadAct(400, "bad_request", "name: a string is needed", "name")
+        if not isinstance(password, str) or len(password) > 128:
+            raise BadAct(400, "bad_request", "password: a string of at most 128", "password")
         try:
             signed = await self.operators.sign_in(name, password, request.peer)
         except SignInRefused as e:

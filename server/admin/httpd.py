@@ -222,5 +222,10 @@ def json_response(status: int, data: Any) -> Response:
     return Response(status, json.dumps(data, separators=(",", ":")).encode())
 
 
-def error(status: HTTPStatus, code: str, message: str, **details: Any) -> Response:
-    return json_response(status.value, {"error": code, "message": message, **details})
+def error(
+    status: HTTPStatus, code: str, message: str, field: str | None = None, **details: Any
+) -> Response:
+    """An error body as ADMIN_API.md gives it: `error`, `message` and `field` (null when
+    no one field is at fault) always, whatever the status."""
+    body = {"error": code, "message": message, "field": field, **details}
+    return json_response(status.value, body)

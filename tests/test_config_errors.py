@@ -1,0 +1,40 @@
+"""A wrong setting is refused by name, by `check-config` as by `serve`: the error says
+which one and what it may be, not a list of every rule of its section."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.config import ConfigError, build_config
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"limits": {"max_frame_bytes": 100}}, "limits.max_frame_bytes: at least 256"),
+        ({"limits": {"rate_per_second": 0}}, "limits.rate_per_second: more than 0"),
+        ({"limits": {"rate_burst": 0}}, "limits.rate_burst: at least 1"),
+        ({"jackpots": {"main": {"seed": -1}}}, "jackpots.main.seed: must be >= 0"),
+        (
+            {"jackpots": {"main": {"contribution_bp": 10_001}}},
+            "jackpots.main.contribution_bp: must be 0..10000",
+        ),
+        ({"server": {"redis_url": "http://x"}}, "server.redis_url: 'http://x' is neither"),
+        ({"server": {"redis_url": "redis://h/zero"}}, "server.redis_url: 'redis://h/zero'"),
+        ({"server": {"redis_url": "redis://h:port/0"}}, "server.redis_url: "),
+        ({"server": {"redis_url": "redis://ann:pw@h/0"}}, "server.redis_url: a password only"),
+    ],
+)
+def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        build_config(data)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["redis://127.0.0.1:6379/0", "redis://:secret@redis:6380", "unix:///run/redis.sock"]
+)
+def test_a_redis_url_the_store_takes_is_taken(url: str) -> None:
+    assert build_config({"server": {"redis_url": url}}).redis_url == url
