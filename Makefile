@@ -5,8 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 WEB_DEPS := clients/web/node_modules/.package-lock.json
 
-HOST ?= 127.0.0.1
-PORT ?= 8765
+# Where `make run` listens: given, else the config's [server] host and port, else
+# 127.0.0.1:8765.
+HOST ?=
+PORT ?=
 # The operator console (loopback only) and the operators file `stud-server operator add
 # NAME --file $(OPERATORS)` writes to for this memory-store run.
 ADMIN_PORT ?= 8780
@@ -33,8 +35,8 @@ browser:
 	  echo "chromium is not installed: the browser tests will be skipped (apt-get install chromium)"
 
 run: $(STAMP) $(WEB_DEPS)
-	STUD_OPERATORS_FILE=$(OPERATORS) $(BIN)/stud-server serve --host $(HOST) --port $(PORT) \
-	  --admin-port $(ADMIN_PORT) $(if $(CONFIG),--config $(CONFIG),)
+	STUD_OPERATORS_FILE=$(OPERATORS) $(BIN)/stud-server serve $(if $(HOST),--host $(HOST),) \
+	  $(if $(PORT),--port $(PORT),) --admin-port $(ADMIN_PORT) $(if $(CONFIG),--config $(CONFIG),)
 
 test: $(STAMP) $(WEB_DEPS) browser
 	node --test clients/web/test/
