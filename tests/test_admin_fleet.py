@@ -15,6 +15,7 @@ from clients.connection import ServerError, StudClient
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.redis import RedisStore
+from server.admin import views
 from tests.conftest import make_config
 from tests.console import Operator, new_id, with_console
 from tests.decks import shuffles
@@ -160,3 +161,18 @@ async def test_a_paused_table_stays_paused_when_another_process_takes_it(fleet: 
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def test_a_table_no_process_hosts_is_listed_unhosted(
+    fleet: Factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADMIN_API.md: every table of the fleet is listed; one that no process hosts now
+    has no process and the phase `unhosted` (it used to drop out of the list)."""
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west")
+    op = await Operator.sign_in(east)
+    await until(lambda: west_row_with(op, lambda r: r["process_id"] == "west"), "west's host")
+    await west.stop()  # its lobby row goes; nobody else is configured with the table
+    monkeypatch.setattr(views, "STALE_MS", 0)  # what west published is old news at once
+    row = await until(lambda: west_row_with(op, lambda r: r["phase"] == "unhosted"), "unhosted")
+    assert row["process_id"] is None and row["url"] == ""

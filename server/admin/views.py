@@ -64,8 +64,10 @@ class Views:
         return table_id in details
 
     async def tables(self) -> list[dict[str, Any]]:
+        """Every table of the fleet (`known`): one whose hosts are all gone is listed
+        too, `unhosted`, so an act can be recorded for it and seen pending."""
         details, _ = await self.admin.published()
-        ids = self.table_ids()
+        ids = sorted(set(self.table_ids()) | set(details))
         stats = await self._round_stats(ids)
         return [self._table(t, details, stats.get(t, {})) for t in ids]
 
