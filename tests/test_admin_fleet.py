@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from clients.connection import ServerError, StudClient
+from server.admin import views
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.redis import RedisStore
-from server.admin import views
 from tests.conftest import make_config
 from tests.console import Operator, new_id, with_console
 from tests.decks import shuffles
