@@ -204,6 +204,8 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
     chunked = b"POST /api/books HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
     assert (await http(port, "POST", "", raw=chunked)).status == 501
     assert (await http(port, "PUT", "/api/books", {}, token)).status == 405
+    put = await http(port, "PUT", "/api/session", {}, token)
+    assert put.status == 405 and put.headers["allow"] == "GET, HEAD, POST, DELETE"
     assert (await http(port, "POST", "/", {}, token)).status == 405
     assert (await http(port, "GET", "/web/../../pyproject.toml")).status == 404
     nothing = await http(port, "GET", "/api/nothing", token=token)

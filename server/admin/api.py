@@ -105,6 +105,8 @@ class Api:
             if request.method == "DELETE":
                 await self.operators.sign_out(token, operator)
                 return json_response(200, {"signed_out": True}), operator
+            if request.method not in ("GET", "HEAD"):
+                return _not_allowed("GET, HEAD, POST, DELETE"), operator
             return json_response(200, {"operator": operator}), operator
         if request.method == "POST":
             return await self._post(operator, parts, _body(request)), operator
