@@ -1116,6 +1116,7 @@ function draw() {
         receivedAt: state.receivedAt[snap.table],
         now,
         jackpot: snap.jackpot ? state.jackpots[snap.jackpot.name] : undefined,
+        available: state.balance?.available,
         online: online(),
         fair: {
           seed: state.seeds[snap.table] ?? "",

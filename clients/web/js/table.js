@@ -421,6 +421,9 @@ function controls(v) {
   const sitOut = snap.phase === "betting" && !ready && !v.busy && !placed && toPlace.length === 0;
   const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
     snap.progressive_stake);
+  // the deal holds each hand's raise too (PROTOCOL.md §7): say so before the refusal does
+  const needed = total + RAISE_MULTIPLE * toPlace.reduce((sum, i) => sum + buildAmount(v.build(i)), 0);
+  const short = toPlace.length > 0 && typeof v.available === "number" && needed > v.available;
   const rebets = rebetSeats(v);
   const rebetTotal = stakeOf(rebets.map(([, b]) => b), snap.progressive_stake);
   const anyBuilt = v.mine.some((i) => buildable(v, snap.seats[i])
@@ -461,8 +464,14 @@ function controls(v) {
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, keyHelp(snap.phase))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
-      title: "Place the bets and deal (d)" },
-    open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : total > 0 ? `Deal · ${dollars(total)}` : "Deal"));
+      title: short
+        ? `These bets need ${dollars(needed)} available: the ante and progressive now, and the raise `
+          + `(${RAISE_MULTIPLE}× the ante) held until you decide. You have ${dollars(v.available)}.`
+        : "Place the bets and deal (d)" },
+    open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : total > 0 ? `Deal · ${dollars(total)}` : "Deal",
+    short && !(open && ready)
+      ? h("small", { class: "deal-needs", "data-testid": "deal-needs" }, `needs ${dollars(needed)} available`)
+      : null));
 }
 
 /** Own seats that last round's bets can go back on now: [[seat, {amount, progressive}]]. */
