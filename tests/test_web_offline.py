@@ -235,3 +235,32 @@ async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
     await expect_phase([page], "showdown")
     assert problems == []
     await asyncio.wait_for(stopping, 10)
+
+
+async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A server that no longer knows the page's token (restarted without its data) makes
+    the page a new guest with a new wallet: it says so, and keeps saying it past the
+    ten seconds an ordinary refusal stays, until the player dismisses it."""
+    server = await make_server()
+    context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    first = await page.evaluate("window.stud.state.me.player_id")
+    await page.evaluate(
+        "sessionStorage.setItem('stud.token', 'forgotten-by-the-server-0123456789abcdef');"
+        "window.stud.conn.drop()"
+    )
+    ended = page.locator('.toast[data-code="session-ended"]')
+    await expect(ended).to_contain_text("new player, with a new wallet")
+    assert await page.evaluate("window.stud.state.me.player_id") != first
+    await page.wait_for_timeout(11_000)  # an ordinary toast is gone after 10 s
+    await expect(ended).to_be_visible()
+    await ended.get_by_test_id("error-dismiss").tap()
+    await expect(ended).to_have_count(0)
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []

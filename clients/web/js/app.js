@@ -239,7 +239,7 @@ async function hello() {
         ? "You were signed out on the server (signed out elsewhere, or the password changed): "
           + "sign in again to play with your account. Meanwhile you play as a new guest."
         : "The server no longer knows your previous session (it restarted without keeping its "
-          + "data): you start again as a new player, with a new wallet.", { code: "session-ended" });
+          + "data): you start again as a new player, with a new wallet.", { code: "session-ended", sticky: true });
       if (conn.open) hello();
       return;
     }
@@ -976,9 +976,11 @@ function dismissToasts(code) {
 
 /**
  * An error in words, in a visible, dismissable toast; `code` names its kind when it
- * is not a server error, `tone: "ok"` makes it good news.
+ * is not a server error, `tone: "ok"` makes it good news. A `sticky` one stays until
+ * dismissed: news of money (a wallet gone with a forgotten session) must not go by
+ * while the player looks elsewhere.
  */
-function showError(err, { code = null, tone = null } = {}) {
+function showError(err, { code = null, tone = null, sticky = false } = {}) {
   // A table hosted by another server of the fleet: offer to go there.
   const remote = err?.frame?.code === "unknown_table"
     ? tablePageUrl(err.frame.url, err.table, location, state.serverUrl) : null;
@@ -988,15 +990,18 @@ function showError(err, { code = null, tone = null } = {}) {
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
   const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" ? "status" : "alert",
     "data-testid": tone === "ok" ? "notice" : "error",
-    "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client" },
+    "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client",
+    "data-sticky": sticky ? "true" : null },
     h("span", { class: "msg", "data-testid": "error-message" }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
-  while (list.children.length > 4) list.firstElementChild.remove();
+  while (list.children.length > 4) {
+    (list.querySelector('.toast:not([data-sticky="true"])') ?? list.firstElementChild).remove();
+  }
   placeToasts();
-  setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
+  if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
 }
 
 /** Toasts go just under the top bar while it is on screen: never over the wallet
