@@ -671,6 +671,9 @@ TOAST_CLEAR = """() => {
     .map((id) => [id, document.querySelector(`[data-testid="${id}"]`)])
     .filter(([, el]) => el && el.getClientRects().length);
   const dealer = document.querySelector('[data-testid="dealer-cards"]');
+  for (const b of document.querySelectorAll('button[data-action="fold"], button[data-action="raise"]')) {
+    if (!b.disabled) head.push([b.dataset.testid, b]);
+  }
   const out = [];
   for (const t of toasts) {
     for (const [id, el] of head) {
@@ -707,6 +710,23 @@ async def test_a_phone_s_toast_leaves_the_table_head_and_the_dealer_in_view(
         ARTIFACTS.mkdir(exist_ok=True)
         await bob.screenshot(path=str(ARTIFACTS / f"layout-phone-toast-{scrolled}.png"))
         assert got["covered"] == [], f"scrolled={scrolled}: a toast covers {got}"
+        await bob.get_by_test_id("error-dismiss").tap()
+        await expect(bob.locator("#errors .toast")).to_have_count(0)
+    # deciding: the rack is gone, and the hands' Fold and Raise stay in reach
+    for seat in (1, 2):
+        await bob.get_by_test_id(f"ante-{seat}").tap()
+    await bob.get_by_test_id("deal").tap()
+    await expect(bob.get_by_test_id("fold-2")).to_be_enabled()
+    for scrolled in (False, True):
+        where = "document.body.scrollHeight" if scrolled else "0"
+        await bob.evaluate(f"window.scrollTo(0, {where})")
+        await bob.get_by_test_id("buy-amount").fill("12.34")
+        await bob.get_by_test_id("buy-chips").tap()
+        await expect(bob.locator("#errors .toast")).to_have_count(1)
+        got = await bob.evaluate(TOAST_CLEAR)
+        await bob.screenshot(path=str(ARTIFACTS / f"layout-phone-toast-deciding-{scrolled}.png"))
+        decisions = [c for c in got["covered"] if c.startswith(("fold-", "raise-"))]
+        assert decisions == [], f"deciding, scrolled={scrolled}: a toast covers {got}"
         await bob.get_by_test_id("error-dismiss").tap()
         await expect(bob.locator("#errors .toast")).to_have_count(0)
     assert problems == []

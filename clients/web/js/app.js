@@ -42,6 +42,7 @@ const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 const ROUNDS_KEPT = 200; // rounds whose commitment the tab remembers (History shows 50)
 const HISTORY_LIMIT = 50;
 const ERROR_TTL_MS = 10000;
+const MAX_WIRE_CENTS = 10 ** 12; // the most any money field may hold (PROTOCOL.md §4)
 const NOTICE_TTL_MS = 5000;
 const BANNER_TTL_MS = 12000;
 
@@ -1010,7 +1011,8 @@ function showError(err, { code = null, tone = null, sticky = false } = {}) {
  * dealer's cards (a showdown's news comes as they are turned). At a table without it
  * (a phone, a narrow window) the table's head is under the top bar, with the way out
  * and the phase's clock, and the dealer's row under it: the toasts go to the foot of
- * the screen instead, above the chip rack while it is there. */
+ * the screen instead, above the chip rack while it is there; but not over a decision's
+ * Fold and Raise (its clock runs): then up top, where the dealer's row keeps a clock. */
 function placeToasts() {
   const list = $("errors");
   if (!list.children.length) return;
@@ -1026,17 +1028,41 @@ function placeToasts() {
   list.classList.toggle("foot", foot);
   list.style.left = aside ? `${Math.round(panel.left)}px` : "";
   list.style.width = aside ? `${Math.round(panel.width)}px` : "";
-  if (foot) {
+  const underTopBar = () => {
+    list.style.bottom = "";
+    // over the panel: from its top, below the table's head (its phase and jackpot)
+    const bottom = aside ? panel.top - 6 : document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+    list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
+  };
+  if (!foot) {
+    underTopBar();
+    return;
+  }
+  const atFoot = () => {
     const rack = document.querySelector("#table .controls")?.getBoundingClientRect();
     const onScreen = rack && rack.height > 0 && rack.top < window.innerHeight;
     list.style.top = "auto";
     list.style.bottom = `${Math.round(onScreen ? window.innerHeight - rack.top : 0) + 8}px`;
-    return;
+  };
+  atFoot();
+  // a decision's buttons stay in reach: over them at the foot, the toasts go up top
+  // (unless they would cover more of them there)
+  const covered = coveredDecisions(list);
+  if (covered === 0) return;
+  underTopBar();
+  if (coveredDecisions(list) > covered) atFoot();
+}
+
+/** How many Fold and Raise buttons, enabled and on screen, the toasts cover now. */
+function coveredDecisions(list) {
+  const box = list.getBoundingClientRect();
+  let n = 0;
+  for (const b of document.querySelectorAll('#table button[data-action="fold"], #table button[data-action="raise"]')) {
+    if (b.disabled) continue;
+    const r = b.getBoundingClientRect();
+    if (r.height && r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom) n += 1;
   }
-  list.style.bottom = "";
-  // over the panel: from its top, below the table's head (its phase and jackpot)
-  const bottom = aside ? panel.top - 6 : document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
-  list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
+  return n;
 }
 window.addEventListener("scroll", placeToasts, { passive: true });
 window.addEventListener("resize", placeToasts);
@@ -1241,9 +1267,14 @@ $("buy").addEventListener("submit", (event) => {
   const text = $("buy-amount").value.trim();
   const wanted = Number(text);
   // digits alone: a number field also takes "1e2" and "5.0", which are not what was meant
-  if (!/^[0-9]+$/.test(text) || wanted < 1 || !Number.isSafeInteger(wanted * 100)) {
-    showError("Chips are bought in whole dollars: enter an amount of $1 or more, without cents.",
-      { code: "buy-amount" });
+  if (!/^[0-9]+$/.test(text) || wanted < 1) {
+    showError("Chips are bought in whole dollars: enter an amount of $1 or more, in digits alone "
+      + "(no cents, no signs).", { code: "buy-amount" });
+    return;
+  }
+  if (!Number.isSafeInteger(wanted * 100) || wanted * 100 > MAX_WIRE_CENTS) {
+    showError("That is more than any purchase can be: enter a smaller amount (the server "
+      + "tells the most you may buy now).", { code: "buy-amount" });
     return;
   }
   const cents = wanted * 100;
