@@ -338,7 +338,7 @@ class Room:
         """The snapshot's `paused`: the operator's pause, else a shutdown under way (the
         same promise to viewers: the round in play finishes, no new one starts)."""
         if self.paused is None and self.closing is not None:
-            return {"reason": SHUTTING_DOWN, "since_ms": self.closing}
+            return {"reason": SHUTTING_DOWN, "since_ms": self.closing, "shutdown": True}
         return self.paused
 
     def spectator_count(self) -> int:

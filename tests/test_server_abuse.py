@@ -295,7 +295,7 @@ async def test_a_shutdown_is_shown_at_its_tables_while_their_rounds_finish(
     stopping = asyncio.ensure_future(server.stop(grace=30))
     for c in (ann, watcher):
         view = await c.wait_table("alpha", lambda v: v["paused"] is not None)
-        assert "shutting down" in view["paused"]["reason"]
+        assert "shutting down" in view["paused"]["reason"] and view["paused"]["shutdown"] is True
         assert view["paused"]["since_ms"] > 0
         assert view["phase"] == "deciding"  # the round goes on
     await watcher.request("lobby", watch=False)

@@ -229,7 +229,8 @@ async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
     stopping = asyncio.ensure_future(server.stop(grace=30))
     paused = page.get_by_test_id("table-paused")
     await expect(paused).to_be_visible()
-    await expect(paused).to_contain_text("shutting down")
+    await expect(paused).to_contain_text("This server is shutting down")
+    await expect(paused).not_to_contain_text("Paused by the casino")  # no operator paused it
     await shot(page, "shutdown-notice.png")
     await page.get_by_test_id("raise-0").click()
     await expect_phase([page], "showdown")

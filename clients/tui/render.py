@@ -178,7 +178,8 @@ def info_text(
         line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)}): {why}"
     if paused:  # the casino paused the table: the round in play finishes, no ante is taken
         reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
-        line2 += f"  [b red]PAUSED by the casino{reason}[/]"
+        who = "CLOSING" if paused.get("shutdown") else "PAUSED by the casino"
+        line2 += f"  [b red]{who}{reason}[/]"
     if amount is not None:
         line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
     return Text.from_markup(line1 + "\n" + line2)

@@ -79,6 +79,11 @@ export function renderTable(ctx) {
     sidePanel(view)));
 }
 
+/** "this server…" -> "This server…": a reason shown on its own starts a sentence. */
+function capitalized(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function tableHead(v) {
   const { snap, row } = v;
   const ms = remainingMs(snap, v.receivedAt, v.now);
@@ -98,9 +103,14 @@ function tableHead(v) {
       v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       h("span", { class: `countdown${ms !== null && ms < 5000 ? " urgent" : ""}`,
         "data-testid": "countdown", hidden: ms === null }, countdownText(ms))),
-    h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
-      title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
-    "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null),
+    snap.paused?.shutdown
+      // the server shutting down: its own words say it all (no operator paused anything)
+      ? h("div", { class: "paused-note", "data-testid": "table-paused", role: "status",
+        title: "The round in play finishes here; the table is played on once a server takes it again" },
+      h("span", { class: "paused-reason" }, capitalized(snap.paused.reason ?? "this server is shutting down")))
+      : h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
+        title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
+      "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
       h("span", { class: "meter-value", "data-testid": "jackpot-meter", "data-cents": v.jackpot ?? 0 },
@@ -172,6 +182,9 @@ function message(v) {
     return undecided
       ? "Connection lost — the table's clock may run on: an undecided hand folds at zero. Reconnecting…"
       : "Connection lost: the table as it last stood. Reconnecting…";
+  }
+  if (snap.paused?.shutdown && snap.phase === "waiting") {
+    return "This server is shutting down: no new round starts here.";
   }
   if (snap.paused && snap.phase === "waiting") {
     return "The casino has paused this table: no new round starts until it resumes.";
