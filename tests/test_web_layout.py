@@ -671,7 +671,8 @@ TOAST_CLEAR = """() => {
     .map((id) => [id, document.querySelector(`[data-testid="${id}"]`)])
     .filter(([, el]) => el && el.getClientRects().length);
   const dealer = document.querySelector('[data-testid="dealer-cards"]');
-  for (const b of document.querySelectorAll('button[data-action="fold"], button[data-action="raise"]')) {
+  const decisions = 'button[data-action="fold"], button[data-action="raise"]';
+  for (const b of document.querySelectorAll(decisions)) {
     if (!b.disabled) head.push([b.dataset.testid, b]);
   }
   const out = [];
