@@ -1149,6 +1149,7 @@ function draw() {
         jackpot: snap.jackpot ? state.jackpots[snap.jackpot.name] : undefined,
         available: state.balance?.available,
         online: online(),
+        elsewhere: state.status.state === "replaced",
         fair: {
           seed: state.seeds[snap.table] ?? "",
           seedStatus: seedStatus(snap.table, snap),
@@ -1198,7 +1199,8 @@ function watchFelt() {
 function drawHeader() {
   const b = state.balance;
   $("wallet").hidden = !b;
-  $("buy").hidden = !state.me;
+  // a tab another one took the session from buys nothing: its room goes to "Play in this tab"
+  $("buy").hidden = !state.me || state.status.state === "replaced";
   const toggle = $("history-toggle");
   toggle.hidden = !state.me;
   toggle.setAttribute("aria-expanded", state.history.open ? "true" : "false");
