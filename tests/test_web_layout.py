@@ -402,7 +402,12 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
 
     # ----- decisions; the showdown's results must not overlap either
     for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"seat-{seat}").locator(".nameplate").click()  # selected
         await ann.get_by_test_id(f"raise-{seat}").click()
+        if seat < 2:  # the selection moves on to the next hand still waiting
+            await expect(ann.get_by_test_id(f"seat-{seat + 1}")).to_have_attribute(
+                "data-selected", "true"
+            )
     await bob.get_by_test_id("raise-3").tap()
     await bob.get_by_test_id("raise-4").tap()
     await bob.get_by_test_id("fold-5").tap()

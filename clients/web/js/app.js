@@ -640,6 +640,20 @@ function nextSeat(fromSeat = null) {
 }
 
 /** f / r: the selected seat if it has a hand to decide, else the first of ours that has. */
+/** A Fold or Raise clicked: once sent, the selection (what the rack line and the keys
+ * act on) moves on from that hand to the next one still waiting, as a key's does. */
+function decideByClick(decision, seat) {
+  const table = state.current;
+  const snap = state.tables[table];
+  const later = snap
+    ? mySeats(snap).find((i) => i !== seat && snap.seats[i].cards && !snap.seats[i].decision)
+    : undefined;
+  act(async () => {
+    await sendDecision(decision, table, seat);
+    if (later !== undefined && selectedSeat(state.tables[table]) === seat) state.selected[table] = later;
+  });
+}
+
 function decideByKey(decision) {
   const snap = state.tables[state.current];
   if (!snap) return;
@@ -824,8 +838,8 @@ function onClick(event) {
     case "take-seat": takeSeat(); break;
     case "stand": tableRequest("stand", seat); break;
     case "withdraw": tableRequest("withdraw", seat); break;
-    case "fold": act(() => sendDecision("fold", state.current, seat)); break;
-    case "raise": act(() => sendDecision("raise", state.current, seat)); break;
+    case "fold": decideByClick("fold", seat); break;
+    case "raise": decideByClick("raise", seat); break;
     case "deal": deal(); break;
     case "sit-out": sitOut(); break;
     case "chip": selectChip(Number(el.dataset.cents)); break;
