@@ -206,6 +206,14 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
     assert (await http(port, "PUT", "/api/books", {}, token)).status == 405
     put = await http(port, "PUT", "/api/session", {}, token)
     assert put.status == 405 and put.headers["allow"] == "GET, HEAD, POST, DELETE"
+    # each route's own methods: an act is POSTed, a view is read
+    for method, path, allow in [
+        ("GET", "/api/tables/alpha/pause", "POST"),
+        ("POST", "/api/overview", "GET, HEAD"),
+        ("OPTIONS", "/api/overview", "GET, HEAD"),
+    ]:
+        wrong = await http(port, method, path, {} if method == "POST" else None, token)
+        assert (wrong.status, wrong.headers["allow"]) == (405, allow), (method, path)
     assert (await http(port, "POST", "/", {}, token)).status == 405
     assert (await http(port, "GET", "/web/../../pyproject.toml")).status == 404
     nothing = await http(port, "GET", "/api/nothing", token=token)

@@ -101,17 +101,18 @@ class Api:
         if not self.limiter.admit(f"op:{operator.lower()}", time.monotonic()):
             return self._too_many(), operator
         await self._seen()
+        allow = _allowed(parts)
+        if allow is None:
+            return error(HTTPStatus.NOT_FOUND, "not_found", "no such route"), operator
+        if request.method not in allow.split(", "):
+            return _not_allowed(allow), operator
         if parts == ["session"]:
             if request.method == "DELETE":
                 await self.operators.sign_out(token, operator)
                 return json_response(200, {"signed_out": True}), operator
-            if request.method not in ("GET", "HEAD"):
-                return _not_allowed("GET, HEAD, POST, DELETE"), operator
             return json_response(200, {"operator": operator}), operator
         if request.method == "POST":
             return await self._post(operator, parts, _body(request)), operator
-        if request.method not in ("GET", "HEAD"):
-            return _not_allowed("GET, HEAD, POST"), operator
         return await self._get(parts, request), operator
 
     async def _get(self, parts: list[str], request: Request) -> Response:
@@ -280,6 +281,31 @@ def _int(text: str | None, default: int) -> int:
         return max(0, int(text)) if text is not None else default
     except ValueError:
         raise BadAct(400, "bad_request", f"not a number: {text!r}") from None
+
+
+def _allowed(parts: list[str]) -> str | None:
+    """The methods a route of the API takes (its `Allow`), or None for no such route."""
+    match parts:
+        case ["session"]:
+            return "GET, HEAD, POST, DELETE"
+        case ["tables", _, _] | ["players", _, _] | ["jackpots", _, _]:
+            return "POST"  # an act
+        case (
+            ["overview"]
+            | ["tables"]
+            | ["tables", _]
+            | ["jackpots"]
+            | ["players"]
+            | ["players", _]
+            | ["rounds", _]
+            | ["pending"]
+            | ["books"]
+            | ["audit"]
+            | ["audit.jsonl"]
+            | ["actions", _]
+        ):
+            return "GET, HEAD"
+    return None
 
 
 def _not_allowed(allow: str) -> Response:
