@@ -236,6 +236,12 @@ async def test_meters_are_reseeded_and_corrected_against_the_house(stores: Store
     fix = act("correct", "jackpot:main", "a lost contribution", amount=SEED + 1_234)
     assert (await s.admin.set_meter(fix, "main", SEED + 1_234)).row["outcome"] == "applied"
     assert await s.store.meter("main") == SEED + 1_234
+    # never below the seed (PROTOCOL.md section 7): a Royal Flush pays at least that
+    low = act("correct", "jackpot:main", "a typo", amount=500)
+    row = (await s.admin.set_meter(low, "main", 500)).row
+    assert row["outcome"] == "refused"
+    assert row["details"]["result"] == {"code": "below_seed", "seed": SEED, "amount": SEED + 1_234}
+    assert await s.store.meter("main") == SEED + 1_234
     unknown = act("reseed", "jackpot:nope", "no such")
     refused = (await s.admin.set_meter(unknown, "nope", None)).row
     assert refused["details"]["result"] == {"code": "unknown_jackpot"}

@@ -165,6 +165,9 @@ class MemoryAdmin:
         seed = self.store.seeds[name]
         account = meter_account(name)
         before = self.store.accounts.get(account, 0)
+        if amount is not None and amount < seed:  # PROTOCOL.md §7: never below its seed
+            refusal = {"code": "below_seed", "seed": seed, "amount": before}
+            return self._record(act, act.row("refused", refusal))
         target = seed if amount is None else amount
         reason = Reason.RESEED if amount is None else Reason.ADJUSTMENT
         if target == before:

@@ -56,7 +56,11 @@ if REQ.op == 'meter' then
   local account = 'meter:' .. REQ.name
   local before = balance(account)
   local target, reason = REQ.amount, 'adjustment'
-  if target < 0 then target, reason = seed, 'reseed' end
+  if target < 0 then
+    target, reason = seed, 'reseed'
+  elseif target < seed then  -- PROTOCOL.md section 7: the meter never stays below its seed
+    return done('refused', obj({code = 'below_seed', seed = seed, amount = before}))
+  end
   if target == before then
     return done('unchanged', obj({name = REQ.name, before = before, after = before, seed = seed}))
   end
