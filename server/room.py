@@ -335,9 +335,10 @@ class Room:
         )
 
     def shown_paused(self) -> dict[str, Any] | None:
-        """The snapshot's `paused`: the operator's pause, else a shutdown under way (the
-        same promise to viewers: the round in play finishes, no new one starts)."""
-        if self.paused is None and self.closing is not None:
+        """The snapshot's `paused`: a shutdown under way, else the operator's pause (the
+        same promise to viewers: the round in play finishes, no new one starts). The
+        shutdown is the bigger news, an operator's pause or not: the table is going."""
+        if self.closing is not None:
             return {"reason": SHUTTING_DOWN, "since_ms": self.closing, "shutdown": True}
         return self.paused
 

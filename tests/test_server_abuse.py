@@ -312,6 +312,20 @@ async def test_a_shutdown_is_shown_at_its_tables_while_their_rounds_finish(
     assert ann.ws.close_code == 1001
 
 
+async def test_a_shutdown_is_shown_over_an_operator_s_pause(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A table the casino paused still tells its players when its server shuts down."""
+    server = await make_server()
+    ann = await connect(server, "ann")
+    await ann.request("join", table="alpha")
+    server.rooms["alpha"].paused = {"reason": "dealer change", "since_ms": 1}
+    stopping = asyncio.ensure_future(server.stop(grace=5))
+    view = await ann.wait_table("alpha", lambda v: (v["paused"] or {}).get("shutdown"))
+    assert "shutting down" in view["paused"]["reason"]
+    await asyncio.wait_for(stopping, 10)
+
+
 async def test_silent_connections_are_closed_and_a_resume_replaces_the_old_one(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:

@@ -102,6 +102,8 @@ class Views:
             paused = self.agent.paused.get(table_id)
             if paused is None and room.paused is not None:  # not read back from the store yet
                 paused = {**room.paused, "by": None, "action": None}
+            if room.closing is not None:  # what its players see: the shutdown
+                paused = {**(room.shown_paused() or {}), "by": None, "action": None}
             process, updated = self.host.process_id, now
             suspended = room.suspended.reason if room.suspended else None
         else:
