@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -539,3 +540,17 @@ async def test_the_page_and_the_player_modules_are_served(make_console: ConsoleF
     assert module.status == 200 and module.headers["content-type"].startswith("text/javascript")
     head = await http(op.port, "HEAD", "/admin/js/console.js")
     assert head.status == 200 and head.body == b""
+
+
+async def test_a_refused_act_is_logged_with_its_operator(
+    make_console: ConsoleFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The console's request log names who asked, refusals too (a reused action_id is
+    exactly the request whose author one looks for)."""
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    caplog.set_level(logging.INFO, logger="stud.admin")
+    bad = {"action_id": new_id(), "reason": "x", "amount": 0}
+    assert (await http(op.port, "POST", "/api/players/p/credit", bad, op.token)).status == 400
+    lines = [r for r in caplog.records if r.getMessage() == "console request"]
+    assert [(r.operator, r.status) for r in lines] == [("olga", 400)]  # type: ignore[attr-defined]

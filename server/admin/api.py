@@ -63,12 +63,12 @@ class Api:
                 return _not_allowed("GET, HEAD")
             return self.static(path)
         started = time.monotonic()
-        operator = ""
+        who: dict[str, str] = {}  # the operator, once known: a refused act is logged with it
         try:
             if not self.limiter.admit(f"addr:{request.peer}", started):
                 response = self._too_many()
             else:
-                response, operator = await self._api(request)
+                response, _ = await self._api(request, who)
         except BadAct as e:
             response = error(HTTPStatus(e.status), e.code, e.message, field=e.field)
         except StoreError as e:
@@ -78,7 +78,7 @@ class Api:
         log.info(
             "console request",
             extra={
-                "operator": operator or None,
+                "operator": who.get("operator") or None,
                 "method": request.method,
                 "path": path,
                 "status": response.status,
@@ -88,12 +88,14 @@ class Api:
         )
         return response
 
-    async def _api(self, request: Request) -> tuple[Response, str]:
+    async def _api(self, request: Request, who: dict[str, str]) -> tuple[Response, str]:
         parts = [p for p in request.path.split("/")[2:] if p]
         if parts == ["session"] and request.method == "POST":
             return await self.sign_in(request), ""
         token = _bearer(request)
         operator = await self.operators.check(token) if token else None
+        if operator is not None:
+            who["operator"] = operator
         if operator is None:
             answer = error(HTTPStatus.UNAUTHORIZED, "unauthorized", "sign in: a bearer token")
             answer.headers["WWW-Authenticate"] = 'Bearer realm="casino-stud console"'
