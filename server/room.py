@@ -115,8 +115,11 @@ class RoomHost(Protocol):
 
 
 PAUSED = "the casino has paused this table: the round in play finishes, no new one starts"
-#: The `paused` reason a table shows while its server shuts down.
-SHUTTING_DOWN = "this server is shutting down; the round in play finishes, no new one starts here"
+#: The `paused` reason a table shows while its server shuts down (with its grace).
+SHUTTING_DOWN = (
+    "this server is shutting down: a round not over within {seconds} s is voided, every bet "
+    "refunded; no new one starts here"
+)
 
 
 class Room:
@@ -134,6 +137,7 @@ class Room:
         self._requests_out = 0  # players' writes out: the engine moves once they land
         self._duties_out = 0  # owed writes out: the engine moved already, not yet durable
         self.closing: int | None = None  # shutting down since (Unix ms): no new rounds
+        self._closing_grace = 0  # seconds the running round was given then
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
         self.suspended: Suspension | None = None
         self.paused: dict[str, Any] | None = None  # an operator's pause: {reason, since_ms}
@@ -339,7 +343,8 @@ class Room:
         same promise to viewers: the round in play finishes, no new one starts). The
         shutdown is the bigger news, an operator's pause or not: the table is going."""
         if self.closing is not None:
-            return {"reason": SHUTTING_DOWN, "since_ms": self.closing, "shutdown": True}
+            reason = SHUTTING_DOWN.format(seconds=self._closing_grace)
+            return {"reason": reason, "since_ms": self.closing, "shutdown": True}
         return self.paused
 
     def spectator_count(self) -> int:
@@ -826,6 +831,7 @@ class Room:
         """No new rounds; let the running one finish until `deadline`, then void it.
         Viewers are shown the shutdown now (`shown_paused`), not when an ante is refused."""
         self.closing = int(time.time() * 1000)
+        self._closing_grace = max(0, round(deadline - self.now()))
         self.table.touch()
         self.publish()
         self.host.lobby_changed()
