@@ -265,3 +265,22 @@ async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
     await ended.get_by_test_id("error-dismiss").tap()
     await expect(ended).to_have_count(0)
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
+async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A shutdown's grace runs out while Ann has not decided: the round is voided and
+    refunded. The page said so neither (her balance just jumped back) nor truly ("your
+    round ended while you were away", though she never left)."""
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 60})
+    page, _, problems = await deciding(browser, server)
+    paused = page.get_by_test_id("table-paused")
+    await asyncio.wait_for(server.stop(grace=0.5), 10)
+    await expect(paused).to_contain_text("This server shut down")  # offline now
+    voided = page.locator('.toast[data-code="round-voided"]')
+    await expect(voided).to_contain_text("voided as the server shut down")
+    await expect(voided).to_contain_text("refunded")
+    await expect(page.locator('.toast[data-code="unseen-round"]')).to_have_count(0)
+    await shot(page, "shutdown-voided.png")
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []

@@ -466,16 +466,19 @@ async function leaveTable() {
 
 /**
  * Say when the clock decided for us, or when our round ended out of sight (the link
- * was down): otherwise a hand folded while offline would only show as a loss.
+ * was down), or was voided (no showdown, every bet back): otherwise a hand folded while
+ * offline would only show as a loss, and a refund as a balance that jumped.
  */
 function noticeUnseenDecisions(old, snap) {
-  if (!old || old.table !== snap.table || old.phase !== "deciding") return;
-  const open = mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision);
-  if (!open.length) return;
-  if (old.round_id !== snap.round_id) {
-    tellUnseenRound(old.round_id, open);
+  if (!old || old.table !== snap.table || !["betting", "deciding"].includes(old.phase)) return;
+  const open = old.phase !== "deciding" ? []
+    : mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision);
+  if (old.round_id && old.round_id !== snap.round_id) {
+    const betting = mySeats(old).some((i) => old.seats[i].ante > 0);
+    if (betting) tellUnseenRound(old.round_id, open, Boolean(snap.paused?.shutdown));
     return;
   }
+  if (!open.length) return;
   const folded = open.filter((i) => snap.seats[i]?.player_id === old.seats[i].player_id
     && snap.seats[i].decision === "fold" && snap.seats[i].auto);
   if (folded.length) {
@@ -486,15 +489,31 @@ function noticeUnseenDecisions(old, snap) {
   }
 }
 
-/** A round of ours ended out of sight: say how, from its history record. */
-async function tellUnseenRound(roundId, undecided) {
+/** A round of ours ended without its showdown in sight: say how, from its history
+ * record; none (history keeps settled rounds) means it was voided, every bet refunded. */
+async function tellUnseenRound(roundId, undecided, shutdown) {
   let record = null;
-  try {
-    await conn.request("history", { limit: 10 }); // its `history` frame is in state before the ok
-    record = state.history.rounds?.find((r) => r.round_id === roundId) ?? null;
-  } catch {
-    // no record to tell from: the words below still hold
+  let known = false;
+  // a server shutting down voids what its grace did not see played out (and closes
+  // before any history could be asked): no showdown came, so this one was voided
+  if (shutdown) {
+    known = true;
+  } else {
+    try {
+      await conn.request("history", { limit: 50 }); // its `history` frame is in state before the ok
+      record = state.history.rounds?.find((r) => r.round_id === roundId) ?? null;
+      known = true;
+    } catch {
+      // no record to tell from: the words below still hold
+    }
   }
+  if (known && record === null) {
+    showError(`Your round was voided${shutdown ? " as the server shut down" : ""}: no hand was `
+      + "played out, and every bet of it (antes, raises, progressive) was refunded.",
+    { code: "round-voided", tone: "ok" });
+    return;
+  }
+  if (!undecided.length) return; // settled, and its showdown was seen or is in History
   const seats = (record?.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
   const timed = seats.filter((s) => undecided.includes(s.seat) && s.decision === "fold" && s.auto);
   const net = record && typeof record.balance_after === "number" && typeof record.balance_before === "number"
@@ -1052,9 +1071,14 @@ function placeToasts() {
     underTopBar();
     return;
   }
+  // a narrow screen has room for two at most: the newest
+  while (list.children.length > 2) {
+    (list.querySelector('.toast:not([data-sticky="true"])') ?? list.firstElementChild).remove();
+  }
   const atFoot = () => {
     const rack = document.querySelector("#table .controls")?.getBoundingClientRect();
-    const onScreen = rack && rack.height > 0 && rack.top < window.innerHeight;
+    // the rack's top on screen (it may be scrolled past, above the top): sit on it
+    const onScreen = rack && rack.height > 0 && rack.top > 0 && rack.top < window.innerHeight;
     list.style.top = "auto";
     list.style.bottom = `${Math.round(onScreen ? window.innerHeight - rack.top : 0) + 8}px`;
   };
@@ -1289,8 +1313,7 @@ $("buy").addEventListener("submit", (event) => {
     return;
   }
   if (!Number.isSafeInteger(wanted * 100) || wanted * 100 > MAX_WIRE_CENTS) {
-    showError("That is more than any purchase can be: enter a smaller amount (the server "
-      + "tells the most you may buy now).", { code: "buy-amount" });
+    showError("That is more than a purchase can be: enter a smaller amount.", { code: "buy-amount" });
     return;
   }
   const cents = wanted * 100;

@@ -107,7 +107,9 @@ function tableHead(v) {
       // the server shutting down: its own words say it all (no operator paused anything)
       ? h("div", { class: "paused-note", "data-testid": "table-paused", role: "status",
         title: "The round in play finishes here; the table is played on once a server takes it again" },
-      h("span", { class: "paused-reason" }, capitalized(snap.paused.reason ?? "this server is shutting down")))
+      h("span", { class: "paused-reason" }, v.online === false
+        ? "This server shut down: reconnecting…"
+        : capitalized(snap.paused.reason ?? "this server is shutting down")))
       : h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
         title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
       "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null),
@@ -431,8 +433,7 @@ function controls(v) {
   const ready = seats.some((s) => s.ready);
   const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0);
   const placed = seats.some((s) => s.ante > 0);
-  // a paused table takes no ante: only a round in play (antes placed) may still be dealt
-  const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused) || placed);
+
   // others have bet and the betting timer runs: with nothing to bet, say so at once
   const sitOut = snap.phase === "betting" && !ready && !v.busy && !placed && toPlace.length === 0;
   const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
@@ -440,6 +441,9 @@ function controls(v) {
   // the deal holds each hand's raise too (PROTOCOL.md §7): say so before the refusal does
   const needed = total + RAISE_MULTIPLE * toPlace.reduce((sum, i) => sum + buildAmount(v.build(i)), 0);
   const short = toPlace.length > 0 && typeof v.available === "number" && needed > v.available;
+  // a paused table takes no ante: only a round in play (antes placed) may still be dealt;
+  // bets the wallet cannot hold are refused for certain: off, with what they need shown
+  const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused && !short) || placed);
   const rebets = rebetSeats(v);
   const rebetTotal = stakeOf(rebets.map(([, b]) => b), snap.progressive_stake);
   const anyBuilt = v.mine.some((i) => buildable(v, snap.seats[i])

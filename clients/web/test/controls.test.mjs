@@ -1,6 +1,6 @@
 // The Deal button (js/table.js) drawn into a small fake DOM: bets the wallet cannot
-// also hold the raise of say what they need before the server refuses them (the deal
-// holds each hand's raise, 2x its ante: PROTOCOL.md section 7).
+// also hold the raise of say what they need, and cannot be dealt (the server would
+// refuse them: the deal holds each hand's raise, 2x its ante, PROTOCOL.md section 7).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -40,6 +40,7 @@ test("bets whose raise the wallet cannot hold say what they need", () => {
   assert.match(button.textContent, /^Deal · \$101\.00/);
   assert.equal(button.byTestId("deal-needs").textContent, "needs $301.00 available");
   assert.match(button.getAttribute("title"), /need \$301\.00 available.*You have \$150\.00/);
+  assert.equal(button.getAttribute("disabled"), ""); // refused for certain: off
 });
 
 test("bets the wallet can hold are the plain Deal", () => {
@@ -48,5 +49,6 @@ test("bets the wallet can hold are the plain Deal", () => {
     assert.equal(button.textContent, "Deal · $101.00");
     assert.equal(button.byTestId("deal-needs"), null);
     assert.equal(button.getAttribute("title"), "Place the bets and deal (d)");
+    assert.equal(button.getAttribute("disabled"), null);
   }
 });
