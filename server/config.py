@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from server.game.table import HANDS_MODES, MAX_SEATS, TableConfig, Timers
 from server.game.variants import VARIANTS, Variant, VariantError, parse_variants
+from server.stores.base import NAMESPACE
 
 
 class ConfigError(ValueError):
@@ -279,6 +280,14 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     if not 0 < base.port < 65536 and base.port != 0:
         raise ConfigError("server.port: must be 0..65535")
     _check_redis_url(base.redis_url)
+    if not NAMESPACE.fullmatch(base.redis_namespace):
+        raise ConfigError("server.redis_namespace: 1-64 of A-Z a-z 0-9 _ . -")
+    if not base.shutdown_grace >= 0:
+        raise ConfigError("server.shutdown_grace: must be >= 0 seconds")
+    if base.public_url and urlsplit(base.public_url).scheme not in ("ws", "wss"):
+        raise ConfigError("server.public_url: a ws:// or wss:// address (or empty)")
+    if base.port and base.admin.port == base.port and base.admin.host == base.host:
+        raise ConfigError("admin.port: the same address as server.port; give each its own")
 
     if "tables" in data:
         tables = tuple(

@@ -25,6 +25,13 @@ from server.config import ConfigError, build_config
         ({"server": {"redis_url": "redis://h/zero"}}, "server.redis_url: 'redis://h/zero'"),
         ({"server": {"redis_url": "redis://h:port/0"}}, "server.redis_url: "),
         ({"server": {"redis_url": "redis://ann:pw@h/0"}}, "server.redis_url: a password only"),
+        ({"server": {"redis_namespace": "a b"}}, "server.redis_namespace: 1-64 of"),
+        ({"server": {"shutdown_grace": -5}}, "server.shutdown_grace: must be >= 0"),
+        ({"server": {"public_url": "http://x"}}, "server.public_url: a ws:// or wss://"),
+        (
+            {"server": {"port": 18896}, "admin": {"port": 18896}},
+            "admin.port: the same address as server.port",
+        ),
     ],
 )
 def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ HITS_LIMIT: Final = 1000
 #: The largest amount or balance a store accepts. Redis' Lua numbers are doubles,
 #: exact for integers up to 2**53; both stores enforce the same bound so they agree.
 MAX_CENTS: Final = 2**53 - 1
+#: A Redis key namespace: processes sharing one share tables and wallets.
+NAMESPACE: Final = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 
 class StoreError(Exception):

@@ -59,7 +59,6 @@ import hashlib
 import json
 import logging
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
@@ -74,6 +73,7 @@ from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
     MAX_CENTS,
+    NAMESPACE,
     Claim,
     ClaimPaid,
     Credentials,
@@ -135,7 +135,6 @@ SCRIPTS = (
     "set_password",
     "fail",
 )
-_NAMESPACE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 #: asyncio-redis' reply parser in C (hiredis, a dependency): replies are parsed without
 #: a Python coroutine and future per item (BENCHMARKS.md measures it).
 PROTOCOL: Any = asyncio_redis.HiRedisProtocol
@@ -201,7 +200,7 @@ class RedisStore:
         max_backoff: float = 5.0,
         retention: int = 7 * 86_400,
     ) -> None:
-        if not _NAMESPACE.fullmatch(namespace):
+        if not NAMESPACE.fullmatch(namespace):
             raise StoreError(f"a namespace is 1-64 of A-Z a-z 0-9 _ . -: {namespace!r}")
         self.url = url
         self.host, self.port, self.db, self._password = parse_redis_url(url)
