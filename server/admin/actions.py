@@ -139,7 +139,9 @@ class Acts:
             raise BadAct(400, "bad_request", "action_id: 8-64 of A-Z a-z 0-9 _ -", "action_id")
         reason = _text(body, "reason", MAX_REASON).strip()
         if not 1 <= len(reason) <= MAX_REASON:
-            raise BadAct(400, "bad_request", f"reason: 1-{MAX_REASON} characters", "reason")
+            raise BadAct(
+                400, "bad_request", f"reason: 1-{MAX_REASON} characters, not blank", "reason"
+            )
         return Act(action_id, operator, int(time.time() * 1000), action, target, reason, fields)
 
     async def _durable(self, act: Act, call: Callable[[], Awaitable[T]]) -> T | None:
