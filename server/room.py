@@ -755,6 +755,7 @@ class Room:
         for paid in settled.paid:
             self.table.record_jackpot(paid.seat, paid.amount)
             seat = self.table.seats[paid.seat]
+            category = next(c.category for c in s.claims if c.seat == paid.seat)
             self.host.announce_jackpot(
                 {
                     "t": "jackpot_won",
@@ -763,9 +764,17 @@ class Room:
                     "seat": paid.seat,
                     "player_id": paid.player_id,
                     "name": seat.name if seat else "",
-                    "category": next(c.category for c in s.claims if c.seat == paid.seat),
+                    "category": category,
                     "amount": paid.amount,
                 }
+            )
+            self._log(
+                "jackpot won",
+                round_id=s.round_id,
+                seat=paid.seat,
+                player_id=paid.player_id,
+                category=category,
+                amount=paid.amount,
             )
         self._push(settled.wallets)
         jackpots = {str(p.seat): p.amount for p in settled.paid}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -324,8 +325,9 @@ async def test_a_command_that_keeps_the_deadline_keeps_its_timer(
 
 
 async def test_other_tables_keep_playing_and_jackpot_is_shared(
-    make_server: ServerFactory, connect: ClientFactory
+    make_server: ServerFactory, connect: ClientFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="stud.room")
     royal = ["Ah", "Kh", "Qh", "Jh", "Th"]
     server = await make_server(
         shuffle=shuffles([royal, DEALER_AK], [["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
@@ -343,6 +345,10 @@ async def test_other_tables_keep_playing_and_jackpot_is_shared(
     await a.request("raise", table="alpha", seat=0)
     won = await b.wait_for(lambda c: next((f for f in c.frames if f["t"] == "jackpot_won"), None))
     assert won["amount"] == meter_before_claim and won["category"] == "ROYAL_FLUSH"
+    logged = [r for r in caplog.records if r.getMessage() == "jackpot won"]  # for operators
+    assert [(r.table, r.category, r.amount) for r in logged] == [  # type: ignore[attr-defined]
+        ("alpha", "ROYAL_FLUSH", meter_before_claim)
+    ]
     await b.wait_for(lambda c: c.jackpots.get("main") == SEED)  # reset to the seed
     # the showdown, though the table may be waiting again already (a 0.2 s pause)
     snap = await a.wait_for(
