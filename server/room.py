@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence, Set
 from dataclasses import replace
@@ -339,9 +340,9 @@ class Room:
         )
 
     def shown_paused(self) -> dict[str, Any] | None:
-        """The snapshot's `paused`: a shutdown under way, else the operator's pause (the
-        same promise to viewers: the round in play finishes, no new one starts). The
-        shutdown is the bigger news, an operator's pause or not: the table is going."""
+        """The snapshot's `paused`: a shutdown under way, else the operator's pause (both
+        start no new round). The shutdown is the bigger news, an operator's pause or not:
+        the table is going, and a round not over within its grace is voided."""
         if self.closing is not None:
             reason = SHUTTING_DOWN.format(seconds=self._closing_grace)
             return {"reason": reason, "since_ms": self.closing, "shutdown": True}
@@ -840,7 +841,7 @@ class Room:
         """No new rounds; let the running one finish until `deadline`, then void it.
         Viewers are shown the shutdown now (`shown_paused`), not when an ante is refused."""
         self.closing = int(time.time() * 1000)
-        self._closing_grace = max(0, round(deadline - self.now()))
+        self._closing_grace = max(0, math.ceil(deadline - self.now()))
         self.table.touch()
         self.publish()
         self.host.lobby_changed()
