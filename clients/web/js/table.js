@@ -106,7 +106,7 @@ function tableHead(v) {
     snap.paused?.shutdown
       // the server shutting down: its own words say it all (no operator paused anything)
       ? h("div", { class: "paused-note", "data-testid": "table-paused", role: "status",
-        title: "The round in play finishes here; the table is played on once a server takes it again" },
+        title: "No new round starts here; a round not over within the shutdown's grace is voided and every bet refunded" },
       h("span", { class: "paused-reason" }, v.online === false
         ? "This server shut down: reconnecting…"
         : capitalized(snap.paused.reason ?? "this server is shutting down")))
@@ -433,7 +433,6 @@ function controls(v) {
   const ready = seats.some((s) => s.ready);
   const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0);
   const placed = seats.some((s) => s.ante > 0);
-
   // others have bet and the betting timer runs: with nothing to bet, say so at once
   const sitOut = snap.phase === "betting" && !ready && !v.busy && !placed && toPlace.length === 0;
   const total = stakeOf(toPlace.map((i) => ({ amount: buildAmount(v.build(i)), progressive: v.build(i).progressive })),
