@@ -48,7 +48,7 @@ from server.game.table import (
 from server.lobby import fixed_row
 from server.metrics import Metrics
 from server.snapshots import Shown
-from server.standing import REASONS, Lease, Suspension
+from server.standing import REASONS, Lease, Suspension, shutdown_notice
 from server.stores.base import (
     Fence,
     NotOwner,
@@ -116,11 +116,6 @@ class RoomHost(Protocol):
 
 
 PAUSED = "the casino has paused this table: the round in play finishes, no new one starts"
-#: The `paused` reason a table shows while its server shuts down (with its grace).
-SHUTTING_DOWN = (
-    "this server is shutting down: a round not over within {seconds} s is voided, every bet "
-    "refunded; no new one starts here"
-)
 
 
 class Room:
@@ -344,8 +339,7 @@ class Room:
         start no new round). The shutdown is the bigger news, an operator's pause or not:
         the table is going, and a round not over within its grace is voided."""
         if self.closing is not None:
-            reason = SHUTTING_DOWN.format(seconds=self._closing_grace)
-            return {"reason": reason, "since_ms": self.closing, "shutdown": True}
+            return shutdown_notice(self.closing, self._closing_grace)
         return self.paused
 
     def spectator_count(self) -> int:
@@ -769,14 +763,8 @@ class Room:
                     "amount": paid.amount,
                 }
             )
-            self._log(
-                "jackpot won",
-                round_id=s.round_id,
-                seat=paid.seat,
-                player_id=paid.player_id,
-                category=category,
-                amount=paid.amount,
-            )
+            won = {"seat": paid.seat, "player_id": paid.player_id, "category": category}
+            self._log("jackpot won", round_id=s.round_id, amount=paid.amount, **won)
         self._push(settled.wallets)
         jackpots = {str(p.seat): p.amount for p in settled.paid}
         entry = {**s.record, "jackpots": jackpots, "settled_at": int(time.time() * 1000)}

@@ -39,3 +39,13 @@ REASONS = {
     "store": "the game's data store is not answering: the table is paused, nothing is lost",
     "lease": "this server cannot reach the fleet to keep the table: the table is paused",
 }
+
+
+def shutdown_notice(since_ms: int, grace: int) -> dict[str, object]:
+    """The snapshot's `paused` while the server shuts down (PROTOCOL.md §5): no new
+    round, and one not over within the grace (whole seconds) is voided."""
+    reason = (
+        f"this server is shutting down: a round not over within {grace} s is voided, every "
+        "bet refunded; no new one starts here"
+    )
+    return {"reason": reason, "since_ms": since_ms, "shutdown": True}
