@@ -273,7 +273,10 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     """A shutdown's grace runs out while Ann has not decided: the round is voided and
     refunded. The page said so neither (her balance just jumped back) nor truly ("your
     round ended while you were away", though she never left)."""
-    server = await make_server(timers={"betting": 60, "decision": 60, "results": 60})
+    server = await make_server(
+        timers={"betting": 60, "decision": 60, "results": 60},
+        wallet={"starting_credits": 1_000_000, "starting_bonus": 250_000},  # wide figures
+    )
     page, _, problems = await deciding(browser, server)
     paused = page.get_by_test_id("table-paused")
     await asyncio.wait_for(server.stop(grace=0.5), 10)
@@ -283,4 +286,8 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     await expect(voided).to_contain_text("refunded")
     await expect(page.locator('.toast[data-code="unseen-round"]')).to_have_count(0)
     await shot(page, "shutdown-voided.png")
+    await page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's top bar
+    retry = await page.get_by_test_id("retry-now").bounding_box()
+    assert retry is not None and retry["x"] + retry["width"] <= 1280, retry
+    await shot(page, "offline-1280.png")
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
