@@ -68,7 +68,7 @@ class Api:
             if not self.limiter.admit(f"addr:{request.peer}", started):
                 response = self._too_many()
             else:
-                response, _ = await self._api(request, who)
+                response = await self._api(request, who)
         except BadAct as e:
             response = error(HTTPStatus(e.status), e.code, e.message, field=e.field)
         except StoreError as e:
@@ -88,34 +88,33 @@ class Api:
         )
         return response
 
-    async def _api(self, request: Request, who: dict[str, str]) -> tuple[Response, str]:
+    async def _api(self, request: Request, who: dict[str, str]) -> Response:
         parts = [p for p in request.path.split("/")[2:] if p]
         if parts == ["session"] and request.method == "POST":
-            return await self.sign_in(request), ""
+            return await self.sign_in(request)
         token = _bearer(request)
         operator = await self.operators.check(token) if token else None
-        if operator is not None:
-            who["operator"] = operator
         if operator is None:
             answer = error(HTTPStatus.UNAUTHORIZED, "unauthorized", "sign in: a bearer token")
             answer.headers["WWW-Authenticate"] = 'Bearer realm="casino-stud console"'
-            return answer, ""
+            return answer
+        who["operator"] = operator  # the request's log line names it, refused or not
         if not self.limiter.admit(f"op:{operator.lower()}", time.monotonic()):
-            return self._too_many(), operator
+            return self._too_many()
         await self._seen()
         allow = _allowed(parts)
         if allow is None:
-            return error(HTTPStatus.NOT_FOUND, "not_found", "no such route"), operator
+            return error(HTTPStatus.NOT_FOUND, "not_found", "no such route")
         if request.method not in allow.split(", "):
-            return _not_allowed(allow), operator
+            return _not_allowed(allow)
         if parts == ["session"]:
             if request.method == "DELETE":
                 await self.operators.sign_out(token, operator)
-                return json_response(200, {"signed_out": True}), operator
-            return json_response(200, {"operator": operator}), operator
+                return json_response(200, {"signed_out": True})
+            return json_response(200, {"operator": operator})
         if request.method == "POST":
-            return await self._post(operator, parts, _body(request)), operator
-        return await self._get(parts, request), operator
+            return await self._post(operator, parts, _body(request))
+        return await self._get(parts, request)
 
     async def _get(self, parts: list[str], request: Request) -> Response:
         views = self.views

@@ -658,7 +658,6 @@ function nextSeat(fromSeat = null) {
   return true;
 }
 
-/** f / r: the selected seat if it has a hand to decide, else the first of ours that has. */
 /** A Fold or Raise clicked: once sent, the selection (what the rack line and the keys
  * act on) moves on from that hand to the next one still waiting, as a key's does. */
 function decideByClick(decision, seat) {
@@ -673,6 +672,7 @@ function decideByClick(decision, seat) {
   });
 }
 
+/** f / r: the selected seat if it has a hand to decide, else the first of ours that has. */
 function decideByKey(decision) {
   const snap = state.tables[state.current];
   if (!snap) return;
@@ -1031,11 +1031,17 @@ function showError(err, { code = null, tone = null, sticky = false } = {}) {
       "data-testid": "error-open" }, "Open"),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
-  while (list.children.length > 4) {
-    (list.querySelector('.toast:not([data-sticky="true"])') ?? list.firstElementChild).remove();
-  }
+  trimToasts(4);
   placeToasts();
   if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
+}
+
+/** At most `max` toasts: the oldest go first, a sticky one (news of money) last. */
+function trimToasts(max) {
+  const list = $("errors");
+  while (list.children.length > max) {
+    (list.querySelector('.toast:not([data-sticky="true"])') ?? list.firstElementChild).remove();
+  }
 }
 
 /** Toasts go just under the top bar while it is on screen: never over the wallet
@@ -1071,10 +1077,7 @@ function placeToasts() {
     underTopBar();
     return;
   }
-  // a narrow screen has room for two at most: the newest
-  while (list.children.length > 2) {
-    (list.querySelector('.toast:not([data-sticky="true"])') ?? list.firstElementChild).remove();
-  }
+  trimToasts(2); // a narrow screen has room for two at most: the newest
   const atFoot = () => {
     const rack = document.querySelector("#table .controls")?.getBoundingClientRect();
     // the rack's top on screen (it may be scrolled past, above the top): sit on it
