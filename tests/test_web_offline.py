@@ -285,6 +285,8 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     await expect(voided).to_contain_text("voided as the server shut down")
     await expect(voided).to_contain_text("refunded")
     await expect(page.locator('.toast[data-code="unseen-round"]')).to_have_count(0)
+    player = await page.evaluate("window.stud.state.me.player_id")
+    assert (await server.store.wallet(player)).balance == 1_000_000  # every cent back
     await shot(page, "shutdown-voided.png")
     await page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's top bar
     retry = await page.get_by_test_id("retry-now").bounding_box()
