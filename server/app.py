@@ -256,19 +256,25 @@ class StudServer:
             oldest_pending=self.pending.oldest_seconds(),
         )
 
-    def _shown_meter(self, name: str, amount: int) -> set[ServerConnection]:
-        """The viewers of tables on this meter whose last snapshot showed this amount,
-        or went out within the last push interval: it showed the meter as fresh as a
-        push would, and a busy table's next snapshot shows it again (pushes to such
-        viewers were 6 % of all socket writes at 300 busy tables)."""
+    def _shown_meter(
+        self, name: str, amount: int
+    ) -> tuple[set[ServerConnection], set[ServerConnection]]:
+        """The viewers of tables on this meter whose last snapshot showed this amount;
+        and those whose snapshot showed another but went out within the last push
+        interval: it showed the meter as fresh as a push would, and a busy table's next
+        snapshot shows it again (pushes to such viewers were 6 % of all socket writes
+        at 300 busy tables). A table that goes quiet instead is pushed to next time."""
         fresh = asyncio.get_running_loop().time() - self.config.jackpot_push_interval
-        seen: set[ServerConnection] = set()
+        told: set[ServerConnection] = set()
+        lately: set[ServerConnection] = set()
         for room in self.rooms.values():
-            if room.config.jackpot == name and (
-                room.shown.meter == amount or room.shown.at >= fresh
-            ):
-                seen.update(room.viewers)
-        return seen
+            if room.config.jackpot != name:
+                continue
+            if room.shown.meter == amount:
+                told.update(room.viewers)
+            elif room.shown.at >= fresh:
+                lately.update(room.viewers)
+        return told, lately
 
     def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
         self.admin.agent.settled(table_id, entry)

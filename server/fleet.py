@@ -4,7 +4,8 @@ Which process hosts a table is a lease in the store (server/hosting.py);
 this module shares what the processes show: every process writes its tables'
 lobby rows to one hash, so any process can list them all with the address to
 reach each, and meter changes and jackpot hits go out on a pub/sub channel so
-every process pushes them to its clients within a second.
+every process pushes them to its clients. A meter's news says that it moved;
+each process reads the figure (server/jackpots.py).
 """
 
 from __future__ import annotations
@@ -209,6 +210,8 @@ class Fleet:
     # ----- jackpot news --------------------------------------------------------
 
     async def announce_meter(self, name: str, amount: int) -> None:
+        # the amount is for processes of an earlier release, during a rolling upgrade:
+        # this one reads the figure instead (JackpotNews.news)
         await self._publish({"kind": "meter", "name": name, "amount": amount})
 
     async def announce_win(self, frame: dict[str, Any]) -> None:

@@ -26,6 +26,10 @@ from server.stores.base import Store, StoreError
 
 log = logging.getLogger("stud.jackpots")
 
+#: Connections a table snapshot showed a meter's amount; and those it showed another
+#: amount within the last push interval.
+Shown = tuple[set[ServerConnection], set[ServerConnection]]
+
 #: Connections written to per slice of a push to everyone (jackpot meters).
 PUSH_SLICE = 500
 
@@ -42,7 +46,7 @@ class JackpotNews:
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         *,
         shared: bool,
-        shown: Callable[[str, int], set[ServerConnection]] = lambda name, amount: set(),
+        shown: Callable[[str, int], Shown] = lambda name, amount: (set(), set()),
         per_push: int = 1 << 30,
     ) -> None:
         self.seeds = seeds
@@ -51,14 +55,20 @@ class JackpotNews:
         self.metrics = metrics
         self.outbox = outbox
         self.audience = audience  # every welcomed connection
-        self.shown = shown  # connections a table snapshot showed this amount (or lately)
+        # connections a table snapshot showed this amount; and another one, lately
+        self.shown = shown
         self.spawn = spawn
         self.meters: dict[str, int] = {}
         # meter frames per push at most; beyond it connections are told in turn
         self.per_push = per_push
         self._turn: dict[str, int] = {}  # per meter: where the next push's turn starts
         self._dirty: set[str] = set()  # meters changed since everyone was told
-        self._to_read: set[str] = set()
+        # per meter: connections not yet pushed its last change (over the budget, or
+        # their table's snapshot was fresh): a later push tells them, unless their
+        # table's next snapshot does first
+        self._owed: dict[str, set[ServerConnection]] = {}
+        self._to_read: set[str] = set()  # meters to read from the store at the next push
+        self._to_announce: set[str] = set()  # meters our own bets moved since the last one
         # a meter other processes may move too (Redis): read it at the throttled pace
         self._shared = shared
         if fleet is not None:
@@ -75,11 +85,17 @@ class JackpotNews:
         return self.meters.get(name, 0)
 
     def set(self, name: str, amount: int, *, announce: bool = True) -> None:
+        """Show `amount`; with `announce`, it is what our own write left in the store,
+        and the fleet is told the meter moved."""
         if self.meters.get(name) != amount:
             self.meters[name] = amount
             self._dirty.add(name)
-            if announce and self.fleet is not None:
-                self.spawn(self._announce_meter(name, amount))
+            if announce:
+                self._announce(name)
+
+    def _announce(self, name: str) -> None:
+        if self.fleet is not None:
+            self.spawn(self._announce_meter(name, self.meters.get(name, 0)))
 
     async def _announce_meter(self, name: str, amount: int) -> None:
         assert self.fleet is not None
@@ -89,8 +105,13 @@ class JackpotNews:
             log.warning("meter news not sent: %s", e.message)
 
     def news(self, name: str, amount: int) -> None:
-        """Another process changed a meter: show it, do not echo it."""
-        self.set(name, amount, announce=False)
+        """Another process moved a meter: read it at the next push.
+
+        The news's own amount is not shown: it may be older than a read of ours that
+        was already on its way (news and replies come on different connections), and
+        a stale figure would stay up. A read sent after the news came sees the mover's
+        write, which was made before its news went out."""
+        self._to_read.add(name)
 
     async def refresh(self, name: str) -> None:
         self.set(name, await self.store.meter(name))
@@ -104,8 +125,8 @@ class JackpotNews:
 
         The embedded store's figure is exact and free: read it. A shared store's costs
         a round trip and can change under us from other processes, so the amount shown
-        moves by our own transfers at once and the store's figure is read (and, if it
-        changed, announced to the fleet) at the next throttled push: one read per
+        moves by our own transfers at once; at the next throttled push the store's
+        figure is read and the fleet told the meter moved: one read and one message per
         interval, not one per bet.
         """
         if not self._shared:
@@ -117,16 +138,20 @@ class JackpotNews:
         )
         if delta:
             self.set(name, self.meters.get(name, 0) + delta, announce=False)
+            self._to_announce.add(name)
         self._to_read.add(name)
 
     async def _read_pending(self) -> None:
         names, self._to_read = self._to_read, set()
+        moved, self._to_announce = self._to_announce, set()
         for name in sorted(names):
             try:
-                self.set(name, await self.store.meter(name))
+                self.set(name, await self.store.meter(name), announce=False)
             except StoreError as e:
                 self._to_read.add(name)  # next interval
                 log.warning("meter not read: %s", e.message)
+        for name in sorted(moved):
+            self._announce(name)  # our writes are in the store: others read them
 
     # ----- jackpot hits --------------------------------------------------------
 
@@ -152,22 +177,32 @@ class JackpotNews:
         """Read the meters our bets moved, then push the changed ones to everyone."""
         if self._to_read:
             await self._read_pending()
-        if not self._dirty:
+        if not self._dirty and not self._owed:
             return
         dirty, self._dirty = self._dirty, set()
         everyone = self.audience()
-        for name in sorted(dirty):
+        for name in sorted(dirty | self._owed.keys()):
             amount = self.meters[name]
             frame = encode({"t": "jackpot", "name": name, "amount": amount})
-            # a viewer of a table on this meter read the amount in its last snapshot
-            seen = self.shown(name, amount)
-            conns = [ws for ws in everyone if ws not in seen] if seen else everyone
+            told, lately = self.shown(name, amount)
+            if name in dirty:
+                due = everyone
+            else:  # the ones not told at the pushes before
+                owed = self._owed[name]
+                due = [ws for ws in everyone if ws in owed]
+            conns = [ws for ws in due if ws not in told and ws not in lately]
+            later = {ws for ws in due if ws in lately}
             if len(conns) > self.per_push:
-                # over the budget: the next `per_push` in turn now, the others next time
+                # over the budget: the next `per_push` in turn now, the others later
                 start = self._turn.get(name, 0) % len(conns)
-                conns = (conns[start:] + conns[:start])[: self.per_push]
+                conns = conns[start:] + conns[:start]
+                later.update(conns[self.per_push :])
+                conns = conns[: self.per_push]
                 self._turn[name] = start + self.per_push
-                self._dirty.add(name)
+            if later:
+                self._owed[name] = later
+            else:
+                self._owed.pop(name, None)
             # in slices, letting requests in between: writing to 10,000 sockets
             # takes ~100 ms, too long to hold the event loop in one go
             for i in range(0, len(conns), PUSH_SLICE):

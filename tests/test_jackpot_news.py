@@ -1,0 +1,125 @@
+"""The meters as one process of a fleet shows them: news from the others, and ours to them.
+
+A shared meter moves under every process. What each shows must end at the store's
+figure whatever order news and replies arrive in (they come on different connections),
+and every process must hear of a move made by another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, cast
+
+from server.fleet import Fleet
+from server.game.ledger import Reason, Transfer, meter_account, player_account
+from server.jackpots import JackpotNews
+from server.metrics import Metrics
+from server.outbox import Outbox
+from server.stores.memory import MemoryStore
+
+SEED = 100_000
+
+
+class SlowReads(MemoryStore):
+    """A store whose meter reads can be held on their way back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold: asyncio.Event | None = None
+        self.read_sent = asyncio.Event()
+
+    async def meter(self, name: str) -> int:
+        amount = await super().meter(name)  # the figure when the read reached the store
+        self.read_sent.set()
+        if self.hold is not None:
+            await self.hold.wait()
+        return amount
+
+
+class Channel:
+    """The fleet's news channel as one process sees it."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int]] = []
+        self.on_meter: Any = None
+        self.on_win: Any = None
+
+    async def announce_meter(self, name: str, amount: int) -> None:
+        self.sent.append((name, amount))
+
+
+async def news_of(store: MemoryStore, channel: Channel) -> JackpotNews:
+    tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    metrics = Metrics()
+    news = JackpotNews(
+        {"main": SEED},
+        store,
+        cast(Fleet, channel),
+        metrics,
+        Outbox(1 << 20, metrics),
+        lambda: [],
+        spawn,
+        shared=True,
+    )
+    await news.ensure(announce=False)
+    return news
+
+
+def move_meter(store: MemoryStore, to: int) -> None:
+    """Another process's write: the store's meter becomes `to`."""
+    store.accounts[meter_account("main")] = to
+
+
+async def test_news_is_read_from_the_store_not_taken_at_its_word() -> None:
+    store, channel = MemoryStore(), Channel()
+    news = await news_of(store, channel)
+    move_meter(store, SEED + 70)
+    channel.on_meter("main", SEED + 999)  # a figure older or newer than the store's
+    assert news.amount("main") == SEED  # not shown
+    await news.flush()
+    assert news.amount("main") == SEED + 70
+    assert channel.sent == []  # news is not echoed
+
+
+async def test_news_during_a_read_gets_the_meter_read_again() -> None:
+    """A read already on its way when news of a jackpot won elsewhere comes in may carry
+    the amount from before the win: the next push reads again."""
+    store, channel = SlowReads(), Channel()
+    news = await news_of(store, channel)
+    move_meter(store, SEED + 500)
+    channel.on_meter("main", SEED + 500)
+    store.hold = asyncio.Event()
+    flushing = asyncio.ensure_future(news.flush())
+    await asyncio.wait_for(store.read_sent.wait(), 10)  # the store answered SEED + 500...
+    move_meter(store, SEED)  # ...then the jackpot was won elsewhere
+    channel.on_meter("main", SEED)
+    store.hold.set()
+    await asyncio.wait_for(flushing, 10)
+    assert news.amount("main") == SEED + 500  # the reply that was on its way
+    store.hold = None
+    await news.flush()
+    assert news.amount("main") == SEED
+
+
+async def test_our_own_bets_are_announced_even_when_we_showed_them_right() -> None:
+    """Only this process bet: the amount it shows was right without a read, and the
+    others still have to hear that the meter moved."""
+    store, channel = MemoryStore(), Channel()
+    news = await news_of(store, channel)
+    move_meter(store, SEED + 50)  # our progressive bet's share, written
+    bet = Transfer("r1", 0, Reason.PROGRESSIVE, player_account("p"), meter_account("main"), 50)
+    await news.moved("main", [bet])
+    assert news.amount("main") == SEED + 50
+    await news.flush()
+    await asyncio.sleep(0)  # the announcement is its own task
+    assert channel.sent == [("main", SEED + 50)]
+    await news.flush()
+    await asyncio.sleep(0)
+    assert channel.sent == [("main", SEED + 50)]  # once a move, not once a push
