@@ -44,6 +44,8 @@ async def http(
         if raw is None:
             data = b"" if body is None else json.dumps(body).encode()
             head = {"Host": f"{host}:{port}", "Content-Length": str(len(data))}
+            if data:
+                head["Content-Type"] = "application/json"
             if token is not None:
                 head["Authorization"] = f"Bearer {token}"
             head.update(headers or {})

@@ -185,6 +185,12 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
          "amount"),
         ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amount": 0}, 400,
          "amount"),
+        # a field the act does not take: a misspelt one must not be dropped silently
+        ("/api/tables/alpha/pause", {"action_id": new_id(), "reason": "x", "round_id": "r"},
+         400, "round_id"),
+        ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amount": 100,
+         "currency": "EUR"}, 400, "currency"),
+        ("/api/session", {"name": "ops", "password": "x", "remember": True}, 400, "remember"),
     ]  # fmt: skip
     for path, body, status, field in cases:
         reply = await http(port, "POST", path, body, token)
@@ -197,9 +203,24 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
     assert not_json.status == 400  # an empty body has no action_id
     raw = (
         f"POST /api/tables/alpha/pause HTTP/1.1\r\nAuthorization: Bearer {token}\r\n"
-        "Content-Length: 5\r\n\r\n{nope"
+        "Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{nope"
     ).encode()
     assert (await http(port, "POST", "", raw=raw)).status == 400
+    text = json.dumps({"action_id": new_id(), "reason": "as text"})
+    as_text = (
+        f"POST /api/tables/alpha/pause HTTP/1.1\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: text/plain\r\nContent-Length: {len(text)}\r\n\r\n{text}"
+    )
+    plain = await http(port, "POST", "", raw=as_text.encode())
+    assert plain.status == 415 and plain.json["error"] == "bad_request"
+    for query, field in [
+        ("limit=501", "limit"),
+        ("limit=0", "limit"),
+        ("offset=-1", "offset"),
+        ("limit=ten", "limit"),
+    ]:
+        page = await http(port, "GET", f"/api/audit?{query}", token=token)
+        assert (page.status, page.json["field"]) == (400, field), (query, page.json)
     big = f"POST /api/books HTTP/1.1\r\nContent-Length: {10**6}\r\n\r\n".encode()
     assert (await http(port, "POST", "", raw=big)).status == 413
     chunked = b"POST /api/books HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"

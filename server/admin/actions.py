@@ -134,6 +134,7 @@ class Acts:
     def _act(
         self, operator: str, action: str, target: str, body: Any, fields: dict[str, Any]
     ) -> Act:
+        known_fields(body, ("action_id", "reason", *fields))
         action_id = _text(body, "action_id")
         if not ACTION_ID.fullmatch(action_id):
             raise BadAct(400, "bad_request", "action_id: 8-64 of A-Z a-z 0-9 _ -", "action_id")
@@ -193,6 +194,14 @@ def _in_doubt(act: Act) -> Answer:
             "action_id) or ask GET /api/actions/<id>; it applies at most once",
         },
     )
+
+
+def known_fields(body: Any, known: tuple[str, ...]) -> None:
+    """A field the request does not take is refused: a misspelt one would be dropped
+    silently, and the operator think it applied."""
+    for name in body if isinstance(body, dict) else ():
+        if name not in known:
+            raise BadAct(400, "bad_request", f"{name}: not a field of this request", name)
 
 
 def _text(body: Any, name: str, limit: int = 128) -> str:

@@ -14,12 +14,12 @@ import json
 import logging
 import mimetypes
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from server.admin.actions import Acts, BadAct
+from server.admin.actions import Acts, BadAct, known_fields
 from server.admin.httpd import Request, Response, error, json_response
 from server.admin.operators import Limiter, Operators, SignInRefused
 from server.admin.views import Views
@@ -139,8 +139,8 @@ class Api:
             case ["books"]:
                 return json_response(200, await views.books())
             case ["audit"]:
-                offset = _int(request.query.get("offset"), 0)
-                limit = min(_int(request.query.get("limit"), 50), MAX_PAGE)
+                offset = _int(request.query, "offset", 0, 0, 2**31)
+                limit = _int(request.query, "limit", 50, 1, MAX_PAGE)
                 target = request.query.get("target") or None
                 rows, total = await self.admin.audit(offset, limit, target)
                 return json_response(200, {"rows": rows, "total": total, "offset": offset})
@@ -172,6 +172,7 @@ class Api:
 
     async def sign_in(self, request: Request) -> Response:
         body = _body(request)
+        known_fields(body, ("name", "password"))
         name, password = body.get("name"), body.get("password")
         if not isinstance(name, str):
             raise BadAct(400, "bad_request", "name: a string is needed", "name")
@@ -262,6 +263,9 @@ def _bearer(request: Request) -> str:
 def _body(request: Request) -> dict[str, Any]:
     if not request.body:
         return {}
+    kind = request.header("content-type").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BadAct(415, "bad_request", "the body must be application/json (Content-Type)")
     try:
         data = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
@@ -277,11 +281,17 @@ def _found(data: dict[str, Any] | None, missing: str) -> Response:
     return json_response(200, data)
 
 
-def _int(text: str | None, default: int) -> int:
+def _int(query: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    text = query.get(name)
+    if text is None:
+        return default
     try:
-        return max(0, int(text)) if text is not None else default
+        value = int(text)
     except ValueError:
-        raise BadAct(400, "bad_request", f"not a number: {text!r}") from None
+        value = low - 1
+    if not low <= value <= high:
+        raise BadAct(400, "bad_request", f"{name}: a whole number, {low}-{high}", name)
+    return value
 
 
 def _allowed(parts: list[str]) -> str | None:
