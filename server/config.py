@@ -220,6 +220,11 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     for name in ("starting_credits", "starting_bonus", "max_buy_chips", "max_balance"):
         if getattr(wallet, name) < 0:
             raise ConfigError(f"wallet.{name}: must be >= 0 cents")
+    if wallet.starting_credits > wallet.max_balance:
+        # a new player would start past the ceiling no top-up or credit may pass
+        raise ConfigError(
+            f"wallet.starting_credits: at most wallet.max_balance ({wallet.max_balance} cents)"
+        )
     if limits.max_frame_bytes < 256:
         raise ConfigError("limits.max_frame_bytes: at least 256")
     if limits.rate_per_second <= 0:

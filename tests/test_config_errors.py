@@ -29,6 +29,10 @@ from server.config import ConfigError, build_config
         ({"server": {"shutdown_grace": -5}}, "server.shutdown_grace: must be >= 0"),
         ({"server": {"public_url": "http://x"}}, "server.public_url: a ws:// or wss://"),
         (
+            {"wallet": {"starting_credits": 2_000_000, "max_balance": 1_000_000}},
+            "wallet.starting_credits: at most wallet.max_balance (1000000 cents)",
+        ),
+        (
             {"server": {"port": 18896}, "admin": {"port": 18896}},
             "admin.port: the same address as server.port",
         ),
