@@ -29,8 +29,8 @@ from server.game.variants import Variant
 from server.stores.admin import HOUR_MS, AdminStore
 from server.stores.base import HISTORY_LIMIT
 
-#: A published detail older than this (ms) is not shown: its host stopped publishing.
-STALE_MS = 30_000
+#: Publishing intervals a process may miss (a loaded host) before its details are old.
+STALE_INTERVALS = 3
 #: Seconds the hold statistics of every table are kept between reads.
 STATS_CACHE = 2.0
 
@@ -44,6 +44,13 @@ class Views:
         self.agent = agent
         self.edges = edges
         self._stats: tuple[float, dict[str, dict[str, int]]] | None = None
+
+    def stale_ms(self) -> int:
+        """How old (ms) a process's published details may be and still be shown: past
+        a few publishing intervals, and the lease's TTL, its host is gone (a killed host's
+        table used to be shown live for 30 s, long after another had taken it)."""
+        config = self.host.config
+        return int(1000 * max(config.fleet_ttl, STALE_INTERVALS * config.admin.poll_interval))
 
     # ----- tables ----------------------------------------------------------------
 
@@ -109,7 +116,7 @@ class Views:
         else:
             found = self.host.lobby.remote_row(table_id)
             detail = details.get(table_id)
-            if detail is not None and now - int(detail.get("ts", 0)) > STALE_MS:
+            if detail is not None and now - int(detail.get("ts", 0)) > self.stale_ms():
                 detail = None
             row = found or (detail or {}).get("row") or (room.describe() if room else {})
             view = (detail or {}).get("view")
@@ -189,7 +196,7 @@ class Views:
         now = int(time.time() * 1000)
         here = self.agent.process_row()
         fleet = [p for pid, p in processes.items() if pid != here["process_id"]]
-        fleet = [p for p in fleet if now - int(p.get("ts", 0)) <= STALE_MS]
+        fleet = [p for p in fleet if now - int(p.get("ts", 0)) <= self.stale_ms()]
         state = await self.admin.admin_state()
         return {
             "processes": [here, *sorted(fleet, key=lambda p: str(p["process_id"]))],
