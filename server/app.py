@@ -40,7 +40,7 @@ from server.passwords import Passwords
 from server.room import Room
 from server.seating import Seating
 from server.sessions import Sessions
-from server.stores.base import Store, Wallet
+from server.stores.base import Store, StoreError, Wallet
 from server.stores.memory import MemoryStore
 
 log = logging.getLogger("stud.server")
@@ -59,6 +59,8 @@ class StudServer:
         self.store: Store = store if store is not None else MemoryStore()
         self.fleet = fleet
         self.process_id = fleet.process_id if fleet is not None else secrets.token_hex(6)
+        if fleet is not None:
+            fleet.on_wallet = self._wallet_news
         self.stopping = False
         self.metrics = Metrics()
         self.pending = Pending()
@@ -289,6 +291,31 @@ class StudServer:
         return self.sessions.is_connected(player_id)
 
     def push_wallet(self, player_id: str, wallet: Wallet) -> None:
+        """Tell a player their wallet moved; one not connected here may be connected
+        to another process of the fleet (a payout after they moved on, an operator's
+        credit asked on another console), so the fleet hears of it."""
+        if self.sessions.is_connected(player_id):
+            self.sessions.push_wallet(player_id, wallet)
+        elif self.fleet is not None:
+            self.spawn(self._announce_wallet(self.fleet, player_id))
+
+    async def _announce_wallet(self, fleet: Fleet, player_id: str) -> None:
+        try:
+            await fleet.announce_wallet(player_id)
+        except StoreError as e:
+            log.warning("wallet news not sent: %s", e.message)
+
+    def _wallet_news(self, player_id: str) -> None:
+        """Another process moved the wallet of a player who may be connected here."""
+        if self.sessions.is_connected(player_id):
+            self.spawn(self._push_stored_wallet(player_id))
+
+    async def _push_stored_wallet(self, player_id: str) -> None:
+        try:  # read after the news came: it holds the other process's write
+            wallet = await self.store.wallet(player_id)
+        except StoreError as e:
+            log.warning("wallet not read for its news: %s", e.message)
+            return
         self.sessions.push_wallet(player_id, wallet)
 
     def lobby_changed(self) -> None:

@@ -72,6 +72,7 @@ class Fleet:
         ttl: float = 6.0,
         on_meter: Callable[[str, int], None] | None = None,
         on_win: Callable[[dict[str, Any]], None] | None = None,
+        on_wallet: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.process_id = process_id
@@ -79,6 +80,7 @@ class Fleet:
         self.ttl = ttl
         self.on_meter = on_meter
         self.on_win = on_win
+        self.on_wallet = on_wallet
         self.prefix = store.prefix
         self.channel = f"{self.prefix}jackpot"
         self._subscriber: asyncio.Task[None] | None = None
@@ -218,6 +220,11 @@ class Fleet:
         """A `jackpot_won` frame, for the players of every other process."""
         await self._publish({"kind": "won", "frame": frame})
 
+    async def announce_wallet(self, player_id: str) -> None:
+        """A wallet moved for a player not connected here: the process they are on
+        reads it and tells them."""
+        await self._publish({"kind": "wallet", "player_id": player_id})
+
     async def _publish(self, news: dict[str, Any]) -> None:
         message = json.dumps({**news, "from": self.process_id})
         await self.store.run("publish news", lambda conn: conn.publish(self.channel, message))
@@ -244,6 +251,8 @@ class Fleet:
                         self.on_meter(str(data["name"]), int(data["amount"]))
                     elif data.get("kind") == "won" and self.on_win is not None:
                         self.on_win(dict(data["frame"]))
+                    elif data.get("kind") == "wallet" and self.on_wallet is not None:
+                        self.on_wallet(str(data["player_id"]))
             except asyncio.CancelledError:
                 raise
             except Exception as e:

@@ -173,3 +173,23 @@ async def test_a_table_no_process_hosts_is_listed_unhosted(fleet: Factory) -> No
     await west.stop()  # its lobby row goes; nobody else is configured with the table
     row = await until(lambda: west_row_with(op, lambda r: r["phase"] == "unhosted"), "unhosted")
     assert row["process_id"] is None and row["url"] == ""
+
+
+async def test_a_credit_asked_on_one_process_reaches_the_player_on_another(
+    fleet: Factory,
+) -> None:
+    """A credit or debit through east's console moves the wallet in the store; ann is
+    connected to west only, and west tells her at once (she used to see the old
+    balance until her next bet)."""
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west")
+    op = await Operator.sign_in(east)
+    ann = await player(west, "ann")
+    try:
+        assert not east.sessions.is_connected(ann.player_id)
+        await op.act(f"/api/players/{ann.player_id}/credit", "goodwill", amount=2_500)
+        await ann.wait_for(lambda c: c.balance.get("balance") == START + 2_500)
+        await op.act(f"/api/players/{ann.player_id}/debit", "correction", amount=500)
+        await ann.wait_for(lambda c: c.balance.get("balance") == START + 2_000)
+    finally:
+        await ann.close()
