@@ -272,7 +272,9 @@ function seatEl(v, seat, i, pos) {
     h("span", { class: "seat-no" }, `#${i + 1}`));
   const cards = seatCards(v, seat, i, pos);
   const label = seat.cards && cardsShown(v, i) ? seat.hand?.label ?? "" : "";
-  const hand = h("div", { class: "hand-label", "data-testid": `seat-${i}-hand`, title: label || null }, label);
+  // "Three of a Kind" is wider than a seat of a full table at 1280 px: a size smaller, whole
+  const labelClass = label && label.length > 12 ? "hand-label long" : "hand-label";
+  const hand = h("div", { class: labelClass, "data-testid": `seat-${i}-hand`, title: label || null }, label);
   // while the cards fly nobody is deciding yet (a seat dealt without is sitting out)
   const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` },
     v.dealing && seat.cards ? "" : seatStatus(v.snap.phase, seat));
