@@ -69,6 +69,7 @@ class JackpotNews:
         self._owed: dict[str, set[ServerConnection]] = {}
         self._to_read: set[str] = set()  # meters to read from the store at the next push
         self._to_announce: set[str] = set()  # meters our own bets moved since the last one
+        self._heard: dict[str, int] = {}  # per meter: how many news of it came so far
         # a meter other processes may move too (Redis): read it at the throttled pace
         self._shared = shared
         if fleet is not None:
@@ -79,7 +80,8 @@ class JackpotNews:
         """Create every configured meter at its seed if it does not exist (a Redis
         restarted empty gets them back) and show what the store holds."""
         for name, seed in self.seeds.items():
-            self.set(name, await self.store.ensure_meter(name, seed), announce=announce)
+            heard = self._heard.get(name, 0)
+            self._show_read(name, await self.store.ensure_meter(name, seed), heard, announce)
 
     def amount(self, name: str) -> int:
         return self.meters.get(name, 0)
@@ -92,6 +94,17 @@ class JackpotNews:
             self._dirty.add(name)
             if announce:
                 self._announce(name)
+                if self._shared:  # another's write may have followed ours: read it then
+                    self._to_read.add(name)
+
+    def _show_read(self, name: str, amount: int, heard: int, announce: bool = False) -> None:
+        """Show a figure read from the store, unless news of the meter came while the
+        read was on its way: the figure may be older than that news. The meter is then
+        read again at the next push, by a read sent after the news."""
+        if self._heard.get(name, 0) == heard:
+            self.set(name, amount, announce=announce)
+        else:
+            self._to_read.add(name)
 
     def _announce(self, name: str) -> None:
         if self.fleet is not None:
@@ -111,14 +124,16 @@ class JackpotNews:
         was already on its way (news and replies come on different connections), and
         a stale figure would stay up. A read sent after the news came sees the mover's
         write, which was made before its news went out."""
+        self._heard[name] = self._heard.get(name, 0) + 1
         self._to_read.add(name)
 
     async def refresh(self, name: str) -> None:
         self.set(name, await self.store.meter(name))
 
     async def refresh_all(self) -> None:
+        heard = dict(self._heard)
         for name, amount in (await self.store.meters()).items():
-            self.set(name, amount)
+            self._show_read(name, amount, heard.get(name, 0), announce=True)
 
     async def moved(self, name: str, transfers: Sequence[Transfer]) -> None:
         """This process's transfers fed or drew on a meter.
@@ -145,8 +160,9 @@ class JackpotNews:
         names, self._to_read = self._to_read, set()
         moved, self._to_announce = self._to_announce, set()
         for name in sorted(names):
+            heard = self._heard.get(name, 0)
             try:
-                self.set(name, await self.store.meter(name), announce=False)
+                self._show_read(name, await self.store.meter(name), heard)
             except StoreError as e:
                 self._to_read.add(name)  # next interval
                 log.warning("meter not read: %s", e.message)
