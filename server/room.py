@@ -542,6 +542,8 @@ class Room:
                 lambda: self.store.apply(fence, op, refund.transfers, refund.holds),
             )
             self._push(wallets)
+            if self.lease is None:
+                return  # lost meanwhile: the refund stands, the new host voids the rest
             self.table.withdraw(player_id, seat)
             await self._close_if_emptied(rid)
             await self.host.meter_moved(self.config.jackpot, refund.transfers)
@@ -718,8 +720,9 @@ class Room:
         await self._settle(effects)
 
     async def _close_if_emptied(self, round_id: str | None) -> None:
-        """A round whose every ante was taken back holds no money: close it in the journal."""
-        if round_id is not None and self.table.round_id is None:
+        """A round whose every ante was taken back holds no money: close it in the journal
+        (unless the table was lost meanwhile: its new host voids the round)."""
+        if round_id is not None and self.table.round_id is None and self.lease is not None:
             fence, started = self.fence, time.time()
             await self._duty(
                 "close", f"{round_id}:close", lambda: self.store.void(fence, round_id, [], [])

@@ -36,8 +36,11 @@ class Suspension:
 
 #: What a player told `table_suspended` reads, by the suspension's reason.
 REASONS = {
-    "store": "the game's data store is not answering: the table is paused, nothing is lost",
-    "lease": "this server cannot reach the fleet to keep the table: the table is paused",
+    "store": "the game's data store is not answering: play waits for it, nothing is lost",
+    "lease": (
+        "this server cannot reach the fleet to keep the table: play waits; if another "
+        "server takes the table over, it voids the round and refunds every bet"
+    ),
 }
 
 
