@@ -16,6 +16,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import OPEN
 
 from protocol.codec import Limits as DecodeLimits
 from protocol.codec import decode
@@ -109,10 +110,16 @@ class Gateway:
         )
 
     def _hello_overdue(self, session: Session) -> None:
-        if session.player is None:
-            self.spawn(
-                self.sessions.close(session.ws, CloseCode.POLICY_VIOLATION, "no hello in time")
-            )
+        """Close a connection that has not said hello in time. One whose hello is being
+        answered is not closed for it: a new player's creation in doubt (a stalled store)
+        is repeated until its outcome is known, and the answer says which."""
+        if session.player is not None or session.ws.protocol.state is not OPEN:
+            return
+        if session.busy:
+            loop = asyncio.get_running_loop()
+            loop.call_later(self.limits.hello_timeout, self._hello_overdue, session)
+            return
+        self.spawn(self.sessions.close(session.ws, CloseCode.POLICY_VIOLATION, "no hello in time"))
 
     async def on_frame(self, session: Session, data: bytes) -> None:
         started = time.perf_counter()

@@ -358,6 +358,24 @@ def held_at_the_store(
     return entered, gate
 
 
+async def test_a_hello_the_store_is_slow_to_answer_is_answered_not_closed_for_time(
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hello timeout is for a connection that says nothing. A new player's hello
+    whose store write is in hand past it (Redis stalled) waits for its outcome: it
+    used to be closed "no hello in time" while the player was created all the same,
+    with a token nobody got."""
+    server = await make_server(limits={"hello_timeout": 0.3})
+    entered, gate = held_at_the_store(monkeypatch, server.store, "create_player")
+    joining = asyncio.ensure_future(connect(server, "patient"))
+    await asyncio.wait_for(entered.wait(), 5)
+    await asyncio.sleep(1.0)  # past the hello timeout, the write still in hand
+    gate.set()
+    patient = await asyncio.wait_for(joining, 5)
+    assert patient.welcome["resumed"] is False and patient.token
+    assert (await patient.request("ping"))["t"] == "pong"
+
+
 async def test_a_replaced_connection_answers_the_request_in_hand_before_it_closes(
     make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
