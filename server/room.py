@@ -36,15 +36,7 @@ from server.durable import GaveUp, Pending, until_known
 from server.fair import FairShuffler
 from server.game.cards import Card
 from server.game.ledger import Transfer
-from server.game.table import (
-    Decision,
-    Effects,
-    Phase,
-    Refusal,
-    Settlement,
-    Table,
-    TableConfig,
-)
+from server.game.table import Decision, Effects, Phase, Refusal, Settlement, Table, TableConfig
 from server.lobby import fixed_row
 from server.metrics import Metrics
 from server.snapshots import Shown
@@ -68,6 +60,8 @@ T = TypeVar("T")
 MAX_DEFERRED = 8
 #: Seconds a timer has at least when a suspended table resumes.
 RESUME_MINIMUM = 5.0
+#: Seconds late past which a timer means the event loop stood still (a stopped process).
+STOOD_STILL = 1.0
 
 
 class RoomHost(Protocol):
@@ -598,8 +592,8 @@ class Room:
         """
 
         async def act() -> bool:
-            if self.lease is None:
-                raise Refusal("table_moved", f"table {self.id} is no longer hosted here")
+            if self.lease is None:  # lost meanwhile: no seat is left here, the new host
+                return True  # voids the round (a leave has what it asked for)
             if self.suspended is not None:
                 return False  # suspended while this waited for the lock: wait again
             if not self._lease_valid():
@@ -807,8 +801,17 @@ class Room:
             self._idle.clear()
 
     def _fire(self) -> None:
+        due = self._timer[1] if self._timer is not None else self.now()
         self._timer = None
-        self.host.spawn(self._on_timer())
+        if self.now() - due <= STOOD_STILL:
+            self.host.spawn(self._on_timer())
+            return
+        # it stood still: frames sent meanwhile are read after the timers; time, as on a resume
+        self._log("timer late: the process stood still", logging.WARNING)
+        self.table.freeze(self.now())
+        self.table.thaw(self.now(), RESUME_MINIMUM)
+        self._reschedule()
+        self.publish()
 
     async def _on_timer(self) -> None:
         async def act() -> None:

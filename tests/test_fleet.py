@@ -572,3 +572,37 @@ async def test_a_standby_counts_none_of_the_tables_it_stands_by_for(
     finally:
         for server in reversed(servers):
             await server.stop(grace=0)
+
+
+async def test_a_raise_sent_while_the_host_stood_still_is_not_folded_for_time(
+    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess]
+) -> None:
+    """The host is stopped (SIGSTOP) past the decision's deadline; the player's raise
+    is sent meanwhile and waits, unread, in the socket. When the host runs again its
+    timer is due before it reads the raise: PROTOCOL.md §6 (Faults) says no hand is
+    folded for time the table stood still, so the raise stands. It used to be folded
+    and the raise answered `wrong_phase`."""
+    host = ServerProcess(tmp_path, "still", redis_url, namespace)
+    text = host.config.read_text().replace("decision = 30", "decision = 2")
+    host.config.write_text(text.replace("fleet_ttl = 1.5", "fleet_ttl = 60"))  # lease kept
+    processes.append(host)
+    await asyncio.to_thread(host.start)
+    ann = await open_client(host.url, "ann")
+    try:
+        await ann.request("sit", table="still")
+        await ann.request("ante", table="still", seat=0, amount=100)
+        await ann.request("deal", table="still")
+        await ann.wait_table("still", lambda s: s["phase"] == "deciding")
+        assert host.process is not None
+        os.kill(host.process.pid, signal.SIGSTOP)
+        try:
+            raising = asyncio.ensure_future(ann.request("raise", table="still", seat=0))
+            await asyncio.sleep(3.5)  # past the deadline, the raise unread
+        finally:
+            os.kill(host.process.pid, signal.SIGCONT)
+        assert (await asyncio.wait_for(raising, 15))["t"] == "ok"
+        done = await ann.wait_table("still", lambda s: s["phase"] == "showdown")
+        seat = done["seats"][0]
+        assert seat["decision"] == "raise" and not seat.get("auto")
+    finally:
+        await ann.close()
