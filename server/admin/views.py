@@ -118,7 +118,9 @@ class Views:
             detail = details.get(table_id)
             if detail is not None and now - int(detail.get("ts", 0)) > self.stale_ms():
                 detail = None
-            row = found or (detail or {}).get("row") or (room.describe() if room else {})
+            # the host's own detail first: after a takeover the fleet's lobby can still
+            # hold the old host's row (its url) until the new host's next heartbeat
+            row = (detail or {}).get("row") or found or (room.describe() if room else {})
             view = (detail or {}).get("view")
             paused = (detail or {}).get("paused") or self.agent.paused.get(table_id)
             process = (detail or {}).get("process_id")
