@@ -289,7 +289,12 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     assert (await server.store.wallet(player)).balance == 1_000_000  # every cent back
     await shot(page, "shutdown-voided.png")
     await page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's top bar
-    retry = await page.get_by_test_id("retry-now").bounding_box()
+    retry = None
+    for _ in range(20):  # shown between attempts only, hidden while one is being made
+        await expect(page.get_by_test_id("retry-now")).to_be_visible(timeout=15_000)
+        retry = await page.get_by_test_id("retry-now").bounding_box()
+        if retry is not None:
+            break
     assert retry is not None and retry["x"] + retry["width"] <= 1280, retry
     await shot(page, "offline-1280.png")
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
