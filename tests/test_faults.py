@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from typing import Any
 
 import msgpack
 import pytest
@@ -285,6 +286,56 @@ async def test_a_host_whose_lease_was_taken_stops_and_the_table_plays_elsewhere(
         for server in servers:
             await server.stop(grace=0)
         await books.close()
+
+
+async def test_a_lease_lapsed_in_a_stall_goes_back_to_its_holder_not_a_standby(
+    private_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holder's renewals cannot get through (as when Redis stalls past the TTL and
+    every lease lapses at once), and a standby looks at the lapsed lease before the
+    holder's renewal lands. A lapsed lease goes to another process only once it has
+    been free a third of the TTL, so the holder, renewing as soon as it can, takes it
+    back with its epoch and its round goes on. (Before, the standby took the table at
+    its first look and voided the round.)"""
+    namespace = fresh_namespace()
+    ttl = 3.0
+    config = replace(make_config(), fleet_ttl=ttl)
+    servers: list[StudServer] = []
+    for name in ("holder", "standby"):
+        store = await RedisStore.connect(private_redis.url, namespace=namespace)
+        server = StudServer(config, store=store, fleet=Fleet(store, name, f"ws://{name}", ttl=ttl))
+        await server.start()
+        servers.append(server)
+    holder, standby = servers
+    try:
+        assert holder.rooms["alpha"].active and not standby.rooms["alpha"].active
+        ann = await client(holder, "ann")
+        await to_deciding(ann)
+        round_id, epoch = ann.tables["alpha"]["round_id"], holder.rooms["alpha"].fence.epoch
+        gate = asyncio.Event()
+        renew = holder.hosting.leases.claim_many
+
+        async def stalled(*args: Any, **kwargs: Any) -> Any:
+            await gate.wait()
+            return await renew(*args, **kwargs)
+
+        monkeypatch.setattr(holder.hosting.leases, "claim_many", stalled)
+        await asyncio.sleep(ttl + 0.2)  # the lease has lapsed in Redis
+        await standby.hosting.heartbeat()  # the standby looks first
+        assert not standby.rooms["alpha"].active
+        gate.set()  # the holder's renewal lands
+        await asyncio.sleep(ttl / 3 + 0.5)  # past the standby's wait, more looks of both
+        assert holder.rooms["alpha"].active and not standby.rooms["alpha"].active
+        assert holder.rooms["alpha"].fence.epoch == epoch
+        await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+        await ann.request("raise", table="alpha", seat=0)
+        done = await ann.wait_table("alpha", lambda s: s["phase"] == "showdown")
+        assert done["round_id"] == round_id and done["seats"][0]["decision"] == "raise"
+        assert not any(f["t"] == "table_moved" for f in ann.frames)
+        await ann.close()
+    finally:
+        for server in servers:
+            await server.stop(grace=0)
 
 
 async def test_a_lease_renewed_many_times_lapses_at_the_end_of_the_last(

@@ -49,10 +49,33 @@ async def test_claims_grow_the_epoch_and_renewals_keep_it(store: Store) -> None:
 
 async def test_a_lease_expires(store: Store) -> None:
     first = await store.claim(TABLE, "east", 0, 0.2)
-    assert not (await store.claim(TABLE, "west", 0, 30)).granted
+    assert not (await store.claim(TABLE, "west", 0, 0.2)).granted
     await asyncio.sleep(0.35)
-    taken = await store.claim(TABLE, "west", 0, 30)
-    assert taken.granted and taken.epoch > first.epoch
+    assert not (await store.claim(TABLE, "west", 0, 0.2)).granted  # seen free just now
+    await asyncio.sleep(0.1)  # free for a third of the TTL since
+    taken = await store.claim(TABLE, "west", 0, 0.2)
+    assert taken.granted and taken.fresh and taken.epoch > first.epoch
+
+
+async def test_a_lapsed_lease_waits_a_third_of_its_ttl_for_its_holder(store: Store) -> None:
+    """A lease that ran out goes to another process only once it has been seen free for
+    a third of its TTL. A holder that was only cut off (Redis stalled past the TTL, and
+    every lease lapsed at once) renews as soon as Redis answers, and takes it back first
+    with its epoch, so its round in play is kept rather than voided by a standby."""
+    ttl = 0.6
+    first = await store.claim(TABLE, "east", 0, ttl)
+    await asyncio.sleep(0.7)  # lapsed while nobody could renew
+    assert not (await store.claim(TABLE, "west", 0, ttl)).granted  # the standby's look
+    back = await store.claim(TABLE, "east", first.epoch, ttl)  # the holder's renewal
+    assert (back.granted, back.epoch, back.fresh) == (True, first.epoch, False)
+    await asyncio.sleep(0.25)
+    assert not (await store.claim(TABLE, "west", 0, ttl)).granted  # east holds it again
+    # east gone for good: west takes the table once it has been free a third of the TTL
+    await asyncio.sleep(0.6)
+    assert not (await store.claim(TABLE, "west", 0, ttl)).granted
+    await asyncio.sleep(0.25)
+    taken = await store.claim(TABLE, "west", 0, ttl)
+    assert taken.granted and taken.fresh and taken.epoch > first.epoch
 
 
 async def test_many_leases_released_in_one_step_are_only_the_callers(store: Store) -> None:

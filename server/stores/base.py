@@ -283,7 +283,10 @@ class Store(Protocol):
         `epoch` is the one the caller holds (0 if none). Renewing keeps the epoch; a
         lease taken when it was free gets the next epoch, unless the caller was its
         last holder and nobody claimed it since (then the epoch stays). Refused,
-        with the holder, while another holder's lease runs.
+        with the holder, while another holder's lease runs; and refused (owner "")
+        until a lease that ran out has been seen free for a third of `ttl`, so its
+        holder, only cut off for a moment (a stalled store), renews it first. A
+        released lease is taken at once.
         """
         ...
 

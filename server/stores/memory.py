@@ -14,6 +14,7 @@ players and the bounded histories stay.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -139,6 +140,7 @@ class MemoryStore:
         self._hits: dict[str, deque[dict[str, Any]]] = defaultdict(lambda: deque(maxlen=HITS_LIMIT))
         self.epochs: dict[str, int] = {}  # table -> the epoch of its latest claim
         self.leases: dict[str, tuple[str, int, float | None]] = {}  # holder, epoch, expiry
+        self.free_since: dict[str, float] = {}  # table -> when its lapsed lease was seen free
         self.round_ops: dict[str, dict[str, object]] = defaultdict(dict)  # round -> op -> result
         self.buy_ops: dict[str, dict[str, object]] = defaultdict(dict)  # player -> op -> amount
 
@@ -280,8 +282,14 @@ class MemoryStore:
             self.leases[table_id] = (holder, lease[1], expiry)
             return Claim(lease[1], fresh=lease[1] != epoch)
         if epoch and epoch == current:
+            self.free_since.pop(table_id, None)
             self.leases[table_id] = (holder, epoch, expiry)  # ours still: nobody took it
             return Claim(epoch)
+        if current and ttl is not None:  # ran out: its holder gets a third of the TTL first
+            since = self.free_since.setdefault(table_id, now)
+            if now - since < ttl / 3:
+                return Claim(current, owner="")
+        self.free_since.pop(table_id, None)
         current = max(current + 1, int(time.time() * 1000))  # as Redis: epochs from the clock
         self.epochs[table_id] = current
         self.leases[table_id] = (holder, current, expiry)
@@ -296,6 +304,7 @@ class MemoryStore:
         lease = self.leases.get(table_id)
         if lease is not None and lease[:2] == (holder, epoch):
             del self.leases[table_id]
+            self.free_since[table_id] = -math.inf  # given up: a standby takes it at once
 
     async def release_many(self, held: Mapping[str, int], holder: str) -> None:
         for table, epoch in held.items():
