@@ -1,7 +1,7 @@
 """The browser client at a full nine-seat table, at laptop, desktop and phone sizes.
 
 Three players hold three seats each and a fourth person watches: Ann in a
-desktop window (1280x800, 1440x900, 1920x1080), Bob on a 390x844 phone (touch,
+desktop window (1280x800, 1440x900, 1920x1080, 1024x768), Bob on a 390x844 phone (touch,
 mobile), Cy over a plain connection, Wendy watching in a desktop window. At
 every size, in betting, deciding and showdown: no two seats' cards,
 nameplates, betting spots or results overlap; the player's own controls are on
@@ -44,6 +44,7 @@ LAPTOPS: list[ViewportSize] = [
     {"width": 1280, "height": 800},
     {"width": 1440, "height": 900},
     {"width": 1920, "height": 1080},
+    {"width": 1024, "height": 768},  # a small laptop or a tablet held sideways
 ]
 PHONE: ViewportSize = {"width": 390, "height": 844}
 NINE = [{"id": "nine", "title": "Nine", "variant": "casino-stud", "seats": 9}]
@@ -546,6 +547,14 @@ async def test_rebet_clear_and_a_round_from_the_keyboard(
             break
     else:
         raise AssertionError("Tab never reached the Deal button")
+    # and on, past the page's end, round to the top bar and "← Leave table": a Tab on
+    # nothing after the last control used to select a seat again, so it never got there
+    for _ in range(60):
+        await ann.keyboard.press("Tab")
+        if await ann.evaluate("document.activeElement.dataset.testid") == "leave":
+            break
+    else:
+        raise AssertionError("Tab never went round to Leave table")
     # with nothing focused, Tab goes round: from the selected seat to the first
     await ann.locator("body").click(position={"x": 5, "y": 790})
     await ann.keyboard.press("Tab")

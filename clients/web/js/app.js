@@ -963,7 +963,8 @@ function onKeyDown(event) {
     // last own seat, it moves the focus as usual.
     const active = document.activeElement;
     const onSeat = active?.matches?.(".felt-wrap .seat[data-seat]") ? Number(active.dataset.seat) : null;
-    const onBody = !active || active === document.body;
+    // from the page's end, Tab goes round to the top bar as usual (it never got there)
+    const onBody = (!active || active === document.body) && !tabbedOffTheEnd;
     if ((onBody || onSeat !== null) && !state.history.open && nextSeat(onSeat)) event.preventDefault();
     return;
   }
@@ -1335,6 +1336,23 @@ document.addEventListener("submit", (event) => {
 document.addEventListener("click", onClick);
 document.addEventListener("contextmenu", onContextMenu);
 document.addEventListener("keydown", onKeyDown);
+// Tab from the last control leaves the focus on nothing: the next Tab is the browser's
+// (round to the top bar), not a seat's. A click on the felt leaves it on nothing too,
+// and there Tab still selects a seat.
+let tabbedOffTheEnd = false;
+document.addEventListener("focusout", (event) => {
+  tabbedOffTheEnd = !event.relatedTarget && event.target === lastTabbable();
+});
+document.addEventListener("focusin", () => { tabbedOffTheEnd = false; });
+function lastTabbable() {
+  const all = document.querySelectorAll(
+    'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])');
+  for (let i = all.length - 1; i >= 0; i -= 1) {
+    const el = all[i];
+    if (el.tabIndex >= 0 && !el.closest("[hidden]") && el.getClientRects().length) return el;
+  }
+  return null;
+}
 document.addEventListener("pointerdown", onPointerDown);
 for (const type of ["pointerup", "pointercancel", "pointerleave", "pointermove"]) {
   document.addEventListener(type, (event) => {
