@@ -40,7 +40,7 @@ from server.game.table import Decision, Effects, Phase, Refusal, Settlement, Tab
 from server.lobby import fixed_row
 from server.metrics import Metrics
 from server.snapshots import Shown
-from server.standing import REASONS, Lease, Suspension, shutdown_notice
+from server.standing import REASONS, Lease, Suspension, jackpot_won, shutdown_notice
 from server.stores.base import (
     Fence,
     NotOwner,
@@ -62,6 +62,8 @@ MAX_DEFERRED = 8
 RESUME_MINIMUM = 5.0
 #: Seconds late past which a timer means the event loop stood still (a stopped process).
 STOOD_STILL = 1.0
+#: Seconds a decision waits for a lapsed lease's renewal before it is refused.
+LEASE_WAIT = 2.0
 
 
 class RoomHost(Protocol):
@@ -465,6 +467,16 @@ class Room:
         if self.lease is None:
             raise Refusal("table_moved", f"table {self.id} is no longer hosted by this server")
 
+    async def _await_lease(self) -> None:
+        """A lease that lapsed while the process stood still is renewed as soon as it runs
+        again: a decision sent meanwhile waits for that a moment, not refused at once."""
+        if self.lease is None or (self.suspended is None and self._lease_valid()):
+            return
+        self._suspend("lease", self.now())  # unless suspended already
+        if self.suspended is not None and self.suspended.reason == "lease":
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._resumed.wait(), LEASE_WAIT)
+
     def _refuse_early(self) -> None:
         """Refuse before queueing on the lock while the table is suspended."""
         if self.lease is not None and self.suspended is not None:
@@ -554,6 +566,7 @@ class Room:
         await self.run(act, started)
 
     async def decide(self, player_id: str, seat: int, decision: Decision, started: float) -> None:
+        await self._await_lease()
         self._refuse_early()
 
         async def act() -> None:
@@ -748,19 +761,9 @@ class Room:
             self.table.record_jackpot(paid.seat, paid.amount)
             seat = self.table.seats[paid.seat]
             category = next(c.category for c in s.claims if c.seat == paid.seat)
-            self.host.announce_jackpot(
-                {
-                    "t": "jackpot_won",
-                    "table": self.id,
-                    "round_id": s.round_id,
-                    "seat": paid.seat,
-                    "player_id": paid.player_id,
-                    "name": seat.name if seat else "",
-                    "category": category,
-                    "amount": paid.amount,
-                }
-            )
             won = {"seat": paid.seat, "player_id": paid.player_id, "category": category}
+            name = seat.name if seat else ""
+            self.host.announce_jackpot(jackpot_won(self.id, s.round_id, name, paid.amount, won))
             self._log("jackpot won", round_id=s.round_id, amount=paid.amount, **won)
         self._push(settled.wallets)
         jackpots = {str(p.seat): p.amount for p in settled.paid}
@@ -768,16 +771,12 @@ class Room:
         self.host.round_settled(self.id, with_jackpots(entry))
         for name, amount in settled.meters.items():
             self.host.set_meter(name, amount)
+        hands = len(s.record["seats"])
         self.host.metrics.rounds += 1
-        self.host.metrics.hands += len(s.record["seats"])
+        self.host.metrics.hands += hands
         # started_at: when the write was first sent. It applied between then and now,
         # under this epoch (the fence refuses it otherwise), so it is when this host acted
-        self._log(
-            "round settled",
-            round_id=s.round_id,
-            hands=len(s.record["seats"]),
-            started_at=round(started, 3),
-        )
+        self._log("round settled", round_id=s.round_id, hands=hands, started_at=round(started, 3))
 
     # ----- timers --------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: A table's snapshots under epoch E number from (E - 1) << SEQ_BITS, so a new host of
@@ -52,3 +53,18 @@ def shutdown_notice(since_ms: int, grace: int) -> dict[str, object]:
         "bet refunded; no new one starts here"
     )
     return {"reason": reason, "since_ms": since_ms, "shutdown": True}
+
+
+def jackpot_won(
+    table: str, round_id: str, name: str, amount: int, won: Mapping[str, object]
+) -> dict[str, object]:
+    """The `jackpot_won` frame every process's players are sent (PROTOCOL.md): `won`
+    holds the seat, the player_id and the category."""
+    return {
+        "t": "jackpot_won",
+        "table": table,
+        "round_id": round_id,
+        **won,
+        "name": name,
+        "amount": amount,
+    }

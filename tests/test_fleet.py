@@ -579,17 +579,20 @@ async def test_a_standby_counts_none_of_the_tables_it_stands_by_for(
             await server.stop(grace=0)
 
 
+@pytest.mark.parametrize("ttl", [60, 2])
 async def test_a_raise_sent_while_the_host_stood_still_is_not_folded_for_time(
-    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess]
+    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], ttl: int
 ) -> None:
     """The host is stopped (SIGSTOP) past the decision's deadline; the player's raise
     is sent meanwhile and waits, unread, in the socket. When the host runs again its
     timer is due before it reads the raise: PROTOCOL.md §6 (Faults) says no hand is
     folded for time the table stood still, so the raise stands. It used to be folded
-    and the raise answered `wrong_phase`."""
+    and the raise answered `wrong_phase`. With a lease shorter than the stop (ttl 2),
+    the lease has lapsed too: the raise waits for its renewal rather than be refused
+    `table_suspended` (and then folded when the client did not send it again)."""
     host = ServerProcess(tmp_path, "still", redis_url, namespace)
     text = host.config.read_text().replace("decision = 30", "decision = 2")
-    host.config.write_text(text.replace("fleet_ttl = 1.5", "fleet_ttl = 60"))  # lease kept
+    host.config.write_text(text.replace("fleet_ttl = 1.5", f"fleet_ttl = {ttl}"))
     processes.append(host)
     await asyncio.to_thread(host.start)
     ann = await open_client(host.url, "ann")
