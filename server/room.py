@@ -802,10 +802,10 @@ class Room:
     def _fire(self) -> None:
         due = self._timer[1] if self._timer is not None else self.now()
         self._timer = None
-        if self.now() - due <= STOOD_STILL:
+        if self.now() - due <= STOOD_STILL or self.table.phase is Phase.SHOWDOWN:
             self.host.spawn(self._on_timer())
             return
-        # it stood still: frames sent meanwhile are read after the timers; time, as on a resume
+        # it stood still: bets and decisions sent meanwhile are read after the timers: time
         self._log("timer late: the process stood still", logging.WARNING)
         self.table.freeze(self.now())
         self.table.thaw(self.now(), RESUME_MINIMUM)
