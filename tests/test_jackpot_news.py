@@ -99,7 +99,7 @@ async def test_news_during_a_read_gets_the_meter_read_again() -> None:
     assert news.amount("main") == SEED + 500
     move_meter(store, SEED + 700)  # a bet elsewhere
     channel.on_meter("main", SEED + 700)
-    store.hold = asyncio.Event()
+    store.hold, store.read_sent = asyncio.Event(), asyncio.Event()
     flushing = asyncio.ensure_future(news.flush())
     await asyncio.wait_for(store.read_sent.wait(), 10)  # the store answered SEED + 700...
     move_meter(store, SEED)  # ...then the jackpot was won elsewhere
