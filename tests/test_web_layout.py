@@ -542,25 +542,24 @@ async def test_rebet_clear_and_a_round_from_the_keyboard(
     await ann.screenshot(path=str(ARTIFACTS / "layout-keyboard-selected.png"))
     # from the last of her seats Tab moves on as usual: the keyboard reaches the rack
     # (the chips, Deal), it is never kept going round the seats
-    for _ in range(40):
-        await ann.keyboard.press("Tab")
-        if await ann.evaluate("document.activeElement.dataset.testid") == "deal":
-            break
-    else:
-        raise AssertionError("Tab never reached the Deal button")
+    await tab_to(ann, "deal", 40)
     # and on, past the page's end, round to the top bar and "← Leave table": a Tab on
     # nothing after the last control used to select a seat again, so it never got there
-    for _ in range(60):
-        await ann.keyboard.press("Tab")
-        if await ann.evaluate("document.activeElement.dataset.testid") == "leave":
-            break
-    else:
-        raise AssertionError("Tab never went round to Leave table")
+    await tab_to(ann, "leave", 60)
     # with nothing focused, Tab goes round: from the selected seat to the first
     await ann.locator("body").click(position={"x": 5, "y": 790})
     await ann.keyboard.press("Tab")
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
     assert problems == []
+
+
+async def tab_to(page: Page, testid: str, presses: int) -> None:
+    """Press Tab until the control `testid` has the focus, at most `presses` times."""
+    for _ in range(presses):
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.dataset.testid") == testid:
+            return
+    raise AssertionError(f"{presses} Tabs never reached {testid!r}")
 
 
 async def test_private_deal_drawn_in_the_page(make_server: ServerFactory, browser: Browser) -> None:
