@@ -12,7 +12,8 @@ engine does on its own (timers, departures) is owed to the store and repeated
 until it lands. While a write is in doubt, or the store or the table's lease
 is away, the table is *suspended*: its clock stops, nothing folds or times out,
 new commands are refused with `table_suspended` (nothing applied), departures
-wait; the round goes on where it was once the store answers. Every write
+wait; the round goes on where it was once the store answers (the writes
+themselves: server/table_writes.py). Every write
 carries the table's fence (the epoch of this process's lease): refused once
 another process holds the table, which this room then gives up at once.
 """
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import math
 import time
@@ -32,7 +32,7 @@ from typing import Any, Protocol, TypeVar
 from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
-from server.durable import GaveUp, Pending, until_known
+from server.durable import GaveUp, Pending
 from server.fair import FairShuffler
 from server.game.cards import Card
 from server.game.ledger import Transfer
@@ -41,16 +41,8 @@ from server.lobby import fixed_row
 from server.metrics import Metrics
 from server.snapshots import Shown
 from server.standing import REASONS, Lease, Suspension, jackpot_won, shutdown_notice
-from server.stores.base import (
-    Fence,
-    NotOwner,
-    OpAbandoned,
-    Store,
-    StoreError,
-    StoreUnavailable,
-    Wallet,
-    with_jackpots,
-)
+from server.stores.base import Fence, NotOwner, Store, StoreError, Wallet, with_jackpots
+from server.table_writes import TableWrites
 from server.turns import Turns
 from server.viewers import Viewers
 
@@ -126,8 +118,14 @@ class Room:
         self.viewers = Viewers()
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
-        self._requests_out = 0  # players' writes out: the engine moves once they land
-        self._duties_out = 0  # owed writes out: the engine moved already, not yet durable
+        self.writes = TableWrites(
+            config.table_id,
+            host,
+            now=self.now,
+            in_doubt=lambda since: self._suspend("store", since),
+            answered=self._resume,
+            lost=self.lose,
+        )
         self.closing: int | None = None  # shutting down since (Unix ms): no new rounds
         self._closing_grace = 0  # seconds the running round was given then
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
@@ -137,8 +135,6 @@ class Room:
         self._resumed.set()
         self._probe: asyncio.Task[None] | None = None
         self._lease_timer: asyncio.TimerHandle | None = None
-        self._give_up_at: float | None = None  # shutdown: duties still in doubt stop here
-        self._ops = itertools.count(1)
         self._timer: tuple[asyncio.Handle, float] | None = None  # and its deadline
         self.shown = Shown(config)  # what the viewers were shown
         self._logged_deal: str | None = None
@@ -326,7 +322,7 @@ class Room:
             spectators=self.spectator_count(),
             meter=self.host.meter(self.config.jackpot),
             suspended=self.suspended,
-            writing=self._duties_out > 0,
+            writing=self.writes.duties_out > 0,
             paused=self.shown_paused(),
         )
 
@@ -387,7 +383,7 @@ class Room:
 
     def _send_snapshot(self) -> None:
         self._flush = False
-        if self._duties_out and self.suspended is None:
+        if self.writes.duties_out and self.suspended is None:
             # the engine is ahead of the store (a settlement is being written): the turn
             # writing it publishes once it lands; nothing not durable goes out before
             return
@@ -514,9 +510,9 @@ class Room:
                 raise Refusal("table_paused", PAUSED, reason=self.paused["reason"])
             effects = self.table.ante_effects(player_id, seat, amount, progressive)
             rid = effects.transfers[0].round_id
-            op = self._op(rid, f"{seat}:ante")
+            op = self.writes.op(rid, f"{seat}:ante")
             fence = self.fence
-            wallet = await self._request(
+            wallet = await self.writes.request(
                 "ante",
                 op,
                 rid,
@@ -539,9 +535,9 @@ class Room:
             refund = self.table.withdraw_effects(player_id, seat)
             rid = self.table.round_id
             assert rid is not None
-            op = self._op(rid, f"{seat}:withdraw")
+            op = self.writes.op(rid, f"{seat}:withdraw")
             fence = self.fence
-            wallets = await self._request(  # the refund first: if it fails, nothing changed
+            wallets = await self.writes.request(  # the refund first: if it fails, nothing changed
                 "withdraw",
                 op,
                 rid,
@@ -575,9 +571,9 @@ class Room:
             effects = self.table.decision_effects(player_id, seat, decision)
             rid = self.table.round_id
             assert rid is not None
-            op = self._op(rid, f"{seat}:{decision}")
+            op = self.writes.op(rid, f"{seat}:{decision}")
             fence = self.fence
-            wallets = await self._request(
+            wallets = await self.writes.request(
                 str(decision),
                 op,
                 rid,
@@ -641,72 +637,7 @@ class Room:
 
         await self.run(act)
 
-    # ----- store writes --------------------------------------------------------
-
-    def _op(self, round_id: str, step: str) -> str:
-        """An operation id: the round, the seat and step, and a number unique to this
-        room, so a withdrawn and placed-again ante is a new operation."""
-        return f"{round_id}:{step}:{next(self._ops)}"
-
-    async def _request(
-        self, what: str, op: str, round_id: str, call: Callable[[], Awaitable[T]]
-    ) -> T:
-        """A player's write: its true outcome, however long the store takes to give it."""
-        started = self.now()
-        self._requests_out += 1
-        try:
-            result = await until_known(
-                call,
-                what=what,
-                op=op,
-                table=self.id,
-                pending=self.host.pending,
-                patience=self.host.store_patience,
-                abandon=lambda: self.store.abandon(op, round_id=round_id),
-                in_doubt=lambda: self._suspend("store", started),
-            )
-        except NotOwner:
-            self.lose()
-            raise
-        except OpAbandoned:
-            self._resume()  # the store answered: the write is definitely not applied
-            raise
-        except StoreUnavailable:
-            self._suspend("store", started)  # resumed by the probe once the store answers
-            raise
-        except StoreError:
-            self._resume()
-            raise
-        finally:
-            self._requests_out -= 1
-        self._resume()
-        return result
-
-    async def _duty(self, what: str, op: str, call: Callable[[], Awaitable[T]]) -> T:
-        """A write the table owes: repeated until it lands (or the server stops)."""
-        started = self.now()
-        self._duties_out += 1
-        try:
-            result = await until_known(
-                call,
-                what=what,
-                op=op,
-                table=self.id,
-                pending=self.host.pending,
-                duty=True,
-                in_doubt=lambda: self._suspend("store", started),
-                stop=self._giving_up,
-            )
-        except NotOwner:
-            self.lose()
-            raise
-        finally:
-            self._duties_out -= 1
-        self._resume()
-        return result
-
-    def _giving_up(self) -> bool:
-        return self._give_up_at is not None and self.now() >= self._give_up_at
+    # ----- store writes (server/table_writes.py) -----------------------------
 
     def _push(self, wallets: dict[str, Wallet]) -> None:
         for pid, wallet in wallets.items():
@@ -718,9 +649,9 @@ class Room:
         self._note_deal()  # logged when it happened, not when its writes landed
         if effects.transfers or effects.holds:
             rid = (effects.transfers or effects.holds)[0].round_id
-            op = self._op(rid, "effects")
+            op = self.writes.op(rid, "effects")
             fence = self.fence
-            wallets = await self._duty(
+            wallets = await self.writes.duty(
                 "effects", op, lambda: self.store.apply(fence, op, effects.transfers, effects.holds)
             )
             self._push(wallets)
@@ -731,7 +662,7 @@ class Room:
         (unless the table was lost meanwhile: its new host voids the round)."""
         if round_id is not None and self.table.round_id is None and self.lease is not None:
             fence, started = self.fence, time.time()
-            await self._duty(
+            await self.writes.duty(
                 "close", f"{round_id}:close", lambda: self.store.void(fence, round_id, [], [])
             )
             self._log(
@@ -749,7 +680,7 @@ class Room:
         jp = self.config.jackpot
         seed = self.host.jackpot_seed(jp)
         fence, started = self.fence, time.time()
-        settled = await self._duty(
+        settled = await self.writes.duty(
             "settle",
             f"{s.round_id}:settle",
             lambda: self.store.settle(fence, s.round_id, s.transfers, s.claims, jp, seed, s.record),
@@ -842,7 +773,7 @@ class Room:
         if remaining > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._idle.wait(), remaining)
-        self._give_up_at = max(deadline, self.now()) + 1.0
+        self.writes.give_up_at = max(deadline, self.now()) + 1.0
         self._resumed.set()  # waiting departures go on (and find the table closing)
         try:
             await self.run(lambda: self._void("shutdown"))
@@ -857,7 +788,7 @@ class Room:
         assert rid is not None
         effects = self.table.void_round()
         fence, started = self.fence, time.time()
-        await self._duty(
+        await self.writes.duty(
             "void",
             f"{rid}:void",
             lambda: self.store.void(fence, rid, effects.transfers, effects.holds),

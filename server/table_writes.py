@@ -1,0 +1,118 @@
+"""A table's writes to the store, each carried to its true outcome (server/durable.py).
+
+Two kinds, as there: a player's *request* (an ante, a raise) is answered with
+what the store did, however long it takes to say; a *duty* (a settlement, a
+refund, a void) is owed by the table and repeated until it lands. While either
+is in doubt the table is suspended; the store's answer resumes it, and a fence
+refused means the table is hosted elsewhere now. The table (server/room.py)
+says what each of those does to it through the callables given here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
+
+from server.durable import Pending, until_known
+from server.stores.base import NotOwner, OpAbandoned, Store, StoreError, StoreUnavailable
+
+T = TypeVar("T")
+
+
+class WritesHost(Protocol):
+    """What the writes need of the process (a part of `server.room.RoomHost`)."""
+
+    @property
+    def store(self) -> Store: ...
+    @property
+    def pending(self) -> Pending: ...
+    @property
+    def store_patience(self) -> float: ...
+
+
+class TableWrites:
+    """The writes of one table, and how many of its duties are out."""
+
+    def __init__(
+        self,
+        table_id: str,
+        host: WritesHost,
+        *,
+        now: Callable[[], float],
+        in_doubt: Callable[[float], None],
+        answered: Callable[[], None],
+        lost: Callable[[], None],
+    ) -> None:
+        self.table_id = table_id
+        self.host = host
+        self._now = now
+        self._in_doubt = in_doubt  # the store may not have it: suspend (since then)
+        self._answered = answered  # the store answered: resume
+        self._lost = lost  # another process holds the table
+        self._ops = itertools.count(1)
+        self.duties_out = 0  # owed writes out: the engine moved already, not yet durable
+        self.give_up_at: float | None = None  # shutdown: duties still in doubt stop here
+
+    def op(self, round_id: str, step: str) -> str:
+        """An operation id: the round, the seat and step, and a number unique to this
+        table's writes, so a withdrawn and placed-again ante is a new operation."""
+        return f"{round_id}:{step}:{next(self._ops)}"
+
+    async def request(
+        self, what: str, op: str, round_id: str, call: Callable[[], Awaitable[T]]
+    ) -> T:
+        """A player's write: its true outcome, however long the store takes to give it."""
+        started = self._now()
+        store = self.host.store
+        try:
+            result = await until_known(
+                call,
+                what=what,
+                op=op,
+                table=self.table_id,
+                pending=self.host.pending,
+                patience=self.host.store_patience,
+                abandon=lambda: store.abandon(op, round_id=round_id),
+                in_doubt=lambda: self._in_doubt(started),
+            )
+        except NotOwner:
+            self._lost()
+            raise
+        except OpAbandoned:
+            self._answered()  # the store answered: the write is definitely not applied
+            raise
+        except StoreUnavailable:
+            self._in_doubt(started)  # resumed by the table's probe once the store answers
+            raise
+        except StoreError:
+            self._answered()  # a refusal is an answer: nothing was applied
+            raise
+        self._answered()
+        return result
+
+    async def duty(self, what: str, op: str, call: Callable[[], Awaitable[T]]) -> T:
+        """A write the table owes: repeated until it lands (or the server stops)."""
+        started = self._now()
+        self.duties_out += 1
+        try:
+            result = await until_known(
+                call,
+                what=what,
+                op=op,
+                table=self.table_id,
+                pending=self.host.pending,
+                duty=True,
+                in_doubt=lambda: self._in_doubt(started),
+                stop=self._giving_up,
+            )
+        except NotOwner:
+            self._lost()
+            raise
+        finally:
+            self.duties_out -= 1
+        self._answered()
+        return result
+
+    def _giving_up(self) -> bool:
+        return self.give_up_at is not None and self._now() >= self.give_up_at
