@@ -241,6 +241,9 @@ class StudServer:
     def table_lost(self, room: Room) -> None:
         self.requests.table_lost(room.id)
 
+    def url_of(self, process_id: str) -> str:
+        return self.fleet.url_of(process_id) if self.fleet is not None and process_id else ""
+
     def seated(self, table_id: str, players: Set[str]) -> None:
         self.seating.update(table_id, players)
 

@@ -31,7 +31,7 @@ LobbyRow = tuple[Mapping[str, Any], Mapping[str, Any]]
 
 
 #: Write a process's changed lobby rows and its liveness; return every process's entry.
-#: lobby:procs: process -> {"ts", "v"}; lobby:p:<process>: table -> row (JSON).
+#: lobby:procs: process -> {"ts", "v", "url"}; lobby:p:<process>: table -> row (JSON).
 #: The rows come as arguments after the request (table, row, table, row...): JSON
 #: inside the request's JSON would be escaped, and decoded in Lua, a second time.
 PUBLISH = """
@@ -41,7 +41,7 @@ local had = redis.call('EXISTS', rows) == 1  -- false: none yet, or Redis lost t
 for i = 4, #ARGV, 2 do redis.call('HSET', rows, ARGV[i], ARGV[i + 1]) end
 for _, tid in ipairs(req.del) do redis.call('HDEL', rows, tid) end
 redis.call('PEXPIRE', rows, req.ttl_ms)
-redis.call('HSET', P .. 'lobby:procs', proc, cjson.encode({ts = req.now, v = req.v}))
+redis.call('HSET', P .. 'lobby:procs', proc, cjson.encode({ts = req.now, v = req.v, url = req.url}))
 local out, flat = {}, redis.call('HGETALL', P .. 'lobby:procs')
 for i = 1, #flat, 2 do
   local entry = cjson.decode(flat[i + 1])
@@ -90,6 +90,7 @@ class Fleet:
         self._version = 0  # grows when this process's rows change
         # process -> (its rows' version, [(the lease epoch of each row, the row)])
         self._remote: dict[str, tuple[int, list[tuple[int, dict[str, Any]]]]] = {}
+        self._urls: dict[str, str] = {}  # process -> its public address, from the last share
 
     @property
     def heartbeat(self) -> float:
@@ -137,7 +138,13 @@ class Fleet:
             self._fixed_text.pop(tid, None)
         if changed or gone:
             self._version += 1
-        request = {"now": now, "v": self._version, "ttl_ms": int(3 * self.ttl * 1000), "del": gone}
+        request = {
+            "now": now,
+            "v": self._version,
+            "ttl_ms": int(3 * self.ttl * 1000),
+            "del": gone,
+            "url": self.public_url,
+        }
         reply = await self.store.eval_script(
             PUBLISH,
             [],
@@ -148,8 +155,14 @@ class Fleet:
         if wrote_before and not data["had"] and len(changed) < len(current):
             self._published = {}  # every row counts as changed: all are written again
             return await self.publish_rows(rows)
-        procs = data["procs"]
-        return {str(k): dict(v) for k, v in procs.items()}
+        procs = {str(k): dict(v) for k, v in data["procs"].items()}
+        self._urls = {p: str(e.get("url") or "") for p, e in procs.items()}
+        return procs
+
+    def url_of(self, process_id: str) -> str:
+        """Where a process of the fleet serves its clients ("" not known: a process of an
+        earlier release, or one not heard from since the last share)."""
+        return self._urls.get(process_id, "")
 
     def _row_text(self, tid: str, fixed: Mapping[str, Any], live: Mapping[str, Any]) -> str:
         """The row as one JSON object; the fixed part (the variant and its paytables,

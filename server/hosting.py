@@ -97,7 +97,7 @@ class Hosting:
                     room.id,
                     extra={"table": room.id, "owner": claim.owner, "epoch": claim.epoch},
                 )
-                room.lose()
+                room.lose(claim.owner or "")
             return
         if claim.fresh:
             log.info(

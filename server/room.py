@@ -91,6 +91,9 @@ class RoomHost(Protocol):
     def table_lost(self, room: Room) -> None:
         """The room stopped being hosted here: its viewers no longer watch it."""
 
+    def url_of(self, process_id: str) -> str:
+        """Where another process of the fleet serves its clients ("" not known)."""
+
     def seated(self, table_id: str, players: Set[str]) -> None:
         """Who sits at the table now, after each command (`server/seating.py`)."""
 
@@ -213,17 +216,18 @@ class Room:
         else:
             self._suspend("lease", self.now())
 
-    def lose(self) -> None:
-        """Another process hosts the table now: stop at once and tell the viewers."""
+    def lose(self, holder: str = "") -> None:
+        """Another process (`holder`, "" not known) hosts the table now: stop at once and
+        tell the viewers where it went."""
         if self.lease is None:
             return
-        self._log("table lost", logging.WARNING)
+        self._log("table lost", logging.WARNING, holder=holder)
         self.lease = None
         if self._lease_timer is not None:
             self._lease_timer.cancel()
             self._lease_timer = None
         self._cancel_timer()
-        data = encode({"t": "table_moved", "table": self.id, "url": ""})
+        data = encode({"t": "table_moved", "table": self.id, "url": self.host.url_of(holder)})
         self.host.metrics.frames_out += self.host.send_all(self.viewers, data)
         self.viewers.clear()
         self.host.table_lost(self)

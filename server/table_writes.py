@@ -42,14 +42,14 @@ class TableWrites:
         now: Callable[[], float],
         in_doubt: Callable[[float], None],
         answered: Callable[[], None],
-        lost: Callable[[], None],
+        lost: Callable[[str], None],
     ) -> None:
         self.table_id = table_id
         self.host = host
         self._now = now
         self._in_doubt = in_doubt  # the store may not have it: suspend (since then)
         self._answered = answered  # the store answered: resume
-        self._lost = lost  # another process holds the table
+        self._lost = lost  # another process (its id, "" not known) holds the table
         self._ops = itertools.count(1)
         self.duties_out = 0  # owed writes out: the engine moved already, not yet durable
         self.give_up_at: float | None = None  # shutdown: duties still in doubt stop here
@@ -76,8 +76,8 @@ class TableWrites:
                 abandon=lambda: store.abandon(op, round_id=round_id),
                 in_doubt=lambda: self._in_doubt(started),
             )
-        except NotOwner:
-            self._lost()
+        except NotOwner as e:
+            self._lost(e.holder)
             raise
         except OpAbandoned:
             self._answered()  # the store answered: the write is definitely not applied
@@ -106,8 +106,8 @@ class TableWrites:
                 in_doubt=lambda: self._in_doubt(started),
                 stop=self._giving_up,
             )
-        except NotOwner:
-            self._lost()
+        except NotOwner as e:
+            self._lost(e.holder)
             raise
         finally:
             self.duties_out -= 1

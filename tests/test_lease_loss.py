@@ -14,12 +14,17 @@ from typing import Any
 
 import pytest
 
-from clients.connection import ServerError
+from clients.connection import ServerError, StudClient
 from server.app import StudServer
+from server.fleet import Fleet
 from server.game.ledger import Hold, Transfer
 from server.stores.base import Fence, Wallet
 from server.stores.memory import MemoryStore
-from tests.conftest import ClientFactory, ServerFactory
+from server.stores.redis import RedisStore
+from tests.conftest import ClientFactory, ServerFactory, make_config
+from tests.redis_fixture import RedisServer, fresh_namespace, private_redis
+
+__all__ = ["private_redis"]  # a fixture used below
 
 START = 100_000  # the conftest wallet
 
@@ -60,3 +65,73 @@ async def test_a_refund_that_landed_before_the_table_moved_is_answered_ok(
         assert any(f["t"] == "table_moved" for f in ann.frames)
     totals = await server.store.totals()
     assert totals[f"player:{ann.player_id}"] == START and sum(totals.values()) == 0
+
+
+# ----- where the table went ------------------------------------------------------------
+
+
+async def _two_processes(redis_url: str) -> tuple[StudServer, StudServer]:
+    """Process "p" hosts every table, "q" stands by; each has heard of the other."""
+    namespace = fresh_namespace()
+    servers = []
+    for name in ("p", "q"):
+        store = await RedisStore.connect(redis_url, namespace=namespace)
+        server = StudServer(
+            make_config(), store=store, fleet=Fleet(store, name, f"ws://{name}:1/ws")
+        )
+        await server.start()
+        servers.append(server)
+    for server in (*servers, *servers):  # each share reads the entries written before it
+        await server.hosting.share()
+    return servers[0], servers[1]
+
+
+async def _give_to_q(p: StudServer, q: StudServer) -> None:
+    """The table's lease passes to q behind p's back (p stood still past its lease)."""
+    room = p.rooms["alpha"]
+    assert room.lease is not None
+    await q.store.release("alpha", "p", room.lease.epoch)
+    await q.hosting.heartbeat()
+    assert q.rooms["alpha"].active
+
+
+def _moved_to(c: StudClient) -> list[str]:
+    return [f["url"] for f in c.frames if f["t"] == "table_moved" and f["table"] == "alpha"]
+
+
+async def test_a_write_fenced_off_tells_the_viewers_where_the_table_went(
+    private_redis: RedisServer,
+) -> None:
+    p, q = await _two_processes(private_redis.url)
+    try:
+        ann = await StudClient.open(f"ws://127.0.0.1:{p.port}/ws")
+        await ann.hello(name="ann")
+        await ann.request("sit", table="alpha", seat=0)
+        await _give_to_q(p, q)
+        with pytest.raises(ServerError) as e:  # p writes under its old epoch: refused
+            await ann.request("ante", table="alpha", seat=0, amount=100)
+        assert e.value.code == "table_moved"
+        assert _moved_to(ann) == ["ws://q:1/ws"]
+        await ann.close()
+    finally:
+        await p.stop(grace=0)
+        await q.stop(grace=0)
+
+
+async def test_a_renewal_refused_tells_the_viewers_where_the_table_went(
+    private_redis: RedisServer,
+) -> None:
+    p, q = await _two_processes(private_redis.url)
+    try:
+        ann = await StudClient.open(f"ws://127.0.0.1:{p.port}/ws")
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await _give_to_q(p, q)
+        await p.hosting.heartbeat()  # p's renewal finds the lease held by q
+        assert not p.rooms["alpha"].active
+        await ann.wait_for(lambda c: bool(_moved_to(c)))
+        assert _moved_to(ann) == ["ws://q:1/ws"]
+        await ann.close()
+    finally:
+        await p.stop(grace=0)
+        await q.stop(grace=0)

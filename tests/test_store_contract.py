@@ -574,6 +574,8 @@ async def test_writes_of_a_stale_epoch_are_refused(store: Store) -> None:
     with pytest.raises(NotOwner) as e:
         await store.bet(old, op(), *ante("r1", 1, p.player_id, 100))
     assert e.value.code == "table_moved" and e.value.details["epoch"] == new.epoch
+    assert e.value.holder == "west"  # where the table went: for its viewers, not in details
+    assert "holder" not in e.value.details
     for write in (
         lambda: store.apply(old, op(), *raise_("r1", 0, p.player_id, 1_000)),
         lambda: store.settle(old, "r1", [], [], JP, SEED, record("r1", (0, p.player_id))),

@@ -71,6 +71,7 @@ class NotOwner(StoreError):
     """The write's epoch is not the table's current one: another process hosts it now."""
 
     code = "table_moved"
+    holder = ""  # the process holding the lease, when known (never shown to a client)
 
 
 class InsufficientFunds(StoreError):
@@ -511,13 +512,15 @@ def closed_error(round_id: str, state: str) -> RoundConflict:
     return RoundConflict(f"round {round_id} was voided")
 
 
-def not_owner(table_id: str, current: int) -> NotOwner:
+def not_owner(table_id: str, current: int, holder: str = "") -> NotOwner:
     """The fence refused a write: the table's lease has another epoch now."""
-    return NotOwner(
+    e = NotOwner(
         f"table {table_id} has a new host (epoch {current}): this process no longer hosts it",
         table=table_id,
         epoch=current,
     )
+    e.holder = holder
+    return e
 
 
 def abandoned(op: str) -> OpAbandoned:

@@ -313,7 +313,8 @@ class MemoryStore:
     def _fence(self, fence: Fence) -> None:
         current = self.epochs.get(fence.table_id, 0)
         if fence.epoch != current:
-            raise not_owner(fence.table_id, current)
+            lease = self.leases.get(fence.table_id)
+            raise not_owner(fence.table_id, current, lease[0] if lease is not None else "")
 
     def _replay(self, ops: dict[str, object], op: str) -> object | None:
         """The first result of a repeated operation id (None if it is new)."""

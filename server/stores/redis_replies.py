@@ -51,7 +51,7 @@ def refusal(data: dict[str, Any]) -> StoreError:
     if code == "buy_in_limit":
         return BuyInRefused(data["balance"], bool(data.get("per_purchase")))
     if code == "not_owner":
-        return not_owner(data["table"], data["epoch"])
+        return not_owner(data["table"], data["epoch"], str(data.get("holder") or ""))
     if code == "abandoned":
         return abandoned(data["op"])
     if code == "purchase_conflict":

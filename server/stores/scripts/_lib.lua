@@ -231,7 +231,12 @@ local function fence_error(tid, epoch)
     current = num(redis.call('GET', P .. 'epoch:' .. tid))
     EPOCHS[tid] = current
   end
-  if current ~= epoch then return err('not_owner', {table = tid, epoch = current}) end
+  if current ~= epoch then
+    -- who holds it now, for the viewers' `table_moved` (owner: "<holder>@<epoch>")
+    local owner = redis.call('GET', P .. 'owner:' .. tid)
+    local holder = owner and string.match(owner, '^(.*)@%d+$') or ''
+    return err('not_owner', {table = tid, epoch = current, holder = holder})
+  end
   return nil
 end
 
