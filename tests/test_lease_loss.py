@@ -9,7 +9,9 @@ lease, and the engine here is reset. The answer used to be `internal_error`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
@@ -86,13 +88,28 @@ async def _two_processes(redis_url: str) -> tuple[StudServer, StudServer]:
     return servers[0], servers[1]
 
 
-async def _give_to_q(p: StudServer, q: StudServer) -> None:
-    """The table's lease passes to q behind p's back (p stood still past its lease)."""
+@contextlib.asynccontextmanager
+async def given_to_q(p: StudServer, q: StudServer) -> AsyncIterator[None]:
+    """The table's lease passes to q behind p's back, as when p stood still past its
+    lease; p's renewals are held back meanwhile (so none takes the lease back first)."""
     room = p.rooms["alpha"]
     assert room.lease is not None
-    await q.store.release("alpha", "p", room.lease.epoch)
-    await q.hosting.heartbeat()
-    assert q.rooms["alpha"].active
+    gate = asyncio.Event()
+    renew = p.hosting.leases.claim_many
+
+    async def held_back(*args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        return await renew(*args, **kwargs)
+
+    p.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+    try:
+        await q.store.release("alpha", "p", room.lease.epoch)
+        await q.hosting.heartbeat()
+        assert q.rooms["alpha"].active
+        yield
+    finally:
+        del p.hosting.leases.claim_many  # the method again
+        gate.set()
 
 
 def _moved_to(c: StudClient) -> list[str]:
@@ -107,9 +124,9 @@ async def test_a_write_fenced_off_tells_the_viewers_where_the_table_went(
         ann = await StudClient.open(f"ws://127.0.0.1:{p.port}/ws")
         await ann.hello(name="ann")
         await ann.request("sit", table="alpha", seat=0)
-        await _give_to_q(p, q)
-        with pytest.raises(ServerError) as e:  # p writes under its old epoch: refused
-            await ann.request("ante", table="alpha", seat=0, amount=100)
+        async with given_to_q(p, q):
+            with pytest.raises(ServerError) as e:  # p writes under its old epoch: refused
+                await ann.request("ante", table="alpha", seat=0, amount=100)
         assert e.value.code == "table_moved"
         assert _moved_to(ann) == ["ws://q:1/ws"]
         await ann.close()
@@ -126,7 +143,8 @@ async def test_a_renewal_refused_tells_the_viewers_where_the_table_went(
         ann = await StudClient.open(f"ws://127.0.0.1:{p.port}/ws")
         await ann.hello(name="ann")
         await ann.request("join", table="alpha")
-        await _give_to_q(p, q)
+        async with given_to_q(p, q):
+            pass
         await p.hosting.heartbeat()  # p's renewal finds the lease held by q
         assert not p.rooms["alpha"].active
         await ann.wait_for(lambda c: bool(_moved_to(c)))

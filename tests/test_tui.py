@@ -16,9 +16,10 @@ from textual.widgets import DataTable, Static
 
 from clients.connection import ServerError, absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
-from clients.tui.app import HistoryScreen, SeedScreen
+from clients.tui.app import HistoryScreen
 from clients.tui.link import sign_in
 from clients.tui.render import PLAY_KEYS, card_markup, describe_error, fairness_text, seats_text
+from clients.tui.seed import SeedScreen
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order
 from protocol.messages import BuyChips
@@ -577,3 +578,21 @@ async def test_an_account_signs_in_and_signs_in_again_when_its_token_is_revoked(
         resumed = await server.store.player_by_token(first)
         assert resumed is not None and app.player_id == resumed.player_id
         assert app.link.token not in (token, first)
+
+
+async def test_a_table_that_moves_away_goes_back_to_the_lobby_and_says_why(
+    make_server: ServerFactory,
+) -> None:
+    """Its host lost the table to another process: the seats here are gone, so the
+    table is not left on screen as if it were still in play."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        server.rooms["alpha"].lose()  # another process holds it now
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        assert app.table_id is None and "alpha" not in app.tables
+        assert "moved to another server" in shown(app, "#message")
+        assert "refunded" in shown(app, "#message")

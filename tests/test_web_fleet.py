@@ -8,6 +8,7 @@ redis-server on the PATH.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -36,25 +37,37 @@ async def enter_name(page: Page, name: str) -> None:
     await expect(page.get_by_test_id("player-name")).to_have_text(name, timeout=WAIT_MS)
 
 
+async def start_pair(redis_url: str, tables: list[str]) -> list[StudServer]:
+    """Two servers on one Redis, both ready to host every table of `tables` (a table
+    goes to the first to claim it): "east" and "west" in turn when `tables` is empty."""
+    servers: list[StudServer] = []
+    for name in ("east", "west"):
+        port = free_port()
+        public = f"ws://127.0.0.1:{port}/ws"
+        config = make_config(
+            tables=[{"id": t, "variant": "casino-stud", "seats": 3} for t in tables or [name]],
+            wallet={"starting_credits": START, "starting_bonus": 0},
+        )
+        config = replace(config, port=port, public_url=public, fleet_ttl=1.5)
+        store = await RedisStore.connect(redis_url, namespace="web-fleet")
+        fleet = Fleet(store, f"proc-{name}", public, ttl=1.5)
+        kwargs: dict[str, Any] = {"store": store, "fleet": fleet}
+        server = StudServer(config, **kwargs)
+        try:
+            await server.start()
+        except BaseException:
+            for started in servers:
+                await started.stop(grace=0)
+            raise
+        servers.append(server)
+    return servers
+
+
 @pytest.fixture
 async def web_pair(private_redis: RedisServer) -> AsyncIterator[tuple[StudServer, StudServer]]:
     """Two servers on one private Redis, hosting table "east" and table "west"."""
-    servers: list[StudServer] = []
+    servers = await start_pair(private_redis.url, [])
     try:
-        for table in ("east", "west"):
-            port = free_port()
-            public = f"ws://127.0.0.1:{port}/ws"
-            config = make_config(
-                tables=[{"id": table, "variant": "casino-stud", "seats": 3}],
-                wallet={"starting_credits": START, "starting_bonus": 0},
-            )
-            config = replace(config, port=port, public_url=public, fleet_ttl=1.5)
-            store = await RedisStore.connect(private_redis.url, namespace="web-fleet")
-            fleet = Fleet(store, f"proc-{table}", public, ttl=1.5)
-            kwargs: dict[str, Any] = {"store": store, "fleet": fleet}
-            server = StudServer(config, **kwargs)
-            await server.start()
-            servers.append(server)
         yield servers[0], servers[1]
     finally:
         for server in servers:
@@ -112,3 +125,52 @@ async def test_open_a_table_of_the_other_server_as_the_same_player(
     await expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", "west")
     assert await page.evaluate("window.stud.state.me.player_id") == player_id
     assert problems == []
+
+
+async def test_a_table_that_moves_to_the_other_server_is_left_with_the_way_there(
+    private_redis: RedisServer, browser: Browser
+) -> None:
+    """The page's server stood still past its lease (its renewals held back here) and
+    the other took the table over: the page leaves the table, says what became of the
+    seats and bets, and offers the table at its new host. (It used to stay on the
+    table as it last was, with nothing said.)"""
+    first, second = await start_pair(private_redis.url, ["east"])
+    try:
+        assert first.rooms["east"].active and not second.rooms["east"].active
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{first.port}/", problems)
+        await enter_name(page, "rover")
+        await page.get_by_test_id("play-east").click()
+        await expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", "east")
+        gate = asyncio.Event()
+        renew = first.hosting.leases.claim_many
+
+        async def held_back(*args: Any, **kwargs: Any) -> Any:
+            await gate.wait()
+            return await renew(*args, **kwargs)
+
+        first.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while not second.rooms["east"].active:  # the lease lapses, and is taken over
+            assert loop.time() < end, "the other server never took the table"
+            await asyncio.sleep(0.05)
+        del first.hosting.leases.claim_many
+        gate.set()  # the first server's renewal lands: the table is the other's now
+        toast = page.get_by_test_id("error").filter(has=page.get_by_test_id("error-open"))
+        await expect(toast).to_have_attribute("data-code", "table_moved", timeout=WAIT_MS)
+        await expect(toast.get_by_test_id("error-message")).to_contain_text(
+            "moved to another server of the casino: your seats here are gone"
+        )
+        await expect(page.get_by_test_id("lobby")).to_be_visible()
+        await expect(page.get_by_test_id("table-view")).to_be_hidden()
+        await expect(toast.get_by_test_id("error-open")).to_have_attribute(
+            "data-href", f"http://127.0.0.1:{second.port}/?table=east"
+        )
+        await toast.get_by_test_id("error-open").click()
+        await page.wait_for_url(f"http://127.0.0.1:{second.port}/", timeout=WAIT_MS)
+        await expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", "east")
+        assert problems == []
+    finally:
+        for server in (first, second):
+            await server.stop(grace=0)

@@ -37,8 +37,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
 
 from clients.bots import money
 from clients.connection import (
@@ -64,12 +64,13 @@ from clients.tui.render import (
     info_text,
     last_round_text,
     lobby_rows,
+    moved_text,
     player_text,
     seats_text,
 )
+from clients.tui.seed import SeedScreen
 from clients.tui.witness import FairnessWitness
 from clients.verify import Verdict
-from protocol.messages import CLIENT_SEED
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
 #: Refusals that say only that this try of a purchase was not taken.
@@ -266,46 +267,6 @@ class PlayScreen(WatchScreen):
     def _seed_chosen(self, seed: str | None) -> None:
         if seed is not None:
             self.stud.set_client_seed(seed)
-
-
-class SeedScreen(ModalScreen[str | None]):
-    """Asks for the client seed: Enter sends it (empty removes it), Escape keeps the old one."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    SeedScreen { align: center middle; }
-    SeedScreen > Vertical { width: 72; height: auto; padding: 1 2; border: thick $primary;
-        background: $surface; }
-    """
-
-    def __init__(self, table: str, current: str) -> None:
-        super().__init__()
-        self.table = table
-        self.current = current
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(
-                f"Your client seed for {self.table}: it is mixed into the shuffle of every "
-                "deal from the next one on, so the server cannot pick the deck alone.\n"
-                "Letters, digits, _ . - (64 at most); empty removes it. Esc cancels."
-            )
-            yield Input(value=self.current, placeholder="e.g. lucky-7", max_length=64, id="seed")
-            yield Static(id="seed-error")
-
-    def on_mount(self) -> None:
-        self.query_one(Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        seed = event.value.strip()
-        problem = CLIENT_SEED.problem(seed)
-        if problem is not None:
-            self.query_one("#seed-error", Static).update(Text(f"The seed {problem}.", style="red"))
-            return
-        self.dismiss(seed)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class HistoryScreen(StudScreen):
@@ -574,6 +535,9 @@ class StudApp(App[None]):
                 f"JACKPOT! {frame.get('name')} won {money(int(frame.get('amount', 0)))} "
                 f"with a {what} at {frame.get('table')}"
             )
+        elif t == "table_moved" and frame.get("table") == self.table_id:
+            self._close_table()
+            self.say(moved_text(frame), error=True)
         elif t == "error" and frame.get("id") is None:  # replies' errors are raised instead
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
@@ -684,19 +648,24 @@ class StudApp(App[None]):
 
     def leave_table(self) -> None:
         async def job() -> None:
-            table_id = self.table_id
-            if table_id is None:
-                return
-            self.table_id = None
-            self.tables.pop(table_id, None)
-            self.slip.reset()
-            self.selected = None
-            self.deadline = None
-            if isinstance(self.screen, WatchScreen):
-                self.pop_screen()
-            await self.link.request("leave", table=table_id)
+            table_id = self._close_table()
+            if table_id is not None:
+                await self.link.request("leave", table=table_id)
 
         self.submit(job)
+
+    def _close_table(self) -> str | None:
+        """Back to the lobby from the table on screen (None: none was); returns its id."""
+        table_id, self.table_id = self.table_id, None
+        if table_id is None:
+            return None
+        self.tables.pop(table_id, None)
+        self.slip.reset()
+        self.selected = None
+        self.deadline = None
+        if isinstance(self.screen, WatchScreen):
+            self.pop_screen()
+        return table_id
 
     def sit(self) -> None:
         async def job() -> None:

@@ -94,6 +94,17 @@ def countdown(seconds_left: float | None) -> str:
     return f"{max(0, int(seconds_left + 0.999))}s"
 
 
+def moved_text(frame: Frame) -> str:
+    """A `table_moved` frame in words: what became of the player's seats and bets."""
+    where = frame.get("url")
+    there = f" at {where}" if isinstance(where, str) and where else ""
+    return (
+        f"Table {frame.get('table')} moved to another server of the casino{there}: your seats "
+        "here are gone, and a round in play is refunded by its new host. It shows in the "
+        "lobby again within seconds."
+    )
+
+
 def describe_error(frame: Frame) -> str:
     """An `error` frame in words a player understands, money in dollars."""
     code = str(frame.get("code", ""))

@@ -326,6 +326,9 @@ function absorb(frame) {
     case "jackpot_won":
       showBanner(frame);
       break;
+    case "table_moved":
+      tableMoved(frame);
+      break;
     case "error":
       showError({ frame });
       break;
@@ -333,6 +336,27 @@ function absorb(frame) {
       return; // welcome/pong are handled by their request
   }
   render();
+}
+
+/**
+ * The table is hosted by another server of the casino now (this one lost it): our seats
+ * here are gone, and its new host refunds a round in play. Off the table, then, with
+ * the way to its new host when the server knows it; else it is back in the lobby soon.
+ */
+function tableMoved(frame) {
+  const table = frame.table;
+  if (!state.tables[table] && state.current !== table) return;
+  const title = state.tables[table]?.title ?? lobbyRow(table)?.title ?? table;
+  delete state.tables[table];
+  delete state.hands[table];
+  delete state.dealing[table];
+  const watched = state.current === table;
+  if (watched) setCurrent(null);
+  const href = tablePageUrl(frame.url, table, location, state.serverUrl);
+  const text = `${title} moved to another server of the casino: your `
+    + "seats here are gone, and a round in play is refunded by its new host. "
+    + (href ? "Open it there:" : "It shows in the lobby again within seconds.");
+  showError(text, { code: "table_moved", sticky: watched, open: href });
 }
 
 /**
@@ -1015,11 +1039,13 @@ function dismissToasts(code) {
  * dismissed: news of money (a wallet gone with a forgotten session) must not go by
  * while the player looks elsewhere.
  */
-function showError(err, { code = null, tone = null, sticky = false } = {}) {
+function showError(err, { code = null, tone = null, sticky = false, open = null } = {}) {
+  // The table gone (`tableMoved` said so): a refusal that says it again adds nothing.
+  if (err?.frame?.code === "table_moved" && $("errors").querySelector('[data-code="table_moved"]')) return;
   // A table hosted by another server of the fleet: offer to go there.
-  const remote = err?.frame?.code === "unknown_table"
-    ? tablePageUrl(err.frame.url, err.table, location, state.serverUrl) : null;
-  const text = remote ? "This table is on another server:" : typeof err === "string" ? err : errorText(err);
+  const remote = open ?? (err?.frame?.code === "unknown_table"
+    ? tablePageUrl(err.frame.url, err.table, location, state.serverUrl) : null);
+  const text = typeof err === "string" ? err : remote ? "This table is on another server:" : errorText(err);
   const list = $("errors");
   const last = list.lastElementChild;
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
