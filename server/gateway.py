@@ -86,7 +86,16 @@ class Gateway:
             pass
         finally:
             no_hello.cancel()
+            self._count_close(ws)
             await self.closed(session)
+
+    def _count_close(self, ws: ServerConnection) -> None:
+        """Count a close the server started, by its code, once the connection is done:
+        ours (a flood, no hello, a slow reader) and websockets' own alike (a frame over
+        the size limit, 1009; a broken frame, 1002), which no code of ours sees sent."""
+        protocol = ws.protocol
+        if protocol.close_sent is not None and protocol.close_rcvd_then_sent is not True:
+            self.metrics.closes[protocol.close_sent.code] += 1
 
     def _dropped(self, session: Session, message: bytes, *, warn: bool) -> None:
         """A frame over the rate is not handled. A request among them is still answered,

@@ -236,7 +236,6 @@ class Outbox:
         if ws.protocol.state is not OPEN:
             return
         self.metrics.slow_closes += 1
-        self.metrics.closes[CloseCode.POLICY_VIOLATION] += 1
         ws.protocol.fail(CloseCode.POLICY_VIOLATION, f"too slow: over {self.cap} bytes unread")
         ws.send_data()
         ws.transport.abort()
@@ -258,7 +257,6 @@ class Outbox:
         """Close with 1011 and drop the socket with whatever it had not taken."""
         self._gathered.pop(ws, None)
         self.metrics.keepalive_closes += 1
-        self.metrics.closes[CloseCode.INTERNAL_ERROR] += 1
         ws.protocol.fail(CloseCode.INTERNAL_ERROR, reason)
         ws.send_data()
         ws.transport.abort()

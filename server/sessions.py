@@ -82,8 +82,7 @@ class Sessions:
         return not presence.sessions
 
     async def close(self, ws: ServerConnection, code: int, reason: str) -> None:
-        self.metrics.closes[code] += 1
-        await ws.close(code, reason)
+        await ws.close(code, reason)  # counted by its code when the connection ends
 
     async def retire(self, session: Session) -> None:
         """Close a connection its player's newer one replaces. One that is handling a

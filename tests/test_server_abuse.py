@@ -14,6 +14,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.connection import ServerError, StudClient
 from protocol.codec import encode
+from server.app import StudServer
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 
@@ -100,6 +101,7 @@ async def test_requests_before_hello_and_bad_versions(
     assert err["code"] == "unsupported_version"
     await asyncio.wait_for(c.closed, 5)
     assert c.ws.close_code == 1002
+    await closes_counted(server, {1002: 1})
 
 
 async def test_text_frames_close_1003_and_oversized_frames_close_1009(
@@ -114,6 +116,18 @@ async def test_text_frames_close_1003_and_oversized_frames_close_1009(
     await big.ws.send(encode({"t": "ping", "pad": "x" * 5000}))
     await asyncio.wait_for(big.closed, 5)
     assert big.ws.close_code == 1009
+    # websockets closes an oversized frame itself: /metrics counts it all the same
+    await closes_counted(server, {1003: 1, 1009: 1})
+
+
+async def closes_counted(server: StudServer, expected: dict[int, int]) -> None:
+    """Wait (at most 5 s) for the server's count of the closes it started: the count is
+    taken when its side of the connection is done, a moment after the client's."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 5
+    while dict(server.metrics.closes) != expected and loop.time() < end:
+        await asyncio.sleep(0.01)
+    assert dict(server.metrics.closes) == expected
 
 
 async def test_flood_is_warned_then_closed_1008_while_others_play(
