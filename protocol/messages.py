@@ -81,10 +81,10 @@ class Str:
         if self.pattern is not None and self.pattern.fullmatch(value) is None:
             return f"must be {self.shape}, got {value[:_SHOW]!r}"
         if self.printable:
-            if not value.isprintable():
-                return "must be printable text (no control characters)"
-            if value != value.strip():
+            if value != value.strip():  # first: a trailing no-break space is whitespace
                 return "must not start or end with whitespace"
+            if not value.isprintable():
+                return "must be printable text: no control or format characters, no space but ' '"
         return None
 
 
@@ -139,7 +139,7 @@ PURCHASE_KEY: Final = Str(
     1, 64, re.compile(r"[A-Za-z0-9_.:-]+"), "1 to 64 of letters, digits, _ . : or -"
 )
 REQUEST_ID: Final = RequestIdKind()
-USERNAME: Final = Str(3, 24, re.compile(r"[A-Za-z0-9_]+"), "3 to 24 of a-z, 0-9 or _")
+USERNAME: Final = Str(3, 24, re.compile(r"[A-Za-z0-9_]+"), "3 to 24 of A-Z, a-z, 0-9 or _")
 PASSWORD: Final = Secret()
 
 

@@ -567,6 +567,11 @@ def test_messages_say_what_is_wrong() -> None:
     assert "1 to 1000000000000" in refused({**ANTE, "amount": 0}).message
     assert "'x'" in refused({"t": "ping", "x": 1}).message
     assert "steal" in refused({"t": "steal"}).message
+    # a trailing no-break space is said to be whitespace, not a control character
+    hello = {"t": "hello", "v": 1}
+    assert "whitespace" in refused({**hello, "name": "ab\u00a0"}).message
+    assert "control" in refused({**hello, "name": "a\x07b"}).message
+    assert "A-Z" in refused({"t": "login", "username": "a b", "password": "x" * 10}).message
 
 
 def test_no_refusal_repeats_a_password() -> None:
