@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from clients.connection import ServerError
+from server.admin import httpd
 from server.admin.console import peer_check
 from server.app import StudServer
 from server.stores.admin_memory import MemoryAdmin
@@ -191,6 +192,11 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
         ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amount": 100,
          "currency": "EUR"}, 400, "currency"),
         ("/api/session", {"name": "ops", "password": "x", "remember": True}, 400, "remember"),
+        # the audit log is read by people and exported: no control characters in it
+        ("/api/tables/alpha/pause", {"action_id": new_id(), "reason": "t\u0000\u0007"}, 400,
+         "reason"),
+        ("/api/tables/alpha/pause", {"action_id": new_id(), "reason": "a\nforged row"}, 400,
+         "reason"),
     ]  # fmt: skip
     for path, body, status, field in cases:
         reply = await http(port, "POST", path, body, token)
@@ -218,9 +224,16 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
         ("limit=0", "limit"),
         ("offset=-1", "offset"),
         ("limit=ten", "limit"),
+        ("limt=10", "limt"),  # misspelt: refused, not read as no limit
+        ("offset=0&target=table:alpha&foo=1", "foo"),
     ]:
         page = await http(port, "GET", f"/api/audit?{query}", token=token)
         assert (page.status, page.json["field"]) == (400, field), (query, page.json)
+    for path, field in [("/api/books?x=1", "x"), ("/api/players/p?q=a", "q")]:
+        page = await http(port, "GET", path, token=token)
+        assert (page.status, page.json["field"]) == (400, field), (path, page.json)
+    found = await http(port, "GET", "/api/players?q=nobody", token=token)
+    assert found.status == 200 and found.json == {"players": []}
     big = f"POST /api/books HTTP/1.1\r\nContent-Length: {10**6}\r\n\r\n".encode()
     assert (await http(port, "POST", "", raw=big)).status == 413
     chunked = b"POST /api/books HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
@@ -248,6 +261,23 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
     long = {"action_id": new_id(), "reason": "y" * 150}  # long, and within the 200
     assert (await http(port, "POST", "/api/tables/alpha/pause", long, token)).status == 200
     assert server.rooms["alpha"].paused is not None
+
+
+async def test_a_body_shorter_than_its_length_is_answered_408(
+    make_console: ConsoleFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request never arrives in full: the console says so when its read time is up,
+    rather than close the connection without a word."""
+    monkeypatch.setattr(httpd, "READ_TIMEOUT", 0.5)
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    short = (
+        f"POST /api/tables/alpha/pause HTTP/1.1\r\nAuthorization: Bearer {op.token}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 10\r\n\r\n{}"
+    ).encode()
+    reply = await http(op.port, "POST", "", raw=short)
+    assert reply.status == 408 and reply.json["error"] == "request_timeout"
+    assert server.rooms["alpha"].paused is None
 
 
 # ----- the acts -------------------------------------------------------------------------

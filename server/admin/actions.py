@@ -139,9 +139,13 @@ class Acts:
         if not ACTION_ID.fullmatch(action_id):
             raise BadAct(400, "bad_request", "action_id: 8-64 of A-Z a-z 0-9 _ -", "action_id")
         reason = _text(body, "reason", MAX_REASON).strip()
-        if not 1 <= len(reason) <= MAX_REASON:
+        if not 1 <= len(reason) <= MAX_REASON or not reason.isprintable():
+            # the audit log is read by people and exported: no control or format characters
             raise BadAct(
-                400, "bad_request", f"reason: 1-{MAX_REASON} characters, not blank", "reason"
+                400,
+                "bad_request",
+                f"reason: 1-{MAX_REASON} printable characters (no control characters), not blank",
+                "reason",
             )
         return Act(action_id, operator, int(time.time() * 1000), action, target, reason, fields)
 

@@ -31,6 +31,12 @@ log = logging.getLogger("stud.admin")
 
 #: Audit rows per page at most, and per read of the export.
 MAX_PAGE = 500
+#: The query parameters each route takes (the others take none): a misspelt one
+#: (`limt=`) is refused, as a misspelt body field is, never dropped silently.
+QUERY_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "players": ("q",),
+    "audit": ("offset", "limit", "target"),
+}
 EXPORT_CHUNK = 1000
 
 Route = Callable[[str, Request, list[str]], Awaitable[Response]]
@@ -107,6 +113,10 @@ class Api:
             return error(HTTPStatus.NOT_FOUND, "not_found", "no such route")
         if request.method not in allow.split(", "):
             return _not_allowed(allow)
+        taken = QUERY_PARAMETERS.get(parts[0], ()) if len(parts) == 1 else ()
+        for name in request.query:
+            if name not in taken:
+                raise BadAct(400, "bad_request", f"{name}: not a parameter of this request", name)
         if parts == ["session"]:
             if request.method == "DELETE":
                 await self.operators.sign_out(token, operator)

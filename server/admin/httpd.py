@@ -121,7 +121,11 @@ class HttpServer:
             except BadRequest as e:
                 await self._send(writer, error(e.status, "bad_request", e.message))
                 return
-            except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
+            except TimeoutError:  # a body shorter than its Content-Length, a stalled peer
+                why = f"the request did not arrive in full within {READ_TIMEOUT:g} s"
+                await self._send(writer, error(HTTPStatus.REQUEST_TIMEOUT, "request_timeout", why))
+                return
+            except (asyncio.IncompleteReadError, ConnectionError):
                 return
             try:
                 response = await self.handler(request)
