@@ -351,6 +351,51 @@ async def test_holds_and_a_round_journal(stores: Stores) -> None:
     assert await stores.admin.journal("alpha-never") is None
 
 
+async def test_a_round_recovered_from_its_journal_reverses_only_what_is_in_play(
+    stores: Stores,
+) -> None:
+    """An ante withdrawn before the crash shows as its ante and its refund, nothing more:
+    the journal used to be reversed row by row, so a refund of that refund, taken from
+    the player, stood beside one paid to the player. A transfer a later one gave back is
+    now left alone; every other is reversed once, as its own row."""
+    pid = await player(stores)
+    me, meter, rid = player_account(pid), meter_account("main"), "alpha-n1"
+    await stores.store.ensure_meter("main", SEED)
+
+    def t(seat: int, reason: Reason, source: str, target: str, cents: int) -> Transfer:
+        return Transfer(rid, seat, reason, source, target, cents)
+
+    fence = Fence("alpha", 0)
+    stake = [t(0, Reason.PROGRESSIVE, me, meter, 70), t(0, Reason.PROGRESSIVE, me, HOUSE, 30)]
+    await stores.store.bet(fence, "op-n1", [t(0, Reason.ANTE, me, HOUSE, 500), *stake], [
+        Hold(rid, 0, pid, 1_000)
+    ])  # fmt: skip
+    await stores.store.bet(fence, "op-n2", [t(1, Reason.ANTE, me, HOUSE, 200)], [
+        Hold(rid, 1, pid, 400)
+    ])  # fmt: skip
+    await stores.store.apply(fence, "op-n3", [t(1, Reason.REFUND, HOUSE, me, 200)], [
+        Hold(rid, 1, pid, -400)
+    ])  # fmt: skip
+    await stores.store.apply(fence, "op-n4", [t(0, Reason.RAISE, me, HOUSE, 1_000)], [
+        Hold(rid, 0, pid, -1_000)
+    ])  # fmt: skip
+    journal = await stores.admin.journal(rid)
+    assert journal is not None
+    before = len(journal["ledger"])
+    assert await stores.store.recover(fence) == [rid]
+    journal = await stores.admin.journal(rid)
+    assert journal is not None and journal["state"] == "voided"
+    added = journal["ledger"][before:]
+    assert added == [
+        [rid, 0, "refund", HOUSE, me, 1_000],  # the raise, the newest first
+        [rid, 0, "refund", HOUSE, me, 30],  # the stake's house share
+        [rid, 0, "refund", meter, me, 70],  # and the meter's
+        [rid, 0, "refund", HOUSE, me, 500],  # the ante
+    ]
+    assert (await stores.store.wallet(pid)).balance == START
+    await books(stores.store)
+
+
 async def test_hold_statistics_sum_the_rounds_of_the_window(stores: Stores) -> None:
     now = int(time.time() * 1000)
     old = RoundStat("alpha-old", now - 2 * 3_600_000, 1, 100, 300, 0, 100, 0)

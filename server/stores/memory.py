@@ -17,7 +17,7 @@ import json
 import math
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -555,7 +555,7 @@ class MemoryStore:
             rnd = self.rounds[rid]
             if rnd.table_id != table_id or rnd.state != "open":
                 continue
-            for t in reversed(list(rnd.ledger)):
+            for t in reversed(_in_play(rnd.ledger)):  # as recover.lua
                 self._refund(
                     Transfer(rid, t.seat, Reason.REFUND, t.target, t.source, t.amount), rnd
                 )
@@ -703,3 +703,18 @@ def _newest(entries: deque[dict[str, Any]] | None, limit: int) -> list[dict[str,
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _in_play(ledger: Iterable[Transfer]) -> list[Transfer]:
+    """The round's transfers not given back by a later one (an ante withdrawn and its
+    refund go together), in order: what a round voided from its journal reverses."""
+    kept: dict[int, Transfer] = {}
+    waiting: dict[tuple[int | None, str, str, int], list[int]] = defaultdict(list)
+    for i, t in enumerate(ledger):
+        undone = waiting[(t.seat, t.target, t.source, t.amount)]
+        if undone:
+            del kept[undone.pop()]
+        else:
+            kept[i] = t
+            waiting[(t.seat, t.source, t.target, t.amount)].append(i)
+    return [kept[i] for i in sorted(kept)]
