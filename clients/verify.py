@@ -398,7 +398,7 @@ def history_lines(record: Mapping[str, Any], me: str | None, verdict: Verdict) -
         )
         decision = {"raise": "raised", "fold": "folded"}.get(str(s.get("decision")), "-")
         if s.get("auto"):
-            decision += " (timer)"
+            decision += " (left)" if s.get("left") else " (timer)"
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome", "")))
         seat_net, prize = result.get("net"), result.get("progressive_prize")
         lines.append(

@@ -172,6 +172,7 @@ async def test_disconnect_mid_decision_autofolds_and_reconnect_resumes(
     await erin.request("raise", table="alpha", seat=1)
     snap = await showdown(erin)
     assert snap["seats"][0]["decision"] == "fold" and snap["seats"][0]["auto"] is True
+    assert snap["seats"][0]["left"] is False  # the clock folded it, not a leave
     assert snap["seats"][0]["result"]["net"] == -100  # the ante is lost, nothing else
     # dave comes back with his token: same player, same seat, a snapshot straight away
     dave2 = await connect(server, None, token=token)

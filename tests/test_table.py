@@ -358,6 +358,11 @@ def test_leaving_mid_decision_folds_and_frees_the_seat_after_the_round() -> None
     eff = t.remove_player(1, "a")  # a leaves undecided: folds, and that ends the round
     assert eff.settlement is not None and phase_of(t) is Phase.SHOWDOWN
     assert t.seats[0] is not None and t.seats[0].decision is Decision.FOLD
+    # folded for leaving, not by the clock: viewers and the history say which
+    shown = t.view(1)["seats"]
+    assert (shown[0]["auto"], shown[0]["left"]) == (True, True)
+    assert (shown[1]["auto"], shown[1]["left"]) == (False, False)
+    assert eff.settlement.record["seats"][0]["left"] is True
     t.tick(100)
     assert t.seats[0] is None and t.seats[1] is not None
 

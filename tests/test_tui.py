@@ -547,8 +547,11 @@ def test_the_two_clients_use_the_same_words() -> None:
         seat_status({**base, "decision": "raise"}, "deciding"),
         seat_status({**base, "decision": "fold"}, "deciding"),
         seat_status({**base, "decision": "fold", "auto": True}, "deciding"),
+        seat_status({**base, "decision": "fold", "auto": True, "left": True}, "deciding"),
     }
-    assert states == {"Deciding…", "Ready", "Sitting out", "Raised", "Folded", "Folded (timer)"}
+    assert states == {
+        "Deciding…", "Ready", "Sitting out", "Raised", "Folded", "Folded (timer)", "Folded (left)"
+    }  # fmt: skip
     dealt_without = {**base, "ante": 0, "cards": None}  # sat the round out: still said so
     assert seat_status(dealt_without, "deciding") == seat_status(dealt_without, "showdown")
     assert seat_status(dealt_without, "deciding") == "Sitting out"

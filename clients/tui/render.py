@@ -209,10 +209,18 @@ def dealer_text(snap: Frame) -> Text:
     return Text.from_markup(line)
 
 
+def how_decided(seat: Frame) -> str:
+    """ " (left)": folded for a player who left with it undecided; " (timer)": by the
+    clock; "" by the player."""
+    if seat.get("left"):
+        return " (left)"
+    return " (timer)" if seat.get("auto") else ""
+
+
 def seat_status(seat: Frame, phase: str | None = None) -> str:
     """The right-hand column: at showdown the result in dollars, else the seat's state in
     the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
-    "Folded (timer)", "Deciding…", "Ready", "Sitting out"."""
+    "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out"."""
     result = seat.get("result")
     if result:
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome")))
@@ -225,9 +233,7 @@ def seat_status(seat: Frame, phase: str | None = None) -> str:
         return text
     decision = seat.get("decision")
     if decision:
-        return ("Raised" if decision == "raise" else "Folded") + (
-            " (timer)" if seat.get("auto") else ""
-        )
+        return ("Raised" if decision == "raise" else "Folded") + how_decided(seat)
     if phase == "deciding" and seat.get("cards"):
         return "Deciding…"
     if phase == "betting" and seat.get("ready"):
@@ -370,8 +376,7 @@ def history_text(
         lines = [head]
         for s in own_hands(r, me):
             decision = {"raise": "raised", "fold": "folded"}.get(str(s.get("decision")), "-")
-            if s.get("auto"):
-                decision += " (timer)"
+            decision += how_decided(s)
             ante = money(int(s.get("ante") or 0))
             prog = "[magenta]P[/]" if s.get("progressive") else " "
             lines.append(

@@ -154,7 +154,8 @@ class Seat:
     progressive: bool = False
     cards: tuple[Card, ...] = ()
     decision: Decision | None = None
-    auto: bool = False  # decided by the timer
+    auto: bool = False  # decided for the player: by the timer, or when they left
+    left: bool = False  # folded because its player left the table (auto too)
     hand: HandValue | None = None
     result: SeatResult | None = None
 
@@ -164,6 +165,7 @@ class Seat:
         self.cards = ()
         self.decision = None
         self.auto = False
+        self.left = False
         self.hand = None
         self.result = None
 
@@ -302,6 +304,7 @@ class Table:
             for s in mine:
                 if s.ante and s.decision is None:
                     effects += self._apply_decision(s, Decision.FOLD, auto=True)
+                    s.left = True
         if self.has_live_bet(player_id):
             self.leaving.add(player_id)
             self._changed(last)
@@ -600,6 +603,7 @@ class Table:
             "ready": s.player_id in self.ready,
             "decision": None if s.decision is None else str(s.decision),
             "auto": s.auto,
+            "left": s.left,
             "cards": cards,
             "hand": hand,
             "result": None if s.result is None else self._result_view(s, s.result),
@@ -771,6 +775,7 @@ class Table:
                     "hand": _hand_view(s.hand),
                     "decision": None if s.decision is None else str(s.decision),
                     "auto": s.auto,
+                    "left": s.left,
                     "result": None if s.result is None else self._result_view(s, s.result),
                 }
                 for s in self.betting_seats()
