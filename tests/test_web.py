@@ -175,13 +175,13 @@ async def expect_result(page: Page, seat: int, outcome: str, net: int, hand: str
 
 
 def dollars(cents: int) -> str:
-    sign = "\u2212" if cents < 0 else ""
+    sign = "\u2212\u2060" if cents < 0 else ""  # the word joiner keeps the sign with "$"
     whole, frac = divmod(abs(cents), 100)
     return f"{sign}${whole:,}.{frac:02d}"
 
 
 def signed(cents: int) -> str:
-    return f"+{dollars(cents)}" if cents > 0 else dollars(cents)
+    return f"+\u2060{dollars(cents)}" if cents > 0 else dollars(cents)
 
 
 async def shot(page: Page, name: str) -> None:

@@ -222,9 +222,26 @@ async def sit_three(page: Page, first: int, *, tap: bool = False) -> None:
         await expect(page.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
 
 
+# Text drawn smaller than 10 px (elements with text of their own, on screen; 0 px is
+# text deliberately not drawn, as a light shown as a dot).
+SMALL_TEXT = """() => {
+  const out = new Set();
+  for (const el of document.querySelectorAll("body *")) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    const text = el.textContent.trim().slice(0, 20);
+    if (size > 0 && size < 10) out.add(`${el.className || el.tagName} ${size}px "${text}"`);
+  }
+  return [...out];
+}"""
+
+
 async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = False) -> None:
     """No two seats' boxes overlap; own controls on screen at the top of the page; no
-    sideways scroll on a phone; a screenshot."""
+    sideways scroll on a phone; no text under 10 px; a screenshot."""
     await page.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
     await page.evaluate("window.scrollTo(0, 0)")
     got: dict[str, Any] = await page.evaluate(MEASURE)
@@ -242,6 +259,8 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
             )
     chrome: list[str] = await page.evaluate(CHROME)
     assert chrome == [], f"{what}: {chrome}"
+    small_text: list[str] = await page.evaluate(SMALL_TEXT)
+    assert small_text == [], f"{what}: text under 10 px: {small_text}"
     if phone:
         targets: list[dict[str, Any]] = await page.evaluate(CONTROLS, TOUCH)
         small = [

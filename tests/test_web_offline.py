@@ -263,7 +263,8 @@ async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
 ) -> None:
     """A server that no longer knows the page's token (restarted without its data) makes
     the page a new guest with a new wallet: it says so, and keeps saying it past the
-    ten seconds an ordinary refusal stays, until the player dismisses it."""
+    ten seconds an ordinary refusal stays, until the player dismisses it; folded to one
+    line meanwhile, so it does not sit over the table's controls."""
     server = await make_server()
     context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     context.set_default_timeout(WAIT_MS)
@@ -282,6 +283,13 @@ async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
     assert await page.evaluate("window.stud.state.me.player_id") != first
     await page.wait_for_timeout(11_000)  # an ordinary toast is gone after 10 s
     await expect(ended).to_be_visible()
+    # read for as long: folded to one line, so it covers little of the table; a tap on
+    # its words opens it again
+    await expect(ended).to_have_class(re.compile(r"\bcollapsed\b"))
+    box = await ended.bounding_box()
+    assert box is not None and box["height"] < 48, box
+    await ended.get_by_test_id("error-message").tap()
+    await expect(ended).not_to_have_class(re.compile(r"\bcollapsed\b"))
     await ended.get_by_test_id("error-dismiss").tap()
     await expect(ended).to_have_count(0)
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []

@@ -292,7 +292,10 @@ function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
-      if (old && old.phase !== frame.phase && frame.table === state.current) dismissMomentToasts();
+      if (old && old.phase !== frame.phase && frame.table === state.current) {
+        dismissMomentToasts();
+        disarmLeave(); // the hands it would have folded are decided, or gone
+      }
       noticeUnseenDecisions(old, frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
@@ -475,9 +478,73 @@ async function openTable(tableId, { sit = false } = {}) {
   });
 }
 
+/** Leaving folds the player's undecided hands: the first Leave says what that costs and
+ * arms the button ("Fold & leave") for a few seconds; only a second one leaves. */
+const LEAVE_ARMED_MS = 6000;
+let leaveArmed = null; // {table, timer} while the second Leave is awaited
+
+function disarmLeave() {
+  if (!leaveArmed) return;
+  clearTimeout(leaveArmed.timer);
+  leaveArmed = null;
+  dismissToasts("leave-confirm");
+}
+
+/** The player's hands a leave would fold now (dealt, undecided), and what they stake. */
+function foldedByLeaving(snap) {
+  if (snap?.phase !== "deciding" || snap.suspended) return { seats: [], antes: 0, stakes: 0 };
+  const seats = mySeats(snap).filter((i) => snap.seats[i].ante > 0 && !snap.seats[i].decision);
+  const antes = seats.reduce((sum, i) => sum + snap.seats[i].ante, 0);
+  const stakes = seats.filter((i) => snap.seats[i].progressive).length * (snap.progressive_stake ?? 0);
+  return { seats, antes, stakes };
+}
+
+function handsOn(seats) {
+  return `hand${seats.length > 1 ? "s" : ""} on seat ${seats.map((i) => `#${i + 1}`).join(", ")}`;
+}
+
+function foldCost({ antes, stakes }) {
+  return `${dollars(antes)} of antes${stakes ? ` and ${dollars(stakes)} of progressive stakes` : ""}`;
+}
+
+/** What leaving did with the player's money, in words (null: it touched none). */
+function leftNotice(snap) {
+  if (!snap) return null;
+  const title = snap.title ?? snap.table;
+  const folded = foldedByLeaving(snap);
+  if (folded.seats.length) {
+    return `You left ${title}: your ${handsOn(folded.seats)} ${folded.seats.length > 1 ? "were" : "was"} `
+      + `folded, losing ${foldCost(folded)}.`;
+  }
+  const mine = mySeats(snap);
+  if (snap.phase === "betting") {
+    const back = mine.reduce((sum, i) => sum + snap.seats[i].ante
+      + (snap.seats[i].progressive ? snap.progressive_stake ?? 0 : 0), 0);
+    if (back) return `You left ${title}: your bets (${dollars(back)}) were returned.`;
+  }
+  const playing = snap.phase === "deciding" ? mine.filter((i) => snap.seats[i].decision === "raise") : [];
+  if (playing.length) {
+    return `You left ${title}: your raised ${handsOn(playing)} ${playing.length > 1 ? "play" : "plays"} on `
+      + "to the showdown; the result goes to your wallet and History.";
+  }
+  return null;
+}
+
 async function leaveTable() {
   const table = state.current;
   if (!table) return;
+  const snap = state.tables[table];
+  const folded = foldedByLeaving(snap);
+  if (folded.seats.length && leaveArmed?.table !== table) {
+    disarmLeave();
+    leaveArmed = { table, timer: setTimeout(() => { disarmLeave(); render(); }, LEAVE_ARMED_MS) };
+    showError(`Leaving now folds your undecided ${handsOn(folded.seats)}: you lose `
+      + `${foldCost(folded)}. Press Leave again to fold and leave.`, { code: "leave-confirm" });
+    render();
+    return;
+  }
+  disarmLeave();
+  const told = leftNotice(snap);
   await act(async () => {
     try {
       await conn.request("leave", { table });
@@ -485,6 +552,7 @@ async function leaveTable() {
       setCurrent(null);
       delete state.tables[table];
     }
+    if (told) showError(told, { code: "left", tone: folded.seats.length ? null : "ok" });
   });
 }
 
@@ -504,7 +572,7 @@ function noticeUnseenDecisions(old, snap) {
   }
   if (!open.length) return;
   const folded = open.filter((i) => snap.seats[i]?.player_id === old.seats[i].player_id
-    && snap.seats[i].decision === "fold" && snap.seats[i].auto);
+    && snap.seats[i].decision === "fold" && snap.seats[i].auto && !snap.seats[i].left);
   if (folded.length) {
     showError(`The clock ran out: your hand${folded.length > 1 ? "s" : ""} on seat `
       + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`
@@ -542,12 +610,14 @@ async function tellUnseenRound(roundId, undecided, shutdown) {
   const timed = seats.filter((s) => undecided.includes(s.seat) && s.decision === "fold" && s.auto);
   const net = record && typeof record.balance_after === "number" && typeof record.balance_before === "number"
     ? ` (${signedDollars(record.balance_after - record.balance_before)})` : "";
+  const why = timed.every((s) => s.left) ? "you were away longer than the table keeps a seat"
+    : "the clock ran out";
   showError(timed.length
-    ? `While you were away the clock ran out: your hand${timed.length > 1 ? "s" : ""} on seat `
+    ? `While you were away ${why}: your hand${timed.length > 1 ? "s" : ""} on seat `
       + `${timed.map((t) => `#${t.seat + 1}`).join(", ")} ${timed.length > 1 ? "were" : "was"} folded${net}.`
       + lostDecisionsNote(roundId, timed.map((t) => t.seat))
     : `Your round ended while you were away${net}: History shows how it went.`,
-  { code: "unseen-round" });
+  { code: "unseen-round", sticky: true }); // news of money the player was not there to see
 }
 
 /** Play no hand this round: a `deal` with no ante tells the table not to wait for us. */
@@ -900,6 +970,7 @@ function onClick(event) {
       break;
     case "open-remote": goRemote(el.dataset.href); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
+    case "toggle-toast": el.closest(".toast")?.classList.toggle("collapsed"); placeToasts(); break;
     case "reconnect": conn.start(); break;
     case "retry-now": conn.retryNow(); break;
     case "verify-deal": verifyDeal(el.dataset.table); break;
@@ -1020,7 +1091,7 @@ function onKeyDown(event) {
 /** Toasts about a moment of play ("No decision is due now", a refused ante): stale once
  * the table's phase moves on or the player leaves it. */
 const MOMENT_CODES = new Set(["client", "wrong_phase", "already_bet", "already_decided", "not_betting",
-  "no_bet", "not_seated", "table_suspended", "table_paused"]);
+  "no_bet", "not_seated", "table_suspended", "table_paused", "leave-confirm"]);
 
 function dismissMomentToasts() {
   for (const el of $("errors").querySelectorAll(".toast")) {
@@ -1037,7 +1108,9 @@ function dismissToasts(code) {
  * An error in words, in a visible, dismissable toast; `code` names its kind when it
  * is not a server error, `tone: "ok"` makes it good news. A `sticky` one stays until
  * dismissed: news of money (a wallet gone with a forgotten session) must not go by
- * while the player looks elsewhere.
+ * while the player looks elsewhere. Once the page has been in view as long as an
+ * ordinary toast lasts, it folds to one line, so it covers no more of the table than
+ * it must; a tap on its words opens it again.
  */
 function showError(err, { code = null, tone = null, sticky = false, open = null } = {}) {
   // The table gone (`tableMoved` said so): a refusal that says it again adds nothing.
@@ -1053,7 +1126,7 @@ function showError(err, { code = null, tone = null, sticky = false, open = null 
     "data-testid": tone === "ok" ? "notice" : "error",
     "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client",
     "data-sticky": sticky ? "true" : null },
-    h("span", { class: "msg", "data-testid": "error-message" }, text),
+    h("span", { class: "msg", "data-testid": "error-message", "data-action": sticky ? "toggle-toast" : null }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
@@ -1061,6 +1134,24 @@ function showError(err, { code = null, tone = null, sticky = false, open = null 
   trimToasts(4);
   placeToasts();
   if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
+  else afterSeen(ERROR_TTL_MS, () => {
+    toast.classList.add("collapsed");
+    placeToasts();
+  });
+}
+
+/** Run `then` once the page has been in view for `ms`: a hidden tab's time does not count. */
+function afterSeen(ms, then) {
+  const start = () => setTimeout(then, ms);
+  if (document.visibilityState === "visible") {
+    start();
+    return;
+  }
+  document.addEventListener("visibilitychange", function seen() {
+    if (document.visibilityState !== "visible") return;
+    document.removeEventListener("visibilitychange", seen);
+    start();
+  });
 }
 
 /** At most `max` toasts: the oldest go first, a sticky one (news of money) last. */
@@ -1164,7 +1255,8 @@ let drawnView = null; // the view draw() showed last: focus moves only when it c
 
 /** A view just shown takes the focus a keyboard needs there, unless the player has it
  * somewhere visible: the name form its field (`autofocus` does nothing for a form shown
- * later), the lobby its first Play button (the form just submitted is gone). */
+ * later), the lobby its first Play button (the form just submitted is gone), a table
+ * its title (the Play button pressed is gone; Tab goes on from the table's head). */
 function focusNewView(view) {
   if (view === drawnView) return;
   const active = document.activeElement;
@@ -1174,6 +1266,10 @@ function focusNewView(view) {
     const play = $("lobby").querySelector('button[data-action="play"]');
     if (!play) return; // the lobby's list has not come yet: the next draw
     play.focus({ preventScroll: true });
+  } else if (view === "table" && lost) {
+    const title = $("table").querySelector('[data-testid="table-title"]');
+    if (!title) return; // still joining: the next draw
+    title.focus({ preventScroll: true });
   }
   drawnView = view;
 }
@@ -1189,7 +1285,6 @@ function draw() {
   $("lobby").hidden = view !== "lobby";
   $("table").hidden = view !== "table";
   if (view === "lobby") morph($("lobby"), renderLobby(state));
-  focusNewView(view);
   morph($("history"), renderHistory({
     history: { ...state.history, open: state.history.open && Boolean(state.me) },
     me: state.me, lobby: state.lobby, verdicts: state.verdicts,
@@ -1203,6 +1298,7 @@ function draw() {
         snap: seen,
         row,
         me: state.me,
+        leaveArmed: leaveArmed?.table === snap.table,
         layout: layoutFor(snap),
         selected: selectedSeat(snap),
         deal: state.dealing[snap.table] && !dealDone(state.dealing[snap.table], now) ? state.dealing[snap.table] : null,
@@ -1231,6 +1327,7 @@ function draw() {
     }
     watchFelt();
   }
+  focusNewView(view);
   placeToasts(); // the view (and the side panel) may have come or gone under them
 }
 
@@ -1323,7 +1420,11 @@ function tick() {
 $("login-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const name = $("name-input").value.trim();
-  if (!name) return;
+  if (!name) { // spaces alone pass the field's `required`: say what is missing
+    showError("Enter a name for the table: letters or digits, not spaces alone.", { code: "name" });
+    $("name-input").focus();
+    return;
+  }
   sessionStorage.setItem(KEYS.name, name);
   state.needName = false;
   render();

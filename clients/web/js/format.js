@@ -2,6 +2,9 @@
 // Money on the wire is always integer cents; it is only formatted here.
 
 const MINUS = "\u2212";
+// between a sign and "$" a line may break (both are prefixes to a number): a word joiner,
+// unseen and unread, keeps "−$10.00" whole at the end of a line
+const JOIN = "\u2060";
 
 /** 109900 -> "$1,099.00"; with `{ short: true }` whole dollars drop ".00" ("$25"). */
 export function dollars(cents, { short = false } = {}) {
@@ -10,12 +13,12 @@ export function dollars(cents, { short = false } = {}) {
   const whole = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const frac = abs % 100;
   const text = short && frac === 0 ? `$${whole}` : `$${whole}.${String(frac).padStart(2, "0")}`;
-  return n < 0 ? `${MINUS}${text}` : text;
+  return n < 0 ? `${MINUS}${JOIN}${text}` : text;
 }
 
 /** A signed amount: "+$15.00", "−$5.00", "$0.00". */
 export function signedDollars(cents) {
-  return cents > 0 ? `+${dollars(cents)}` : dollars(cents);
+  return cents > 0 ? `+${JOIN}${dollars(cents)}` : dollars(cents);
 }
 
 /** Payout odds as "N:1": the lobby sends "2:1" (the protocol documents a bare int). */
@@ -56,10 +59,11 @@ export function qualifies(dealer) {
 /**
  * A seat's state in words, the same words as the terminal client's
  * (clients/tui/render.py `seat_status`): "Ready", "Sitting out", "Deciding…",
- * "Raised", "Folded", "Folded (timer)", "Away"; "" when there is nothing to say.
+ * "Raised", "Folded", "Folded (timer)", "Folded (left)", "Away"; "" when there is nothing
+ * to say.
  */
 export function seatStatus(phase, seat) {
-  if (seat.decision === "fold") return seat.auto ? "Folded (timer)" : "Folded";
+  if (seat.decision === "fold") return foldLabel(seat);
   if (seat.decision === "raise") return "Raised";
   if (phase === "deciding" && seat.cards) return "Deciding…";
   if (phase === "betting" && seat.ready) return seat.ante > 0 ? "Ready" : "Sitting out";
@@ -67,6 +71,12 @@ export function seatStatus(phase, seat) {
   if ((phase === "deciding" || phase === "showdown") && !seat.cards && !seat.ante) return "Sitting out";
   if (!seat.connected) return "Away";
   return "";
+}
+
+/** A fold in words: by the player, by the clock, or for a player who left with it undecided. */
+export function foldLabel(seat) {
+  if (seat.left) return "Folded (left)";
+  return seat.auto ? "Folded (timer)" : "Folded";
 }
 
 /** The client seeds of a proof ("a,,b": one per seat that anted) in words: “a”, none, “b”; "none" when no seat set one. */

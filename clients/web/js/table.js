@@ -88,10 +88,13 @@ function tableHead(v) {
   const { snap, row } = v;
   const ms = remainingMs(snap, v.receivedAt, v.now);
   return h("div", { class: "table-head" },
-    h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
-      title: "Leave the table (l)" }, "← ", h("span", { class: "leave-word" }, "Leave table")),
+    v.leaveArmed
+      ? h("button", { class: "btn fold leave armed", "data-action": "leave", "data-testid": "leave",
+        "data-armed": "true", title: "Leave now: your undecided hands fold (l)" }, "← Fold & leave")
+      : h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
+        title: "Leave the table (l)" }, "← ", h("span", { class: "leave-word" }, "Leave table")),
     h("div", { class: "title" },
-      h("h1", { "data-testid": "table-title" }, snap.title ?? snap.table),
+      h("h1", { "data-testid": "table-title", tabindex: "-1" }, snap.title ?? snap.table),
       h("span", { class: "variant" }, row?.variant?.title ?? snap.variant)),
     h("div", { class: "limits", "data-testid": "limits" },
       `Ante ${dollars(snap.min_ante, { short: true })} – ${dollars(snap.max_ante, { short: true })}`,

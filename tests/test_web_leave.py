@@ -1,0 +1,107 @@
+"""Leaving a table in the browser while a hand is undecided: the page says what it
+costs before it leaves (a first Leave only arms the button), says what it did after,
+and the fold is told as the player's leaving, not the clock's, to every viewer and in
+the history. Also: a table just opened has the keyboard's focus on its title, and a
+name of spaces alone is told, not ignored.
+
+Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, ViewportSize, expect
+
+from server.app import StudServer
+from tests.conftest import ServerFactory
+from tests.test_web import (
+    VIEWPORT,
+    WAIT_MS,
+    browser,
+    build_ante,
+    collect_problems,
+    enter,
+    needs_chromium,
+    shot,
+)
+from tests.test_web_layout import PHONE
+
+__all__ = ["browser"]  # the fixture, used below
+
+pytestmark = needs_chromium
+
+LONG = {"betting": 60, "decision": 60, "results": 60}  # nothing moves by the clock
+
+
+def seat_zero(server: StudServer) -> dict[str, object]:
+    seat = server.rooms["alpha"].table.view(0)["seats"][0]
+    assert isinstance(seat, dict)
+    return seat
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+async def test_leaving_with_an_undecided_hand_is_asked_then_told(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> None:
+    server = await make_server(timers=LONG)
+    phone = size == "phone"
+    viewport: ViewportSize = PHONE if phone else VIEWPORT
+    context = await browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    # the Play button pressed is gone with the lobby: the keyboard is at the table
+    await page.wait_for_function(
+        "document.activeElement?.dataset.testid === 'table-title'", timeout=WAIT_MS
+    )
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+
+    leave = page.get_by_test_id("leave")
+    await leave.click()  # the first Leave says what leaving costs, and leaves nothing
+    confirm = page.locator('.toast[data-code="leave-confirm"]')
+    await expect(confirm).to_contain_text(
+        "Leaving now folds your undecided hand on seat #1: you lose $5.00 of antes."
+    )
+    await expect(leave).to_have_attribute("data-armed", "true")
+    await expect(leave).to_have_text("← Fold & leave")
+    await expect(page.get_by_test_id("table-view")).to_be_visible()
+    assert seat_zero(server)["decision"] is None
+    await shot(page, f"leave-armed-{size}.png")
+
+    await leave.click()  # the second one leaves, and says what it did
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    told = page.locator('.toast[data-code="left"]')
+    await expect(told).to_contain_text(
+        "You left alpha: your hand on seat #1 was folded, losing $5.00 of antes."
+    )
+    await expect(confirm).to_have_count(0)
+    assert server.rooms["alpha"].table.view(0)["phase"] == "showdown"  # hers was the last
+    seat = seat_zero(server)
+    assert (seat["decision"], seat["auto"], seat["left"]) == ("fold", True, True)
+
+    await page.get_by_test_id("history-button").click()
+    entry = page.get_by_test_id("history-seat").first
+    await expect(entry.get_by_test_id("history-seat-decision")).to_contain_text("Folded (left)")
+    assert problems == []
+
+
+async def test_a_name_of_spaces_alone_is_told_not_ignored(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server()
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await page.get_by_test_id("name-input").fill("   ")
+    await page.get_by_test_id("enter").click()
+    await expect(page.locator('.toast[data-code="name"]')).to_contain_text("Enter a name")
+    await expect(page.get_by_test_id("name-input")).to_be_focused()
+    await expect(page.get_by_test_id("login")).to_be_visible()
