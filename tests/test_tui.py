@@ -599,3 +599,26 @@ async def test_a_table_that_moves_away_goes_back_to_the_lobby_and_says_why(
         assert app.table_id is None and "alpha" not in app.tables
         assert "moved to another server" in shown(app, "#message")
         assert "refunded" in shown(app, "#message")
+
+
+async def test_leaving_with_an_undecided_hand_takes_a_second_l(make_server: ServerFactory) -> None:
+    """As the browser's Leave: the first l says what leaving costs, the second leaves."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("2", "d")  # $5, and deal
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("l")
+        await sees(p, app, "#message", "Leaving now folds your undecided hand on seat #1")
+        assert "you lose $5.00 of antes" in shown(app, "#message")
+        assert isinstance(app.screen, PlayScreen)
+        seat = server.rooms["alpha"].table.seats[0]
+        assert seat is not None and seat.decision is None  # nothing left, nothing folded
+        await p.press("l")
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await settle(app)
+        seat = server.rooms["alpha"].table.seats[0]
+        assert seat is not None and seat.left  # folded for leaving; the seat goes at the end

@@ -60,9 +60,11 @@ from clients.tui.render import (
     dealer_text,
     describe_error,
     fairness_text,
+    folded_by_leaving,
     history_text,
     info_text,
     last_round_text,
+    leave_warning,
     lobby_rows,
     moved_text,
     player_text,
@@ -76,6 +78,7 @@ BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
 #: Refusals that say only that this try of a purchase was not taken.
 NOT_THIS_TRY: Final = frozenset({"store_unavailable", "rate_limited", "shutting_down"})
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
+LEAVE_ARMED_SECONDS: Final = 6.0  # a leave that folds hands waits this long for its second l
 
 Job = Callable[[], Awaitable[None]]
 
@@ -363,6 +366,7 @@ class StudApp(App[None]):
         self.last_round = ""  # the player's results at the last showdown, in words
         self.status = "connecting…"
         self.deadline: float | None = None
+        self._leave_armed_until = 0.0  # a leave that folds hands needs a second l by then
         self.link = Link(
             url,
             name,
@@ -647,6 +651,14 @@ class StudApp(App[None]):
         self.submit(job)
 
     def leave_table(self) -> None:
+        snap, now = self.snapshot, asyncio.get_running_loop().time()
+        folds = folded_by_leaving(snap, self.own_seats())
+        if snap is not None and folds and now > self._leave_armed_until:
+            self._leave_armed_until = now + LEAVE_ARMED_SECONDS
+            self.say(leave_warning(snap, folds), error=True)
+            return
+        self._leave_armed_until = 0.0
+
         async def job() -> None:
             table_id = self._close_table()
             if table_id is not None:

@@ -94,6 +94,29 @@ def countdown(seconds_left: float | None) -> str:
     return f"{max(0, int(seconds_left + 0.999))}s"
 
 
+def folded_by_leaving(snap: Frame | None, seats: list[int]) -> list[int]:
+    """Of the player's `seats`, the dealt hands a leave would fold now (undecided)."""
+    if snap is None or snap.get("phase") != "deciding" or snap.get("suspended"):
+        return []
+    return [i for i in seats if snap["seats"][i]["ante"] and not snap["seats"][i]["decision"]]
+
+
+def leave_warning(snap: Frame, folds: list[int]) -> str:
+    """What leaving costs, said before the second l leaves (as the browser's Leave)."""
+    antes = sum(int(snap["seats"][i]["ante"]) for i in folds)
+    staked = [i for i in folds if snap["seats"][i]["progressive"]]
+    stakes = len(staked) * int(snap.get("progressive_stake") or 0)
+    where = ", ".join(f"#{i + 1}" for i in folds)
+    lost = f"{money(antes)} of antes"
+    if stakes:
+        lost += f" and {money(stakes)} of progressive stakes"
+    plural = "s" if len(folds) > 1 else ""
+    return (
+        f"Leaving now folds your undecided hand{plural} on seat {where}: you lose {lost}. "
+        "Press l again to fold and leave."
+    )
+
+
 def moved_text(frame: Frame) -> str:
     """A `table_moved` frame in words: what became of the player's seats and bets."""
     where = frame.get("url")
