@@ -13,9 +13,9 @@ until it lands. While a write is in doubt, or the store or the table's lease
 is away, the table is *suspended*: its clock stops, nothing folds or times out,
 new commands are refused with `table_suspended` (nothing applied), departures
 wait; the round goes on where it was once the store answers (the writes
-themselves: server/table_writes.py). Every write
-carries the table's fence (the epoch of this process's lease): refused once
-another process holds the table, which this room then gives up at once.
+themselves: server/table_writes.py). Every write carries the table's fence
+(the epoch of this process's lease): refused once another process holds the
+table, which this room then gives up at once.
 """
 
 from __future__ import annotations
