@@ -469,6 +469,81 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     assert problems == []
 
 
+# A dealer that does not qualify (king high), and nine high-card hands from the rest of
+# the deck (ranks far apart, suits mixed): every raised hand's result is the longest
+# there is, "Dealer did not qualify ★ −$1" (the progressive stake won nothing).
+DEALER_NQ = ["Kc", "Qh", "9d", "6s", "2c"]
+REST = [c for c in (f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs") if c not in DEALER_NQ]
+HANDS_NQ = [[REST[n + 9 * k] for k in range(5)] for n in range(9)]
+
+# Each seat's result box against the rack and the window: over two lines, any part of it
+# under the rack, or off the bottom of the window (the showdown's few seconds go by
+# before a scroll).
+RESULTS_IN_VIEW = """() => {
+  const rack = document.querySelector('[data-testid="controls"]')?.getBoundingClientRect();
+  const out = [];
+  for (let n = 0; n < 9; n++) {
+    const el = document.querySelector(`[data-testid="seat-${n}-result"]`);
+    if (!el) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    // two lines at most (the outcome, the net): a taller box runs over what is below it
+    const tall = r.height > 44;
+    if (tall || r.bottom > innerHeight || (rack && r.bottom > rack.top && r.top < rack.bottom)) {
+      out.push(`seat-${n}-result ${Math.round(r.top)}-${Math.round(r.bottom)}${tall ? " tall" : ""}`
+        + ` (rack from ${rack ? Math.round(rack.top) : "-"}, window ${innerHeight})`);
+    }
+  }
+  return out;
+}"""
+
+
+async def test_long_results_stay_clear_of_the_rack_at_laptop_sizes(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """A full table whose dealer does not qualify, every hand raised with a progressive
+    stake that won nothing: each seat's result shows whole above the rack, no scroll."""
+    server = await make_server(tables=NINE, shuffle=shuffles([*HANDS_NQ, DEALER_NQ]), timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[3])
+    await enter(ann, "Ann")
+    await sit_three(ann, 0)
+    for name in ("Bob", "Cy"):
+        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        for _ in range(3):
+            reply = await client.request("sit", table="nine")
+            seat = int(reply["seat"])
+            await client.request("ante", table="nine", seat=seat, amount=500, progressive=True)
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    await ann.get_by_test_id("deal").click()
+    for client in cy:
+        await client.request("deal", table="nine")
+    await expect_phase([ann], "deciding")
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    for n, client in enumerate(cy):
+        for seat in range(3 + 3 * n, 6 + 3 * n):
+            await client.request("raise", table="nine", seat=seat)
+    await expect_phase([ann], "showdown")
+    await expect(ann.get_by_test_id("seat-4-result")).to_have_attribute(
+        "data-outcome", "no_qualify"
+    )
+    for size in (LAPTOPS[3], LAPTOPS[0]):
+        await ann.set_viewport_size(size)
+        what = f"no-qualify-{size['width']}x{size['height']}"
+        await check_layout(ann, what, None)
+        hidden: list[str] = await ann.evaluate(RESULTS_IN_VIEW)
+        assert hidden == [], f"{what}: results too tall, under the rack or off screen: {hidden}"
+    assert problems == []
+
+
 async def test_rebet_clear_and_a_round_from_the_keyboard(
     make_server: ServerFactory, browser: Browser
 ) -> None:

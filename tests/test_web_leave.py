@@ -92,6 +92,42 @@ async def test_leaving_with_an_undecided_hand_is_asked_then_told(
     assert problems == []
 
 
+async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_disarms(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server(timers=LONG)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await page.get_by_test_id("sit-1").click()
+    await expect(page.get_by_test_id("seat-1-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await build_ante(page, 1, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    await page.get_by_test_id("raise-0").click()
+    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+
+    leave, confirm = page.get_by_test_id("leave"), page.locator('.toast[data-code="leave-confirm"]')
+    await leave.click()
+    await expect(confirm).to_contain_text(
+        "Leaving now folds your undecided hand on seat #2: you lose $5.00 of antes. Your "
+        "raised hand on seat #1 plays on to the showdown"
+    )
+    # the hand it would fold is decided meanwhile: nothing left to lose, nothing armed
+    await page.get_by_test_id("raise-1").click()
+    await expect(leave).not_to_have_attribute("data-armed", "true")
+    await expect(confirm).to_have_count(0)
+    await expect(page.get_by_test_id("table-view")).to_be_visible()
+    assert server.rooms["alpha"].table.view(0)["phase"] == "showdown"  # both raised
+    assert problems == []
+
+
 async def test_a_name_of_spaces_alone_is_told_not_ignored(
     make_server: ServerFactory, browser: Browser
 ) -> None:

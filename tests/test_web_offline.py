@@ -279,7 +279,7 @@ async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
         "window.stud.conn.drop()"
     )
     ended = page.locator('.toast[data-code="session-ended"]')
-    await expect(ended).to_contain_text("new player, with a new wallet")
+    await expect(ended).to_contain_text("New player, new wallet: the server no longer knows")
     assert await page.evaluate("window.stud.state.me.player_id") != first
     await page.wait_for_timeout(11_000)  # an ordinary toast is gone after 10 s
     await expect(ended).to_be_visible()

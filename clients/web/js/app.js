@@ -236,11 +236,12 @@ async function hello() {
       const account = token !== null && token === accountToken();
       sessionStorage.removeItem(KEYS.token);
       forgetAccount();
+      // the news first: folded to one line, the notice still says it
       showError(account
-        ? "You were signed out on the server (signed out elsewhere, or the password changed): "
-          + "sign in again to play with your account. Meanwhile you play as a new guest."
-        : "The server no longer knows your previous session (it restarted without keeping its "
-          + "data): you start again as a new player, with a new wallet.", { code: "session-ended", sticky: true });
+        ? "Signed out: sign in again to play with your account (you were signed out elsewhere, "
+          + "or the password changed). Meanwhile you play as a new guest."
+        : "New player, new wallet: the server no longer knows your previous session (it "
+          + "restarted without keeping its data), so you start again.", { code: "session-ended", sticky: true });
       if (conn.open) hello();
       return;
     }
@@ -292,10 +293,9 @@ function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
-      if (old && old.phase !== frame.phase && frame.table === state.current) {
-        dismissMomentToasts();
-        disarmLeave(); // the hands it would have folded are decided, or gone
-      }
+      if (old && old.phase !== frame.phase && frame.table === state.current) dismissMomentToasts();
+      // the hands an armed Leave would fold are decided (the clock ran out), or gone
+      if (leaveArmed?.table === frame.table && !foldedByLeaving(frame).seats.length) disarmLeave();
       noticeUnseenDecisions(old, frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
@@ -507,27 +507,31 @@ function foldCost({ antes, stakes }) {
   return `${dollars(antes)} of antes${stakes ? ` and ${dollars(stakes)} of progressive stakes` : ""}`;
 }
 
+/** The player's raised hands a leave leaves in play (they go on to the showdown), in words. */
+function playingOn(snap) {
+  const raised = snap?.phase === "deciding"
+    ? mySeats(snap).filter((i) => snap.seats[i].decision === "raise") : [];
+  if (!raised.length) return "";
+  return `Your raised ${handsOn(raised)} ${raised.length > 1 ? "play" : "plays"} on to the showdown; `
+    + "the result goes to your wallet and History.";
+}
+
 /** What leaving did with the player's money, in words (null: it touched none). */
 function leftNotice(snap) {
   if (!snap) return null;
   const title = snap.title ?? snap.table;
   const folded = foldedByLeaving(snap);
+  const rest = playingOn(snap);
   if (folded.seats.length) {
     return `You left ${title}: your ${handsOn(folded.seats)} ${folded.seats.length > 1 ? "were" : "was"} `
-      + `folded, losing ${foldCost(folded)}.`;
+      + `folded, losing ${foldCost(folded)}.${rest ? ` ${rest}` : ""}`;
   }
-  const mine = mySeats(snap);
   if (snap.phase === "betting") {
-    const back = mine.reduce((sum, i) => sum + snap.seats[i].ante
+    const back = mySeats(snap).reduce((sum, i) => sum + snap.seats[i].ante
       + (snap.seats[i].progressive ? snap.progressive_stake ?? 0 : 0), 0);
     if (back) return `You left ${title}: your bets (${dollars(back)}) were returned.`;
   }
-  const playing = snap.phase === "deciding" ? mine.filter((i) => snap.seats[i].decision === "raise") : [];
-  if (playing.length) {
-    return `You left ${title}: your raised ${handsOn(playing)} ${playing.length > 1 ? "play" : "plays"} on `
-      + "to the showdown; the result goes to your wallet and History.";
-  }
-  return null;
+  return rest ? `You left ${title}. ${rest}` : null;
 }
 
 async function leaveTable() {
@@ -538,8 +542,10 @@ async function leaveTable() {
   if (folded.seats.length && leaveArmed?.table !== table) {
     disarmLeave();
     leaveArmed = { table, timer: setTimeout(() => { disarmLeave(); render(); }, LEAVE_ARMED_MS) };
+    const rest = playingOn(snap);
     showError(`Leaving now folds your undecided ${handsOn(folded.seats)}: you lose `
-      + `${foldCost(folded)}. Press Leave again to fold and leave.`, { code: "leave-confirm" });
+      + `${foldCost(folded)}.${rest ? ` ${rest}` : ""} Press “Fold & leave” to leave.`,
+    { code: "leave-confirm" });
     render();
     return;
   }

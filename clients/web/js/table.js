@@ -19,6 +19,8 @@ import { progressivePaytable, raisePaytable } from "./paytable.js";
 const RAISE_MULTIPLE = 2;
 const PHASE_NAMES = { waiting: "Waiting for bets", betting: "Betting", deciding: "Fold or raise", showdown: "Showdown" };
 const WIDE_SEAT = 140; // px: wide enough for "Raise $20" on one line
+/** Outcomes too long for a narrow seat's result, said short there. */
+const SHORT_OUTCOMES = { no_qualify: "No\u00a0qualify" }; // kept on one line
 
 /** Milliseconds left on the snapshot's timer, `null` when it has none. */
 export function remainingMs(snap, receivedAt, now) {
@@ -91,8 +93,10 @@ function tableHead(v) {
     v.leaveArmed
       ? h("button", { class: "btn fold leave armed", "data-action": "leave", "data-testid": "leave",
         "data-armed": "true", title: "Leave now: your undecided hands fold (l)" }, "← Fold & leave")
+      // a phone shows the arrow alone: its name says what it does
       : h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
-        title: "Leave the table (l)" }, "← ", h("span", { class: "leave-word" }, "Leave table")),
+        title: "Leave the table (l)", "aria-label": "Leave table" },
+      "← ", h("span", { class: "leave-word" }, "Leave table")),
     h("div", { class: "title" },
       h("h1", { "data-testid": "table-title", tabindex: "-1" }, snap.title ?? snap.table),
       h("span", { class: "variant" }, row?.variant?.title ?? snap.variant)),
@@ -281,7 +285,9 @@ function seatEl(v, seat, i, pos) {
   // while the cards fly nobody is deciding yet (a seat dealt without is sitting out)
   const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` },
     v.dealing && seat.cards ? "" : seatStatus(v.snap.phase, seat));
-  const res = result ? resultEl(seat, i, v.snap.progressive_stake) : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
+  const narrow = kind === "arc" && v.layout.seat.w < WIDE_SEAT;
+  const res = result ? resultEl(seat, i, v.snap.progressive_stake, narrow)
+    : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
   const editable = mine && buildable(v, seat);
   const { spot, progressive, remove } = bettingSpot(v, seat, i, mine, kind, editable);
   if (kind === "arc") {
@@ -405,17 +411,20 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
 
 /** The outcome and the net. The net counts the progressive stake too, so a side bet
  * that won nothing is shown beside it ("★ −$1"): a push that lost the side bet reads
- * −$1.00 with its reason, and a won ante that lost it reads $0.00 with its reason. */
-function resultEl(seat, i, stake) {
+ * −$1.00 with its reason, and a won ante that lost it reads $0.00 with its reason.
+ * A `narrow` seat words a long outcome short (its title keeps the whole) in smaller
+ * type, so the result keeps to its seat's foot, clear of the seats and the rack below. */
+function resultEl(seat, i, stake, narrow = false) {
   const r = seat.result;
   const prize = progressivePaid(r.progressive_prize);
   const sideLost = r.progressive_prize === 0 && stake > 0 ? stake : 0;
   // coloured by the money, not the hand: a lost hand whose progressive paid is a gain
   const money = r.net > 0 ? "up" : r.net < 0 ? "down" : "even";
-  return h("div", { class: `result ${r.outcome} ${money}`, "data-testid": `seat-${i}-result`,
+  return h("div", { class: `result ${r.outcome} ${money}${narrow ? " narrow" : ""}`, "data-testid": `seat-${i}-result`,
     "data-outcome": r.outcome, "data-net": r.net },
   // the lost side bet goes on the outcome's line: beside the net it overflows a narrow seat
-  h("span", { class: "outcome" }, OUTCOMES[r.outcome] ?? r.outcome,
+  h("span", { class: "outcome", title: OUTCOMES[r.outcome] ?? r.outcome },
+    (narrow ? SHORT_OUTCOMES[r.outcome] : null) ?? OUTCOMES[r.outcome] ?? r.outcome,
     sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
       title: `The progressive side bet (${dollars(sideLost)}) won nothing; the net counts it` },
     `★ ${dollars(-sideLost, { short: true })}`) : null),
