@@ -113,12 +113,23 @@ async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_di
     await page.get_by_test_id("raise-0").click()
     await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
 
+    # a suspended table (its lease away) still folds the hand once the leave is applied:
+    # the page asks all the same
+    room = server.rooms["alpha"]
+    lease = room.lease
+    assert lease is not None
+    room._suspend("lease", room.now())
+    await expect(page.get_by_test_id("table-view")).to_have_attribute("data-phase", "suspended")
     leave, confirm = page.get_by_test_id("leave"), page.locator('.toast[data-code="leave-confirm"]')
     await leave.click()
     await expect(confirm).to_contain_text(
         "Leaving now folds your undecided hand on seat #2: you lose $5.00 of antes. Your "
         "raised hand on seat #1 plays on to the showdown"
     )
+    room.hosted(lease, fresh=False)  # renewed: the table runs again, the question stands
+    await expect(page.get_by_test_id("table-view")).to_have_attribute("data-phase", "deciding")
+    await expect(confirm).to_be_visible()
+    await expect(leave).to_have_attribute("data-armed", "true")
     # the hand it would fold is decided meanwhile: nothing left to lose, nothing armed
     await page.get_by_test_id("raise-1").click()
     await expect(leave).not_to_have_attribute("data-armed", "true")

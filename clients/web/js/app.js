@@ -490,9 +490,14 @@ function disarmLeave() {
   dismissToasts("leave-confirm");
 }
 
+/** The round's phase, a suspended table's too (its departures wait, then fold the same). */
+function roundPhase(snap) {
+  return snap?.suspended?.phase ?? snap?.phase;
+}
+
 /** The player's hands a leave would fold now (dealt, undecided), and what they stake. */
 function foldedByLeaving(snap) {
-  if (snap?.phase !== "deciding" || snap.suspended) return { seats: [], antes: 0, stakes: 0 };
+  if (roundPhase(snap) !== "deciding") return { seats: [], antes: 0, stakes: 0 };
   const seats = mySeats(snap).filter((i) => snap.seats[i].ante > 0 && !snap.seats[i].decision);
   const antes = seats.reduce((sum, i) => sum + snap.seats[i].ante, 0);
   const stakes = seats.filter((i) => snap.seats[i].progressive).length * (snap.progressive_stake ?? 0);
@@ -509,7 +514,7 @@ function foldCost({ antes, stakes }) {
 
 /** The player's raised hands a leave leaves in play (they go on to the showdown), in words. */
 function playingOn(snap) {
-  const raised = snap?.phase === "deciding"
+  const raised = roundPhase(snap) === "deciding"
     ? mySeats(snap).filter((i) => snap.seats[i].decision === "raise") : [];
   if (!raised.length) return "";
   return `Your raised ${handsOn(raised)} ${raised.length > 1 ? "play" : "plays"} on to the showdown; `
@@ -526,7 +531,7 @@ function leftNotice(snap) {
     return `You left ${title}: your ${handsOn(folded.seats)} ${folded.seats.length > 1 ? "were" : "was"} `
       + `folded, losing ${foldCost(folded)}.${rest ? ` ${rest}` : ""}`;
   }
-  if (snap.phase === "betting") {
+  if (roundPhase(snap) === "betting") {
     const back = mySeats(snap).reduce((sum, i) => sum + snap.seats[i].ante
       + (snap.seats[i].progressive ? snap.progressive_stake ?? 0 : 0), 0);
     if (back) return `You left ${title}: your bets (${dollars(back)}) were returned.`;
@@ -1097,7 +1102,7 @@ function onKeyDown(event) {
 /** Toasts about a moment of play ("No decision is due now", a refused ante): stale once
  * the table's phase moves on or the player leaves it. */
 const MOMENT_CODES = new Set(["client", "wrong_phase", "already_bet", "already_decided", "not_betting",
-  "no_bet", "not_seated", "table_suspended", "table_paused", "leave-confirm"]);
+  "no_bet", "not_seated", "table_suspended", "table_paused"]); // "leave-confirm" goes with its arming
 
 function dismissMomentToasts() {
   for (const el of $("errors").querySelectorAll(".toast")) {
