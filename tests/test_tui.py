@@ -611,8 +611,14 @@ async def test_leaving_with_an_undecided_hand_takes_a_second_l(make_server: Serv
         await until(p, lambda: app.own_seats() == [0], "the seat")
         await p.press("2", "d")  # $5, and deal
         await until(p, lambda: phase(app) == "deciding", "the deal")
+        room = server.rooms["alpha"]
+        lease = room.lease
+        assert lease is not None
+        room._suspend("lease", room.now())  # suspended: the leave, applied later, folds too
+        await until(p, lambda: app.snapshot is not None and "suspension" in app.snapshot, "pause")
         await p.press("l")
         await sees(p, app, "#message", "Leaving now folds your undecided hand on seat #1")
+        room.hosted(lease, fresh=False)
         assert "you lose $5.00 of antes" in shown(app, "#message")
         assert isinstance(app.screen, PlayScreen)
         seat = server.rooms["alpha"].table.seats[0]

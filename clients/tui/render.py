@@ -95,8 +95,9 @@ def countdown(seconds_left: float | None) -> str:
 
 
 def folded_by_leaving(snap: Frame | None, seats: list[int]) -> list[int]:
-    """Of the player's `seats`, the dealt hands a leave would fold now (undecided)."""
-    if snap is None or snap.get("phase") != "deciding" or snap.get("suspended"):
+    """Of the player's `seats`, the dealt hands a leave would fold now (undecided); `snap`
+    as it stands (a suspended table's round phase: its leave, applied later, folds too)."""
+    if snap is None or snap.get("phase") != "deciding":
         return []
     return [i for i in seats if snap["seats"][i]["ante"] and not snap["seats"][i]["decision"]]
 
