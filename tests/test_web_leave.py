@@ -23,6 +23,7 @@ from tests.test_web import (
     enter,
     needs_chromium,
     shot,
+    signed,
 )
 from tests.test_web_layout import PHONE
 
@@ -136,6 +137,38 @@ async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_di
     await expect(confirm).to_have_count(0)
     await expect(page.get_by_test_id("table-view")).to_be_visible()
     assert server.rooms["alpha"].table.view(0)["phase"] == "showdown"  # both raised
+    assert problems == []
+
+
+async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Its result used to come to the lobby as a wallet that moved, with nothing said."""
+    server = await make_server(timers=LONG)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await page.get_by_test_id("sit-1").click()
+    await expect(page.get_by_test_id("seat-1-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await build_ante(page, 1, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await page.get_by_test_id("raise-0").click()
+    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await page.get_by_test_id("leave").click()
+    await page.get_by_test_id("leave").click()  # folds seat #2: the round settles at once
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    settled = page.locator('.toast[data-code="left-settled"]')
+    await expect(settled).to_contain_text("alpha: the round you left settled (")
+    me = await page.evaluate("window.stud.state.me.player_id")
+    record = (await server.store.history(me))[0]
+    net = sum(s["result"]["net"] for s in record["seats"] if s["player_id"] == me)
+    await expect(settled).to_contain_text(f"({signed(net)} for your hands in it)")
     assert problems == []
 
 

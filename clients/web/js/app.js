@@ -322,6 +322,7 @@ function absorb(frame) {
       break;
     case "balance":
       state.balance = { balance: frame.balance, bonus: frame.bonus, available: frame.available, held: frame.held };
+      if (playedOn) tellPlayedOn();
       break;
     case "jackpot":
       state.jackpots[frame.name] = frame.amount;
@@ -539,6 +540,33 @@ function leftNotice(snap) {
   return rest ? `You left ${title}. ${rest}` : null;
 }
 
+/** A round a raised hand plays on in after its player left the table: {table, title,
+ * round_id, seats, until}. Its settlement comes as a wallet push with nothing else. */
+let playedOn = null;
+const PLAYED_ON_MS = 120000; // looked for this long after the leave at most
+
+/** The wallet moved while a left table's round played on: say how that round ended. */
+async function tellPlayedOn() {
+  const wait = playedOn;
+  if (!wait) return;
+  if (performance.now() > wait.until) {
+    playedOn = null;
+    return;
+  }
+  try {
+    await conn.request("history", { limit: 10 }); // its `history` frame is in state before the ok
+  } catch {
+    return; // the next wallet push asks again
+  }
+  const record = state.history.rounds?.find((r) => r.round_id === wait.round_id);
+  if (!record || playedOn !== wait) return; // another change of the wallet: still playing
+  playedOn = null;
+  const mine = (record.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
+  const net = mine.reduce((sum, s) => sum + (s.result?.net ?? 0), 0);
+  showError(`${wait.title}: the round you left settled (${signedDollars(net)} for your hands in it); `
+    + "History shows it.", { code: "left-settled", tone: net >= 0 ? "ok" : null });
+}
+
 async function leaveTable() {
   const table = state.current;
   if (!table) return;
@@ -564,6 +592,10 @@ async function leaveTable() {
       delete state.tables[table];
     }
     if (told) showError(told, { code: "left", tone: folded.seats.length ? null : "ok" });
+    if (playingOn(snap)) {
+      playedOn = { table, title: snap.title ?? table, round_id: snap.round_id, until: performance.now() + PLAYED_ON_MS };
+      tellPlayedOn(); // the leave may have ended the round: its push came before this answer
+    }
   });
 }
 
