@@ -10,7 +10,7 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import Browser, ViewportSize, expect
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from server.app import StudServer
 from tests.conftest import ServerFactory
@@ -93,9 +93,10 @@ async def test_leaving_with_an_undecided_hand_is_asked_then_told(
     assert problems == []
 
 
-async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_disarms(
+async def one_raised_one_undecided(
     make_server: ServerFactory, browser: Browser
-) -> None:
+) -> tuple[StudServer, Page, list[str]]:
+    """Ann at alpha with two $5 hands dealt: seat #1 raised, seat #2 still to decide."""
     server = await make_server(timers=LONG)
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(WAIT_MS)
@@ -113,6 +114,13 @@ async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_di
     await expect(page.get_by_test_id("fold-0")).to_be_visible()
     await page.get_by_test_id("raise-0").click()
     await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    return server, page, problems
+
+
+async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_disarms(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server, page, problems = await one_raised_one_undecided(make_server, browser)
 
     # a suspended table (its lease away) still folds the hand once the leave is applied:
     # the page asks all the same
@@ -144,22 +152,7 @@ async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
     make_server: ServerFactory, browser: Browser
 ) -> None:
     """Its result used to come to the lobby as a wallet that moved, with nothing said."""
-    server = await make_server(timers=LONG)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await page.get_by_test_id("sit-1").click()
-    await expect(page.get_by_test_id("seat-1-name")).to_contain_text("Ann")
-    await build_ante(page, 0, [(500, "left")])
-    await build_ante(page, 1, [(500, "left")])
-    await page.get_by_test_id("deal").click()
-    await page.get_by_test_id("raise-0").click()
-    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    server, page, problems = await one_raised_one_undecided(make_server, browser)
     await page.get_by_test_id("leave").click()
     await page.get_by_test_id("leave").click()  # folds seat #2: the round settles at once
     await expect(page.get_by_test_id("lobby")).to_be_visible()
