@@ -211,7 +211,11 @@ def test_a_seeded_run_is_deterministic() -> None:
     first, second = (run(20_000, "fair", workers=2, seed=b"pinned") for _ in range(2))
     assert first["position_chi2"] == second["position_chi2"]
     assert first["serial_chi2"] == second["serial_chi2"]
-    assert run(20_000, "fair", workers=2)["position_chi2"] != first["position_chi2"]
+    # One statistic alone repeats by chance about once in 100,000 runs (it is a sum of squared
+    # counts over 2,704 cells); both together about once in 10^10.
+    fresh = run(20_000, "fair", workers=2)
+    pinned = (first["position_chi2"], first["serial_chi2"])
+    assert (fresh["position_chi2"], fresh["serial_chi2"]) != pinned
 
 
 def test_secrets_shuffled_deck_passes() -> None:
