@@ -239,9 +239,24 @@ SMALL_TEXT = """() => {
 }"""
 
 
+# A betting circle's word (ANTE, RAISE) wider than the inside of its circle, so that it
+# runs over the circle's line.
+WORDS_PAST_CIRCLES = """() => {
+  const out = [];
+  for (const word of document.querySelectorAll(".circle-label")) {
+    const circle = word.parentElement;
+    const r = word.getBoundingClientRect();
+    if (r.width < 1) continue;
+    const inside = circle.clientWidth;
+    if (r.width > inside) out.push(`${word.textContent} ${r.width}>${inside}`);
+  }
+  return out;
+}"""
+
+
 async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = False) -> None:
     """No two seats' boxes overlap; own controls on screen at the top of the page; no
-    sideways scroll on a phone; no text under 10 px; a screenshot."""
+    sideways scroll on a phone; no text under 10 px or past its circle; a screenshot."""
     await page.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
     await page.evaluate("window.scrollTo(0, 0)")
     got: dict[str, Any] = await page.evaluate(MEASURE)
@@ -261,6 +276,8 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
     assert chrome == [], f"{what}: {chrome}"
     small_text: list[str] = await page.evaluate(SMALL_TEXT)
     assert small_text == [], f"{what}: text under 10 px: {small_text}"
+    past: list[str] = await page.evaluate(WORDS_PAST_CIRCLES)
+    assert past == [], f"{what}: words past their circles: {past}"
     if phone:
         targets: list[dict[str, Any]] = await page.evaluate(CONTROLS, TOUCH)
         small = [

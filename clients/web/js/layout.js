@@ -37,7 +37,7 @@ export function seatBox(w) {
   // how far each card of the fan is moved right of the one below it (all five fit in w)
   const step = Math.floor(Math.min(cardW + 3, (w - 6 - cardW) / 4) * 10) / 10;
   const circle = Math.round(Math.min(64, Math.max(40, w * 0.42)));
-  const raise = Math.round(circle * 0.72);
+  const raise = Math.max(40, Math.round(circle * 0.72)); // 40: the word RAISE fits inside
   const spot = circle + 12; // the circle, its amount tag and the badges around it
   const h = ROWS.name + ROWS.gap + cardH + ROWS.gap + ROWS.info + ROWS.gap + spot + ROWS.gap + ROWS.actions;
   const cardsY = ROWS.name + ROWS.gap + cardH / 2; // the middle of the cards, from the box's top
