@@ -177,6 +177,15 @@ async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) ->
         await until(p, lambda: phase(app) == "deciding", "the deal")
         assert app.snapshot is not None and app.snapshot["seats"][1]["ante"] == 5_000
         assert app.snapshot["seats"][0]["cards"] is None
+        # r with the seat out of this round selected sends nothing: it used to raise the
+        # other seat's $50 hand, which the ▶ did not mark
+        await p.press("tab")
+        assert app.selected == 0
+        await p.press("r")
+        await settle(app)
+        await sees(p, app, "#message", "Seat 1 is not waiting; nothing sent. Tab to 2.")
+        assert app.snapshot["seats"][1]["decision"] is None
+        await p.press("tab")
         before = app.balance["balance"]
         await p.press("b")
         await until(p, lambda: app.balance["balance"] == before + 10_000, "the chips bought")

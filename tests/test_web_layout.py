@@ -661,6 +661,31 @@ async def test_rebet_clear_and_a_round_from_the_keyboard(
     await ann.locator("body").click(position={"x": 5, "y": 790})
     await ann.keyboard.press("Tab")
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+
+    # ----- two hands dealt: r raises the selected one, and the selection moves on to the
+    # other; r on a hand already raised sends nothing and says so (it used to raise the
+    # other hand, which the ring, the ▼ and the rack line did not show)
+    await ann.keyboard.press("2")
+    await expect_cents(ann, "ante-0", 500)
+    await ann.keyboard.press("d")
+    await expect_phase([ann], "deciding")
+    await ann.keyboard.press("r")
+    await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    await ann.get_by_test_id("seat-0").click(position={"x": 10, "y": 5})
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("r")
+    told = ann.locator('.toast[data-code="decided"]')
+    await expect(told).to_contain_text("Seat #1 has raised already; nothing sent")
+    await expect(told).to_contain_text("Tab selects #2, still waiting")
+    assert (await seat0())["decision"] == "raise"
+    seat1: dict[str, Any] = await ann.evaluate("window.stud.state.tables.alpha.seats[1]")
+    assert seat1.get("decision") is None, seat1
+    await ann.keyboard.press("Tab")
+    await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("f")
+    await expect_phase([ann], "showdown")
+    await expect(ann.get_by_test_id("seat-1-status")).to_have_text("Folded")
     assert problems == []
 
 

@@ -794,8 +794,13 @@ class StudApp(App[None]):
             if not undecided:
                 self.say("None of your hands is waiting for a decision.", error=True)
                 return
-            # the selected seat, or the first of ours still to decide
-            seat = self.selected if self.selected in undecided else undecided[0]
+            # the selected seat only, the one marked: never another hand in its place
+            seat = self.selected
+            if seat is None or seat not in undecided:
+                waiting = ", ".join(str(s + 1) for s in undecided)
+                where = "Your selected hand" if seat is None else f"Seat {seat + 1}"
+                self.say(f"{where} is not waiting; nothing sent. Tab to {waiting}.", error=True)
+                return
             await self.link.request(decision, table=table, seat=seat)
             self.message = ""
             # move on to the next of our hands still waiting for a decision

@@ -809,7 +809,8 @@ function decideByClick(decision, seat) {
   });
 }
 
-/** f / r: the selected seat if it has a hand to decide, else the first of ours that has. */
+/** f / r: the selected seat, and only it: the one the ring, the ▼ and the rack line
+ * show. A selected hand already decided is told, never swapped for another one. */
 function decideByKey(decision) {
   const snap = state.tables[state.current];
   if (!snap) return;
@@ -822,8 +823,16 @@ function decideByKey(decision) {
     showError("None of your hands is waiting for a decision.");
     return;
   }
-  const chosen = selectedSeat(snap);
-  const seat = undecided.includes(chosen) ? chosen : undecided[0];
+  const seat = selectedSeat(snap);
+  if (!undecided.includes(seat)) {
+    const mine = snap.seats[seat];
+    const done = !mine?.cards ? "no hand this round"
+      : mine.decision === "raise" ? "raised already" : "folded already";
+    const waiting = undecided.map((i) => `#${i + 1}`).join(", ");
+    showError(`Seat #${seat + 1} has ${done}; nothing sent. Tab selects ${waiting}, still waiting.`,
+      { code: "decided" });
+    return;
+  }
   const later = undecided.find((i) => i !== seat);
   act(async () => {
     await sendDecision(decision, snap.table, seat);
