@@ -458,7 +458,10 @@ function controls(v) {
   // bets the wallet cannot hold are refused for certain: off, with what they need shown
   const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused && !short) || placed);
   const rebets = rebetSeats(v);
-  const rebetTotal = stakeOf(rebets.map(([, b]) => b), snap.progressive_stake);
+  // the button says last round's whole bet, which Deal then reads too: seats that
+  // already hold it count as well (it used to add only the seats it would change)
+  const again = lastBetsHere(v);
+  const rebetTotal = stakeOf(again.map(([, b]) => b), snap.progressive_stake);
   const anyBuilt = v.mine.some((i) => buildable(v, snap.seats[i])
     && (buildAmount(v.build(i)) > 0 || v.build(i).progressive));
   const sel = v.selected ?? null;
@@ -479,7 +482,7 @@ function controls(v) {
       h("button", { class: "btn rebet", "data-action": "rebet", "data-testid": "rebet",
         disabled: !rebets.length || v.busy,
         title: rebets.length
-          ? `Bet last round's bets again: ${rebets.map(([s, b]) => `#${s + 1} ${dollars(b.amount, { short: true })}${b.progressive ? " + progressive" : ""}`).join(", ")} (a)`
+          ? `Bet last round's bets again: ${again.map(([s, b]) => `#${s + 1} ${dollars(b.amount, { short: true })}${b.progressive ? " + progressive" : ""}`).join(", ")} (a)`
           : "Last round's bets, once you have played a round (a)" },
       "Rebet", rebets.length ? h("small", {}, dollars(rebetTotal, { short: true })) : null),
       h("button", { class: "btn clear", "data-action": "clear", "data-testid": "clear",
@@ -507,12 +510,16 @@ function controls(v) {
       : null));
 }
 
-/** Own seats that last round's bets can go back on now: [[seat, {amount, progressive}]]. */
-export function rebetSeats(v) {
-  const last = v.rebet ?? {};
-  return Object.entries(last)
+/** Own seats that last round's bets can go on now: [[seat, {amount, progressive}]]. */
+function lastBetsHere(v) {
+  return Object.entries(v.rebet ?? {})
     .map(([seat, b]) => [Number(seat), b])
-    .filter(([seat]) => v.mine.includes(seat) && buildable(v, v.snap.seats[seat]))
+    .filter(([seat]) => v.mine.includes(seat) && buildable(v, v.snap.seats[seat]));
+}
+
+/** Of those, the seats where Rebet changes what is built. */
+export function rebetSeats(v) {
+  return lastBetsHere(v)
     .filter(([seat, b]) => buildAmount(v.build(seat)) !== b.amount || v.build(seat).progressive !== b.progressive);
 }
 

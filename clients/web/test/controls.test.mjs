@@ -52,3 +52,34 @@ test("bets the wallet can hold are the plain Deal", () => {
     assert.equal(button.getAttribute("disabled"), null);
   }
 });
+
+/** The rack for Ann on seats 0-2, last round's bets `rebet`, and `built` now. */
+function rack(rebet, built) {
+  const snap = waiting();
+  snap.seats = [0, 1, 2].map(() => ({ ...snap.seats[0] }));
+  return renderTable({
+    snap, me: { player_id: "p-ann" }, row: null,
+    build: (i) => built[i] ?? { chips: [], progressive: false },
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    available: 1000000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
+    rebet, fair: {},
+  });
+}
+
+test("Rebet says last round's whole bet, as Deal reads it after, whatever is built", () => {
+  const last = { 0: { amount: 500, progressive: true }, 1: { amount: 300, progressive: false },
+    2: { amount: 10000, progressive: false } };
+  const none = rack(last, {});
+  assert.equal(none.byTestId("rebet").textContent, "Rebet$109");
+  // seat 0 already holds its bet again and seat 2 holds $25 of its $100: still $109, the
+  // bet Deal reads once Rebet is pressed (it said $103: seats 1 and 2 alone)
+  const some = rack(last, { 0: { chips: [500], progressive: true }, 2: { chips: [2500], progressive: false } });
+  assert.equal(some.byTestId("rebet").textContent, "Rebet$109");
+  assert.match(some.byTestId("rebet").getAttribute("title"), /#1 \$5 \+ progressive, #2 \$3, #3 \$100/);
+  assert.equal(some.byTestId("rebet").getAttribute("disabled"), null);
+  // everything built as last round: nothing to do
+  const all = rack(last, { 0: { chips: [500], progressive: true }, 1: { chips: [100, 100, 100], progressive: false },
+    2: { chips: [10000], progressive: false } });
+  assert.equal(all.byTestId("rebet").getAttribute("disabled"), "");
+  assert.match(all.byTestId("deal").textContent, /^Deal · \$109\.00/);
+});
