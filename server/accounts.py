@@ -62,6 +62,7 @@ class Accounts:
         forget_tables: Callable[[Session], None],
         seated: Callable[[str], bool],
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
+        signed_out: Callable[[str], None],
     ) -> None:
         self.config = config
         self.store = store
@@ -73,6 +74,7 @@ class Accounts:
         self.forget_tables = forget_tables
         self.seated = seated
         self.spawn = spawn
+        self.signed_out = signed_out  # tokens revoked: the player's other connections go
 
     async def handle(
         self, session: Session, msg: Register | Login | Logout | ChangePassword
@@ -164,6 +166,7 @@ class Accounts:
         self.sessions.reply(session, msg)
         self.forget_tables(session)
         self.sessions.detach(session)
+        self.signed_out(player.player_id)  # the token's connection to another process
 
     async def change_password(self, session: Session, msg: ChangePassword) -> None:
         player = _player(session)
@@ -196,6 +199,7 @@ class Accounts:
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong", field="old")
         log.info("password changed", extra={"player_id": player.player_id, "username": username})
         self.sessions.reply(session, msg)
+        self.signed_out(player.player_id)  # every other device's open connection
 
     # ----- helpers -------------------------------------------------------------
 

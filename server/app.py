@@ -39,7 +39,7 @@ from server.outbox import Outbox
 from server.passwords import Passwords
 from server.room import Room
 from server.seating import Seating
-from server.sessions import Sessions
+from server.sessions import SIGNED_OUT, Sessions
 from server.stores.base import Store, StoreError, Wallet
 from server.stores.memory import MemoryStore
 
@@ -61,6 +61,8 @@ class StudServer:
         self.process_id = fleet.process_id if fleet is not None else secrets.token_hex(6)
         if fleet is not None:
             fleet.on_wallet = self._wallet_news
+            fleet.on_signed_out = self._signed_out_news
+            fleet.on_news_lost = self.check_accounts
         self.stopping = False
         self.metrics = Metrics()
         self.pending = Pending()
@@ -120,6 +122,7 @@ class StudServer:
             self.passwords,
             self.seating,
             barred=lambda player_id: self.admin.barred(player_id),
+            signed_out=self.signed_out,
         )
         self.admin = AdminConsole(self)  # the operator console, and its part of every process
         self.gateway = Gateway(
@@ -321,6 +324,58 @@ class StudServer:
             return
         self.sessions.push_wallet(player_id, wallet)
 
+    # ----- signed out elsewhere ------------------------------------------------------
+
+    def signed_out(self, player_id: str) -> None:
+        """Tokens of the player were revoked here (a logout, a password change): their
+        other connections, here and on every process of the fleet, are checked, and a
+        connection whose token is gone is closed (it could go on buying and betting)."""
+        self.spawn(self._check_tokens([player_id]))
+        if self.fleet is not None:
+            self.spawn(self._announce_signed_out(self.fleet, player_id))
+
+    async def _announce_signed_out(self, fleet: Fleet, player_id: str) -> None:
+        for delay in SIGN_OUT_RETRIES:
+            try:
+                await fleet.announce_signed_out(player_id)
+                return
+            except StoreError as e:
+                log.warning("sign-out news not sent (%s); again in %.0fs", e.message, delay)
+                await asyncio.sleep(delay)
+
+    def _signed_out_news(self, player_id: str) -> None:
+        if self.sessions.is_connected(player_id):
+            self.spawn(self._check_tokens([player_id]))
+
+    def check_accounts(self) -> None:
+        """The fleet's channel was down: a sign-out may have gone unheard, so every
+        account connected here is checked (guests' tokens are revoked only by their own
+        logout, on the connection itself)."""
+        accounts = {s.player.player_id for s in self.sessions if s.player and s.player.username}
+        if accounts:
+            self.spawn(self._check_tokens(sorted(accounts)))
+
+    async def _check_tokens(self, player_ids: Sequence[str]) -> None:
+        for player_id in player_ids:
+            for session in self.sessions.of(player_id):
+                player = session.player
+                if player is None or player.player_id != player_id:
+                    continue  # signed out or switched meanwhile
+                if not await self._token_stands(player.token, player_id):
+                    log.info("connection signed out", extra={"player_id": player_id})
+                    await self.sessions.retire(session, CloseCode.POLICY_VIOLATION, SIGNED_OUT)
+
+    async def _token_stands(self, token: str, player_id: str) -> bool:
+        """Whether the token still resumes the player; True if the store cannot say."""
+        for delay in SIGN_OUT_RETRIES:
+            try:
+                player = await self.store.player_by_token(token)
+                return player is not None and player.player_id == player_id
+            except StoreError as e:
+                log.warning("token not checked (%s); again in %.0fs", e.message, delay)
+                await asyncio.sleep(delay)
+        return True
+
     def lobby_changed(self) -> None:
         self.lobby.changed()
 
@@ -373,6 +428,10 @@ class StudServer:
             else:
                 self._rooms_to_refresh.add(room)  # a command will publish; retry later
 
+
+#: Seconds between the tries of a sign-out's news and token checks (a store that stays
+#: down past them leaves the connection open: its next resume is refused all the same).
+SIGN_OUT_RETRIES = (1.0, 2.0, 4.0, 8.0, 15.0)
 
 #: WebSocket keepalive: a connection silent for the interval is pinged; one silent for
 #: the interval and the timeout is closed.

@@ -88,7 +88,8 @@ class Requests:
         stopping: Callable[[], bool],
         passwords: Passwords,
         seating: Seating,
-        barred: Callable[[str], dict[str, Any] | None] = lambda player_id: None,
+        barred: Callable[[str], dict[str, Any] | None],
+        signed_out: Callable[[str], None],
     ) -> None:
         self.config = config
         self.store = store
@@ -113,6 +114,7 @@ class Requests:
             forget_tables=self.forget_tables,
             seated=self.seated,
             spawn=spawn,
+            signed_out=signed_out,
         )
 
     async def handle(self, session: Session, msg: ClientMessage, started: float) -> None:

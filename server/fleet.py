@@ -73,6 +73,8 @@ class Fleet:
         on_meter: Callable[[str, int], None] | None = None,
         on_win: Callable[[dict[str, Any]], None] | None = None,
         on_wallet: Callable[[str], None] | None = None,
+        on_signed_out: Callable[[str], None] | None = None,
+        on_news_lost: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         self.process_id = process_id
@@ -81,6 +83,8 @@ class Fleet:
         self.on_meter = on_meter
         self.on_win = on_win
         self.on_wallet = on_wallet
+        self.on_signed_out = on_signed_out
+        self.on_news_lost = on_news_lost  # the channel came back: what it carried meanwhile is lost
         self.prefix = store.prefix
         self.channel = f"{self.prefix}jackpot"
         self._subscriber: asyncio.Task[None] | None = None
@@ -238,6 +242,11 @@ class Fleet:
         reads it and tells them."""
         await self._publish({"kind": "wallet", "player_id": player_id})
 
+    async def announce_signed_out(self, player_id: str) -> None:
+        """Some of a player's tokens were revoked (a logout, a password change): each
+        process checks its connections of that player against the store."""
+        await self._publish({"kind": "signed_out", "player_id": player_id})
+
     async def _publish(self, news: dict[str, Any]) -> None:
         message = json.dumps({**news, "from": self.process_id})
         await self.store.run("publish news", lambda conn: conn.publish(self.channel, message))
@@ -245,6 +254,7 @@ class Fleet:
     async def _listen(self) -> None:
         """Follow the jackpot channel, reconnecting with backoff for as long as we run."""
         delay = 0.1
+        subscribed_before = False
         while not self._closed:
             conn = None
             try:
@@ -255,6 +265,9 @@ class Fleet:
                 sub = await conn.start_subscribe()
                 await sub.subscribe([self.channel])
                 delay = 0.1
+                if subscribed_before and self.on_news_lost is not None:
+                    self.on_news_lost()
+                subscribed_before = True
                 while True:
                     reply = await sub.next_published()
                     data = json.loads(reply.value)
@@ -266,6 +279,8 @@ class Fleet:
                         self.on_win(dict(data["frame"]))
                     elif data.get("kind") == "wallet" and self.on_wallet is not None:
                         self.on_wallet(str(data["player_id"]))
+                    elif data.get("kind") == "signed_out" and self.on_signed_out is not None:
+                        self.on_signed_out(str(data["player_id"]))
             except asyncio.CancelledError:
                 raise
             except Exception as e:

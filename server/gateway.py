@@ -26,7 +26,7 @@ from server.config import Limits
 from server.game.table import Refusal
 from server.metrics import Metrics
 from server.ratelimit import TokenBucket, Verdict
-from server.sessions import REPLACED, Session, Sessions
+from server.sessions import Session, Sessions
 from server.stores.base import StoreError
 
 log = logging.getLogger("stud.server")
@@ -79,8 +79,8 @@ class Gateway:
                     await self.on_frame(session, message)
                 finally:
                     session.busy = False
-                if session.replaced:  # answered: now the newer connection is the player's
-                    await self.sessions.close(ws, CloseCode.NORMAL, REPLACED)
+                if session.closing is not None:  # answered: now it may close
+                    await self.sessions.close(ws, *session.closing)
                     return
         except ConnectionClosed:
             pass

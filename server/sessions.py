@@ -25,6 +25,8 @@ from server.stores.base import Player, Wallet
 
 #: The close reason of a connection its player's newer one replaced.
 REPLACED = "replaced by a new connection"
+#: The close reason of a connection whose token was revoked while it was open.
+SIGNED_OUT = "signed out: this session's token was revoked (a logout, or a password change)"
 
 
 @dataclass(eq=False)
@@ -37,7 +39,7 @@ class Session:
     tables: set[str] = field(default_factory=set)
     version: int = PROTOCOL_VERSION  # the one its hello chose
     busy: bool = False  # a request of this connection is being handled
-    replaced: bool = False  # a newer connection took over: close after that request
+    closing: tuple[int, str] | None = None  # (code, reason) to close with after that request
 
 
 @dataclass(eq=False)
@@ -84,14 +86,16 @@ class Sessions:
     async def close(self, ws: ServerConnection, code: int, reason: str) -> None:
         await ws.close(code, reason)  # counted by its code when the connection ends
 
-    async def retire(self, session: Session) -> None:
-        """Close a connection its player's newer one replaces. One that is handling a
-        request is closed once that request is answered (the gateway sees `replaced`):
-        a bet that was applied is never left without its answer."""
+    async def retire(
+        self, session: Session, code: int = CloseCode.NORMAL, reason: str = REPLACED
+    ) -> None:
+        """Close a connection its player's newer one replaces, or one signed out. One that
+        is handling a request is closed once that request is answered (the gateway sees
+        `closing`): a bet that was applied is never left without its answer."""
         if session.busy:
-            session.replaced = True
+            session.closing = (code, reason)
         else:
-            await self.close(session.ws, CloseCode.NORMAL, REPLACED)
+            await self.close(session.ws, code, reason)
 
     # ----- players -------------------------------------------------------------
 
@@ -155,6 +159,10 @@ class Sessions:
 
     def players_connected(self) -> int:
         return sum(1 for p in self.presence.values() if p.sessions)
+
+    def of(self, player_id: str) -> list[Session]:
+        presence = self.presence.get(player_id)
+        return list(presence.sessions) if presence else []
 
     def connections_of(self, player_id: str) -> list[ServerConnection]:
         presence = self.presence.get(player_id)

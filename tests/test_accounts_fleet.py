@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.connection import ServerError
+from clients.connection import ServerError, StudClient
 from tests.redis_fixture import raw_connection, redis_url, time_limit
 from tests.test_fleet import START, ServerProcess, namespace, open_client, processes
 
@@ -157,3 +157,38 @@ async def test_no_password_is_in_redis_in_clear(
         assert secret not in dump
     assert '"hash":"$argon2id$v=19$m=19456,t=2,p=1$' in users["ann_99"]
     assert ann.token not in dump and device.token not in dump  # tokens only as sha256
+
+
+async def closed_with(client: StudClient) -> tuple[int | None, str | None]:
+    """How the server closed the client's connection (it waits for that)."""
+    await asyncio.wait_for(client.ws.wait_closed(), 15)
+    close = client.ws.protocol.close_rcvd
+    return (close.code, close.reason) if close is not None else (None, None)
+
+
+async def test_a_password_change_closes_the_account_s_connections_on_other_processes(
+    pair: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """The other device's open connection used to stay welcomed after a password change
+    (and after a logout of its token elsewhere), buying chips and taking seats with a
+    token no resume would take any more."""
+    one, two = pair
+    first = await open_client(one.url, "Ann")
+    await first.register("Ann_pw", PASSWORD)
+    device = await open_client(two.url, "phone")
+    await device.login("ann_pw", PASSWORD)
+    await device.request("change_password", old=PASSWORD, new="a brand new secret 42")
+    code, reason = await closed_with(first)
+    assert code == 1008 and reason is not None and reason.startswith("signed out")
+    # the device that changed it goes on, and its token still resumes the account
+    assert (await device.request("balance"))["t"] == "ok"
+    again = await open_client(one.url, None, token=device.token)
+    assert again.player_id == first.player_id
+
+    # a logout revokes its one token: that token's connection to the other process goes
+    await device.request("logout")
+    code, reason = await closed_with(again)
+    assert code == 1008 and reason is not None and reason.startswith("signed out")
+    with pytest.raises(ServerError, match="invalid_token"):
+        await open_client(one.url, None, token=device.token)
+    await device.close()
