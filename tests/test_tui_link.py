@@ -10,7 +10,7 @@ import contextlib
 from typing import Any
 
 from clients.tui.link import Link
-from tests.conftest import ServerFactory
+from tests.conftest import ClientFactory, ServerFactory
 
 
 class SilentProxy:
@@ -86,3 +86,44 @@ async def test_a_link_gone_silent_is_called_lost_and_resumed(make_server: Server
     finally:
         await link.stop()
         await proxy.stop()
+
+
+async def test_a_password_changed_elsewhere_signs_the_link_out_once(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The link's token revoked by a password change on another device: the old password
+    is tried once, refused, and never again (each try counted towards the lockout);
+    the link goes on as a new guest and says which account it left."""
+    server = await make_server()
+    owner = await connect(server, "Ann")
+    await owner.register("ann_tui", "correct horse battery")
+    device = await connect(server, "Ann's laptop")
+    await device.login("ann_tui", "correct horse battery")  # the token the link holds
+    token = device.token
+    phone = await connect(server, "Ann's phone")  # (one connection per player here)
+    await phone.login("ann_tui", "correct horse battery")
+    await phone.request("change_password", old="correct horse battery", new="a new secret 42")
+    told: list[bool] = []
+
+    async def welcomed(welcome: dict[str, Any], session_lost: bool) -> None:
+        told.append(session_lost)
+
+    link = Link(
+        f"ws://127.0.0.1:{server.port}/ws",
+        "Ann",
+        on_frame=lambda frame: None,
+        on_welcome=welcomed,
+        on_status=lambda status: None,
+    )
+    link.token, link.account = token, ("ann_tui", "correct horse battery")
+    link.start()
+    try:
+        for _ in range(100):
+            if link.connected:
+                break
+            await asyncio.sleep(0.1)
+        assert link.connected and told == [True]
+        assert link.signed_out == "ann_tui" and link.account is None
+        assert link.welcome["username"] is None and link.token != token  # a new guest
+    finally:
+        await link.stop()

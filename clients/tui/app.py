@@ -558,7 +558,14 @@ class StudApp(App[None]):
         if session_lost:
             self.slip.reset()
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
-            self.say("The server no longer knew this session: you are a new player.", error=True)
+            gone = self.link.signed_out
+            self.say(
+                f"Signed out of {gone}: its password was changed elsewhere. You play as a new"
+                " guest; start again with --user to sign in."
+                if gone
+                else "The server no longer knew this session: you are a new player.",
+                error=True,
+            )
         # a restarted server, or another replica, may not hold our seeds: send them again
         self.client_seeds.clear()
         first = not self._welcomed_once

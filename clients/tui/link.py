@@ -7,7 +7,8 @@ the token, so the server resumes the same player and seats. A token the server
 no longer knows (a restarted server without Redis) falls back to a new player
 with the same name, and says so; for an account (`account`: the username and
 password `stud-client play --user` asked for, kept in memory only) it signs in
-again instead.
+again instead; if that password no longer signs in (changed on another device,
+which also closes this connection), it goes on as a new guest and says so.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Link:
         self.liveness = liveness
         self.token: str | None = None
         self.account: tuple[str, str] | None = None  # (username, password) to sign in with
+        self.signed_out: str | None = None  # the account whose password no longer signs in
         self.client: StudClient | None = None
         self.welcome: dict[str, Any] = {}
         self.connects = 0  # successful hellos, for the status line and tests
@@ -136,8 +138,19 @@ class Link:
         self.welcome = await asyncio.wait_for(client.hello(name=self.name), self.request_timeout)
         session_lost = self.token is not None
         if self.account is not None:
-            self.welcome = await asyncio.wait_for(client.login(*self.account), self.request_timeout)
-            session_lost = False  # the account is the same, wherever it signs in
+            try:
+                self.welcome = await asyncio.wait_for(
+                    client.login(*self.account), self.request_timeout
+                )
+                session_lost = False  # the account is the same, wherever it signs in
+            except ServerError as e:
+                if e.code not in ("bad_credentials", "too_many_attempts"):
+                    raise
+                # the password was changed on another device, which signed this one out:
+                # go on as the guest just made, and never try the old password again
+                # (each try would count towards the account's lockout)
+                self.signed_out = self.account[0]
+                self.account = None
         self.token = str(self.welcome["token"])
         return session_lost
 
