@@ -75,6 +75,7 @@ class Fleet:
         on_wallet: Callable[[str], None] | None = None,
         on_signed_out: Callable[[str], None] | None = None,
         on_news_lost: Callable[[], None] | None = None,
+        on_acts: Callable[[str | None, dict[str, Any] | None], None] | None = None,
     ) -> None:
         self.store = store
         self.process_id = process_id
@@ -84,6 +85,7 @@ class Fleet:
         self.on_win = on_win
         self.on_wallet = on_wallet
         self.on_signed_out = on_signed_out
+        self.on_acts = on_acts
         self.on_news_lost = on_news_lost  # the channel came back: what it carried meanwhile is lost
         self.prefix = store.prefix
         self.channel = f"{self.prefix}jackpot"
@@ -247,6 +249,14 @@ class Fleet:
         process checks its connections of that player against the store."""
         await self._publish({"kind": "signed_out", "player_id": player_id})
 
+    async def announce_acts(
+        self, player_id: str | None = None, suspension: dict[str, Any] | None = None
+    ) -> None:
+        """An operator's act or flag was recorded: every process reads them now, not at
+        its next poll. A player's suspension (None: lifted) comes with the news, so it
+        holds on every process before the console has answered."""
+        await self._publish({"kind": "acts", "player_id": player_id, "suspension": suspension})
+
     async def _publish(self, news: dict[str, Any]) -> None:
         message = json.dumps({**news, "from": self.process_id})
         await self.store.run("publish news", lambda conn: conn.publish(self.channel, message))
@@ -281,6 +291,8 @@ class Fleet:
                         self.on_wallet(str(data["player_id"]))
                     elif data.get("kind") == "signed_out" and self.on_signed_out is not None:
                         self.on_signed_out(str(data["player_id"]))
+                    elif data.get("kind") == "acts" and self.on_acts is not None:
+                        self.on_acts(data.get("player_id"), data.get("suspension"))
             except asyncio.CancelledError:
                 raise
             except Exception as e:

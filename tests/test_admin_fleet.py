@@ -39,7 +39,9 @@ async def fleet(redis_url: str) -> AsyncIterator[Factory]:
     namespace = fresh_namespace()
     servers: list[StudServer] = []
 
-    async def start(name: str, table: str, console: bool = False, **kw: Any) -> StudServer:
+    async def start(
+        name: str, table: str, console: bool = False, poll: float = 0.2, **kw: Any
+    ) -> StudServer:
         config = make_config(
             tables=[{"id": table, "variant": "casino-stud", "seats": 3}],
             jackpots={"main": {"seed": SEED, "contribution_bp": 5000}},
@@ -49,7 +51,7 @@ async def fleet(redis_url: str) -> AsyncIterator[Factory]:
         if console:
             config = with_console(config)
         else:
-            config = replace(config, admin=replace(config.admin, poll_interval=0.2))
+            config = replace(config, admin=replace(config.admin, poll_interval=poll))
         store = await RedisStore.connect(redis_url, namespace=namespace)
         process = Fleet(store, name, config.public_url, ttl=TTL)
         server = StudServer(config, store=store, fleet=process, **kw)
@@ -125,6 +127,35 @@ async def test_acts_reach_the_host_of_a_table_and_apply_once(fleet: Factory) -> 
         assert [r["action"] for r in rows] == ["suspend", "void", "pause"]
     finally:
         await ann.close()
+
+
+async def test_a_suspension_holds_on_every_process_once_the_console_has_answered(
+    fleet: Factory,
+) -> None:
+    """The console answered `applied` while another process let the player ante and buy
+    chips until its next look for acts (a second, by default): the news now carries the
+    suspension, sent before the answer. West looks for acts once a minute here."""
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west", poll=60.0)
+    op = await Operator.sign_in(east)
+    bob = await player(west, "bob")
+    try:
+        await bob.request("sit", table="west")
+        await op.act(f"/api/players/{bob.player_id}/suspend", "a chargeback")
+        for t, fields in (
+            ("ante", {"table": "west", "seat": 0, "amount": 500}),
+            ("buy_chips", {"amount": 1000}),
+            ("sit", {"table": "west"}),
+        ):
+            with pytest.raises(ServerError) as barred:
+                await bob.request(t, **fields)
+            assert barred.value.code == "account_suspended", t
+            assert barred.value.frame["reason"] == "a chargeback"
+        await op.act(f"/api/players/{bob.player_id}/unsuspend", "cleared")
+        assert (await bob.request("buy_chips", amount=1000))["t"] == "ok"
+        assert bob.balance["balance"] == START + 1000
+    finally:
+        await bob.close()
 
 
 async def west_row_with(op: Operator, check: Callable[[dict[str, Any]], bool]) -> Any:

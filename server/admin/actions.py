@@ -18,6 +18,7 @@ with another request is refused (409).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -26,11 +27,23 @@ from typing import Any, TypeVar
 from server.admin.agent import Agent
 from server.admin.host import ConsoleHost
 from server.durable import GaveUp, until_known
-from server.stores.admin import ACTION_ID, Act, Acted, ActionConflict, AdminStore, Submitted
-from server.stores.base import MAX_CENTS, StoreUnavailable, Wallet
+from server.fleet import Fleet
+from server.stores.admin import (
+    ACTION_ID,
+    Act,
+    Acted,
+    ActionConflict,
+    AdminStore,
+    Submitted,
+    suspension,
+)
+from server.stores.base import MAX_CENTS, StoreError, StoreUnavailable, Wallet
+
+log = logging.getLogger("stud.admin")
 
 T = TypeVar("T", Acted, Submitted)
 MAX_REASON = 200
+NEWS_PATIENCE = 2.0  # seconds an answer waits for the fleet's news of a suspension to go out
 TABLE_ACTS = {"pause": (), "resume": (), "void": ("round_id",), "remove": ("player_id",)}
 PLAYER_ACTS = ("credit", "debit", "suspend", "unsuspend")
 JACKPOT_ACTS = ("reseed", "correct")
@@ -81,6 +94,7 @@ class Acts:
         if submitted is None:
             return _in_doubt(act)
         self.agent.wake.set()  # this process may host the table
+        self._tell_fleet()  # or another one does
         replayed = submitted.replayed
         if submitted.state != "done":
             submitted = await self.wait(act.id)
@@ -116,7 +130,14 @@ class Acts:
             off = action == "suspend"
             acted = await self._durable(act, lambda: self.admin.suspend(act, player_id, off))
             self.agent.wake.set()  # follow it here at once: seats, sit, ante, buy_chips
+            if acted is not None and acted.row["outcome"] == "applied":
+                # and on every other process before the answer: the news carries it
+                news = suspension(act) if off else None
+                await _announce_acts(self.host.fleet, player_id, news)
         return _done(act, acted)
+
+    def _tell_fleet(self) -> None:
+        self.host.spawn(_announce_acts(self.host.fleet))
 
     async def jackpot(self, operator: str, name: str, action: str, body: Any) -> Answer:
         if action not in JACKPOT_ACTS:
@@ -221,3 +242,14 @@ def _cents(body: Any, name: str, *, zero: bool = False) -> int:
     if type(value) is not int or not low <= value <= MAX_CENTS:
         raise BadAct(400, "bad_request", f"{name}: whole cents, {low} to {MAX_CENTS}", name)
     return value
+
+
+async def _announce_acts(
+    fleet: Fleet | None, player_id: str | None = None, news: dict[str, Any] | None = None
+) -> None:
+    if fleet is None:
+        return
+    try:
+        await asyncio.wait_for(fleet.announce_acts(player_id, news), NEWS_PATIENCE)
+    except (StoreError, TimeoutError) as e:  # each process still reads it at its next poll
+        log.warning("acts news not sent: %s", e)

@@ -77,6 +77,8 @@ class Agent:
         self._finished = asyncio.Event()
         self._releasing: set[tuple[str, str]] = set()  # (table, player) being freed
         self._touched: dict[str, int] = {}  # table -> the step when an act set its flag
+        # player -> (the step when news of their suspension came, the suspension or None)
+        self._heard: dict[str, tuple[int, dict[str, Any] | None]] = {}
         self._step = 0
         self._fresh: dict[str, list[RoundStat]] = {}  # table -> rounds settled, not noted yet
         self._stats_due = 0.0
@@ -88,6 +90,22 @@ class Agent:
     def barred(self, player_id: str) -> dict[str, Any] | None:
         """The player's suspension, or None (for sit, ante and buy_chips)."""
         return self.suspended.get(player_id)
+
+    def heard(self, player_id: str | None, entry: dict[str, Any] | None) -> None:
+        """Another process's console acted: a player's suspension (`entry`, None when
+        lifted) holds here at once, and a step reads the rest now."""
+        if player_id is not None:
+            self._heard[player_id] = (self._step, entry)
+            self._set_suspension(player_id, entry)
+        self.wake.set()
+
+    def _set_suspension(self, player_id: str, entry: dict[str, Any] | None) -> None:
+        suspended = dict(self.suspended)
+        if entry is None:
+            suspended.pop(player_id, None)
+        else:
+            suspended[player_id] = entry
+        self.suspended = suspended
 
     # ----- running ---------------------------------------------------------------
 
@@ -157,7 +175,12 @@ class Agent:
                 continue  # an act of ours is changing it: the store may not show it yet
             set_paused(room, public_pause(state.paused.get(room.id)))
         self.suspended = state.suspended
-        for player_id in state.suspended:
+        for player_id, (step, entry) in list(self._heard.items()):
+            if step >= began:  # news that came while this read was out: it may not show it
+                self._set_suspension(player_id, entry)
+            else:
+                del self._heard[player_id]
+        for player_id in self.suspended:
             for room in self._hosted():
                 key = (room.id, player_id)
                 seated = room.table.seats_of(player_id)

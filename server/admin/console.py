@@ -68,6 +68,8 @@ class AdminConsole:
         self.config = config
         self.admin = admin_store(host.store)
         self.agent = Agent(host, self.admin, config.poll_interval)
+        if host.fleet is not None:
+            host.fleet.on_acts = self.agent.heard  # another process's console acted
         self.edges = HouseEdges(config.house_edge)
         self.operators = Operators(
             self.admin, host.store, host.passwords, config, host.config.accounts
