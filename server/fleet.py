@@ -165,6 +165,10 @@ class Fleet:
         self._urls = {p: str(e.get("url") or "") for p, e in procs.items()}
         return procs
 
+    def others(self) -> list[str]:
+        """The other processes heard from at the last share (alive within 3 TTLs)."""
+        return list(self._remote)
+
     def url_of(self, process_id: str) -> str:
         """Where a process of the fleet serves its clients ("" not known: a process of an
         earlier release, or one not heard from since the last share)."""

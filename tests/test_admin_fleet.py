@@ -158,6 +158,29 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
         await bob.close()
 
 
+async def test_a_console_s_first_look_shows_the_fleet_as_it_is(fleet: Factory) -> None:
+    """The other processes publish their tables' details only while a console looks: the
+    first look after none did read west's table as hosted by nobody and the fleet as one
+    process, until the next poll. West looks for acts once a minute here."""
+    east = await fleet("east", "east", console=True)
+    await fleet("west", "west", poll=60.0)
+    process = east.fleet
+    assert process is not None
+    await until(_true_async(lambda: "west" in process.others()), "east hears of west")
+    op = await Operator.sign_in(east)
+    tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
+    assert tables["west"]["process_id"] == "west" and tables["west"]["updated_ms"]
+    assert tables["west"]["url"] == "ws://west.example/ws"
+    assert (await op.get("/api/overview"))["processes"] == 2
+
+
+def _true_async(check: Callable[[], bool]) -> Callable[[], Awaitable[bool]]:
+    async def run() -> bool:
+        return check()
+
+    return run
+
+
 async def west_row_with(op: Operator, check: Callable[[dict[str, Any]], bool]) -> Any:
     tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
     row = tables.get("west")

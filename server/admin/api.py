@@ -229,9 +229,12 @@ class Api:
         """The fleet publishes its tables' details while some console looks."""
         now = time.monotonic()
         if now - self.seen_at >= SEEN_TTL / 3:
+            idle = now - self.seen_at >= SEEN_TTL  # the fleet may have stopped publishing
             self.seen_at = now
             await self.admin.mark_seen(SEEN_TTL)
             self.views.agent.wake.set()
+            if idle:
+                await self.views.fresh_fleet()
 
     def _too_many(self) -> Response:
         answer = error(HTTPStatus.TOO_MANY_REQUESTS, "too_many_requests", "slow down")

@@ -18,6 +18,7 @@ progressive is shown apart (its return depends on the meter).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -27,12 +28,14 @@ from server.admin.edges import HouseEdges
 from server.admin.host import ConsoleHost
 from server.game.variants import Variant
 from server.stores.admin import HOUR_MS, AdminStore
-from server.stores.base import HISTORY_LIMIT
+from server.stores.base import HISTORY_LIMIT, StoreError
 
 #: Publishing intervals a process may miss (a loaded host) before its details are old.
 STALE_INTERVALS = 3
 #: Seconds the hold statistics of every table are kept between reads.
 STATS_CACHE = 2.0
+#: Seconds a console's first look waits for the other processes to publish afresh.
+FRESH_WAIT = 1.5
 
 
 class Views:
@@ -51,6 +54,28 @@ class Views:
         table used to be shown live for 30 s, long after another had taken it)."""
         config = self.host.config
         return int(1000 * max(config.fleet_ttl, STALE_INTERVALS * config.admin.poll_interval))
+
+    async def fresh_fleet(self) -> None:
+        """A console's first look after none looked: the other processes publish their
+        tables' details only while one does, so what is in the store is old (their
+        tables read as hosted by none, the fleet as this process alone). Wake them on
+        the channel and wait, a little, until each has published anew."""
+        fleet = self.host.fleet
+        if fleet is None or not fleet.others():
+            return
+        try:
+            await fleet.announce_acts()
+        except StoreError:
+            return  # they publish at their next poll; the view says how old it is
+        loop = asyncio.get_running_loop()
+        until = loop.time() + FRESH_WAIT
+        while loop.time() < until:
+            _, processes = await self.admin.published()
+            now = int(time.time() * 1000)
+            fresh = {p for p, row in processes.items() if now - int(row.get("ts", 0)) <= 1000}
+            if set(fleet.others()) <= fresh:
+                return
+            await asyncio.sleep(0.05)
 
     # ----- tables ----------------------------------------------------------------
 
