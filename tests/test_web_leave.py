@@ -13,7 +13,8 @@ import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from server.app import StudServer
-from tests.conftest import ServerFactory
+from tests.conftest import ClientFactory, ServerFactory
+from tests.decks import shuffles
 from tests.test_web import (
     VIEWPORT,
     WAIT_MS,
@@ -162,6 +163,43 @@ async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
     record = (await server.store.history(me))[0]
     net = sum(s["result"]["net"] for s in record["seats"] if s["player_id"] == me)
     await expect(settled).to_contain_text(f"({signed(net)} for your hands in it)")
+    assert problems == []
+
+
+async def test_a_raised_hand_is_told_when_another_player_s_decision_settles_it_later(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser
+) -> None:
+    """Ann raises and leaves while Bob still decides: the round settles later, in the
+    lobby. Her hand loses: the raise was paid when she raised, so the settlement moves
+    nothing in her wallet, and the page, which looked for the round only when the wallet
+    moved, said nothing at all."""
+    ann_loses = ["2c", "3d", "5h", "8s", "Jc"]  # jack high
+    bob = ["4c", "4d", "9h", "Ts", "Kc"]
+    dealer = ["Ad", "Ac", "7h", "6s", "2d"]  # a pair: qualifies, beats Ann
+    server = await make_server(timers=LONG, shuffle=shuffles([ann_loses, bob, dealer]))
+    bo = await connect(server, "Bob")
+    await bo.request("sit", table="alpha", seat=2)
+    await bo.request("ante", table="alpha", seat=2, amount=500)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await bo.request("deal", table="alpha")
+    await page.get_by_test_id("raise-0").click()
+    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await page.get_by_test_id("leave").click()  # nothing to fold: one press leaves
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    await expect(page.locator('.toast[data-code="left"]')).to_contain_text("plays on")
+    await bo.request("fold", table="alpha", seat=2)
+    settled = page.locator('.toast[data-code="left-settled"]')
+    await expect(settled).to_contain_text(f"alpha: the round you left settled ({signed(-1500)}")
     assert problems == []
 
 

@@ -541,26 +541,43 @@ function leftNotice(snap) {
 }
 
 /** A round a raised hand plays on in after its player left the table: {table, title,
- * round_id, seats, until}. Its settlement comes as a wallet push with nothing else. */
+ * round_id, until, timer}. Nothing about it reaches a page no longer at the table but,
+ * at times, a wallet push: a hand that loses moves nothing at the settlement (its raise
+ * was paid when raised). So the page also looks in the history every few seconds. */
 let playedOn = null;
 const PLAYED_ON_MS = 120000; // looked for this long after the leave at most
+const PLAYED_ON_EVERY_MS = 3000;
 
-/** The wallet moved while a left table's round played on: say how that round ended. */
+function watchPlayedOn(table, title, roundId) {
+  if (playedOn) clearInterval(playedOn.timer);
+  playedOn = { table, title, round_id: roundId, until: performance.now() + PLAYED_ON_MS,
+    timer: setInterval(() => tellPlayedOn(), PLAYED_ON_EVERY_MS) };
+  tellPlayedOn(); // the leave may have ended the round: its push came before this answer
+}
+
+function stopPlayedOn() {
+  if (playedOn) clearInterval(playedOn.timer);
+  playedOn = null;
+}
+
+/** The wallet moved, or it is time to look: if the left table's round has settled, say
+ * how it ended. */
 async function tellPlayedOn() {
   const wait = playedOn;
   if (!wait) return;
   if (performance.now() > wait.until) {
-    playedOn = null;
+    stopPlayedOn();
     return;
   }
+  if (!online()) return; // looked again once back
   try {
     await conn.request("history", { limit: 10 }); // its `history` frame is in state before the ok
   } catch {
     return; // the next wallet push asks again
   }
   const record = state.history.rounds?.find((r) => r.round_id === wait.round_id);
-  if (!record || playedOn !== wait) return; // another change of the wallet: still playing
-  playedOn = null;
+  if (!record || playedOn !== wait) return; // not settled yet, or another round waited for
+  stopPlayedOn();
   const mine = (record.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
   const net = mine.reduce((sum, s) => sum + (s.result?.net ?? 0), 0);
   showError(`${wait.title}: the round you left settled (${signedDollars(net)} for your hands in it); `
@@ -592,10 +609,7 @@ async function leaveTable() {
       delete state.tables[table];
     }
     if (told) showError(told, { code: "left", tone: folded.seats.length ? null : "ok" });
-    if (playingOn(snap)) {
-      playedOn = { table, title: snap.title ?? table, round_id: snap.round_id, until: performance.now() + PLAYED_ON_MS };
-      tellPlayedOn(); // the leave may have ended the round: its push came before this answer
-    }
+    if (playingOn(snap)) watchPlayedOn(table, snap.title ?? table, snap.round_id);
   });
 }
 
