@@ -254,6 +254,17 @@ WORDS_PAST_CIRCLES = """() => {
 }"""
 
 
+# The selected seat's ▼ (its ::before) and its status line, in page px.
+MARK_AND_STATUS = """() => {
+  const seat = document.querySelector(".seat.arc.selected");
+  const status = seat.querySelector(".seat-status").getBoundingClientRect();
+  const mark = getComputedStyle(seat, "::before");
+  const top = seat.getBoundingClientRect().top + parseFloat(mark.top);
+  const height = parseFloat(mark.height) || parseFloat(mark.lineHeight);
+  return {markTop: top, markBottom: top + height, statusTop: status.top, status: status.bottom};
+}"""
+
+
 async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = False) -> None:
     """No two seats' boxes overlap; own controls on screen at the top of the page; no
     sideways scroll on a phone; no text under 10 px or past its circle; a screenshot."""
@@ -415,8 +426,14 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     await client.request("deal", table="nine")
     await expect_phase([bob], "betting")
     await dealer_stays_on_screen(bob, "betting-phone-scrolled")
-    await bob.get_by_test_id("deal").tap()
     await ann.get_by_test_id("deal").click()
+    # Ann's seats say "Ready" above their names: the ▼ of the selected one is above that
+    # word, not over it (it read "Re▼dy")
+    await expect(ann.get_by_test_id("seat-2-status")).to_have_text("Ready")
+    mark: dict[str, Any] = await ann.evaluate(MARK_AND_STATUS)
+    assert mark["markBottom"] <= mark["statusTop"] + 1, mark
+    await ann.screenshot(path=str(ARTIFACTS / "layout-ready-1280x800.png"))
+    await bob.get_by_test_id("deal").tap()
     await expect_phase([ann, bob, wendy], "deciding")
     await wendy.wait_for_function("window.dealingSeen")
     await check_layout(wendy, "deciding-spectator", None)
