@@ -410,7 +410,8 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
 }
 
 /** The outcome and the net. The net counts the progressive stake too, so a side bet
- * that won nothing is shown beside it ("★ −$1"): a push that lost the side bet reads
+ * that won nothing is shown beside it ("JP −$1", as the circle's progressive light is
+ * marked; a star alone said nothing to a player): a push that lost the side bet reads
  * −$1.00 with its reason, and a won ante that lost it reads $0.00 with its reason.
  * A `narrow` seat words a long outcome short (its title keeps the whole) in smaller
  * type, so the result keeps to its seat's foot, clear of the seats and the rack below. */
@@ -427,11 +428,11 @@ function resultEl(seat, i, stake, narrow = false) {
     (narrow ? SHORT_OUTCOMES[r.outcome] : null) ?? OUTCOMES[r.outcome] ?? r.outcome,
     sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
       title: `The progressive side bet (${dollars(sideLost)}) won nothing; the net counts it` },
-    `★ ${dollars(-sideLost, { short: true })}`) : null),
+    `JP ${dollars(-sideLost, { short: true })}`) : null),
   h("span", { class: "result-money" },
     h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
     prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize,
-      title: `Progressive ${dollars(prize)}` }, `★ ${dollars(prize, { short: true })}`) : null));
+      title: `Progressive ${dollars(prize)}` }, `JP +${dollars(prize, { short: true })}`) : null));
 }
 
 /** The total a set of bets takes from the wallet now (antes and progressive stakes). */
