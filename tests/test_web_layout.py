@@ -464,6 +464,10 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
                 "data-selected", "true"
             )
     await bob.get_by_test_id("raise-3").tap()
+    # the phone keeps the decided hand's button row (the next hand's buttons stay put under
+    # the thumb), and says there what became of the hand instead of leaving it empty
+    await expect(bob.get_by_test_id("decided-3")).to_have_text("Raised $20: plays at the showdown")
+    await bob.screenshot(path=str(ARTIFACTS / "layout-decided-phone.png"))
     await bob.get_by_test_id("raise-4").tap()
     await bob.get_by_test_id("fold-5").tap()
     for seat in (6, 7, 8):

@@ -394,6 +394,13 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
       h("button", { class: "btn raise", "data-action": "raise", "data-seat": i, "data-testid": `raise-${i}`,
         disabled: v.busy, title: `Raise ${raise} (r)` }, "Raise ", h("small", {}, raise)),
     );
+  } else if (kind === "big" && phase === "deciding" && seat.cards && seat.decision && dealt) {
+    // the row keeps its height (the next hand's buttons never move under a thumb): it says
+    // what became of this hand instead of standing empty
+    buttons.push(h("span", { class: "decided-note", "data-testid": `decided-${i}` },
+      seat.decision === "raise"
+        ? `Raised ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}: plays at the showdown`
+        : `Folded${seat.auto ? (seat.left ? " (left)" : " (timer)") : ""}: out of this round`));
   } else if (phase === "betting" && seat.ante > 0) {
     buttons.push(h("button", { class: "btn small", "data-action": "withdraw", "data-seat": i,
       "data-testid": `withdraw-${i}`, disabled: v.busy }, "Take back"));
