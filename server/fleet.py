@@ -5,7 +5,10 @@ this module shares what the processes show: every process writes its tables'
 lobby rows to one hash, so any process can list them all with the address to
 reach each, and meter changes and jackpot hits go out on a pub/sub channel so
 every process pushes them to its clients. A meter's news says that it moved;
-each process reads the figure (server/jackpots.py).
+each process reads the figure (server/jackpots.py). The same channel tells of a
+wallet moved, of a player's tokens revoked (each process closes its connections
+whose token is gone) and of an operator's act (each process reads the acts now,
+a suspension held at once).
 """
 
 from __future__ import annotations
