@@ -452,6 +452,18 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
             "data-card", DEALER[4]
         )
     await at_every_size(ann, "deciding", OWN_DECIDING)
+    # a toast while deciding (a first Leave's question) covers neither her Fold and Raise
+    # nor the dealer's cards and clock: at 1024 px it went up top, over the dealer
+    await ann.set_viewport_size(LAPTOPS[3])
+    await ann.get_by_test_id("leave").click()
+    confirm = ann.locator('.toast[data-code="leave-confirm"]')
+    await expect(confirm).to_be_visible()
+    clear: dict[str, Any] = await ann.evaluate(TOAST_CLEAR)
+    assert clear["toasts"] == 1 and clear["covered"] == [], clear
+    await ann.screenshot(path=str(ARTIFACTS / "layout-toast-deciding-1024x768.png"))
+    await ann.get_by_test_id("error-dismiss").click()
+    await expect(ann.get_by_test_id("leave")).not_to_have_attribute("data-armed", "true")
+    await ann.set_viewport_size(LAPTOPS[0])
     await check_layout(bob, "deciding-phone", OWN_DECIDING, phone=True)
     await dealer_stays_on_screen(bob, "deciding-phone-scrolled")
 

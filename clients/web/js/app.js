@@ -1253,6 +1253,7 @@ function placeToasts() {
   list.style.width = aside ? `${Math.round(panel.width)}px` : "";
   const underTopBar = () => {
     list.style.bottom = "";
+    if (!aside) list.style.left = list.style.transform = "";
     // over the panel: from its top, below the table's head (its phase and jackpot)
     const bottom = aside ? panel.top - 6 : document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
     list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
@@ -1262,18 +1263,31 @@ function placeToasts() {
     return;
   }
   trimToasts(2); // a narrow screen has room for two at most: the newest
-  const atFoot = () => {
+  const atFoot = (where = "middle") => {
     const rack = document.querySelector("#table .controls")?.getBoundingClientRect();
     // the rack's top on screen (it may be scrolled past, above the top): sit on it
     const onScreen = rack && rack.height > 0 && rack.top > 0 && rack.top < window.innerHeight;
     list.style.top = "auto";
     list.style.bottom = `${Math.round(onScreen ? window.innerHeight - rack.top : 0) + 8}px`;
+    if (where === "middle") {
+      list.style.left = list.style.transform = "";
+      return;
+    }
+    const felt = document.querySelector("#table .felt")?.getBoundingClientRect();
+    const width = list.getBoundingClientRect().width;
+    const x = where === "left" ? (felt?.left ?? 0) + 16 : (felt?.right ?? window.innerWidth) - width - 16;
+    list.style.left = `${Math.max(8, Math.round(x))}px`;
+    list.style.transform = "none";
   };
+  // a decision's buttons stay in reach: over them at the foot's middle, the toasts go to
+  // a side of the foot, else up top, over the dealer and the clock (unless they would
+  // cover more of the buttons there)
+  for (const where of ["middle", "right", "left"]) {
+    atFoot(where);
+    if (coveredDecisions(list) === 0) return;
+  }
   atFoot();
-  // a decision's buttons stay in reach: over them at the foot, the toasts go up top
-  // (unless they would cover more of them there)
   const covered = coveredDecisions(list);
-  if (covered === 0) return;
   underTopBar();
   if (coveredDecisions(list) > covered) atFoot();
 }
