@@ -63,6 +63,7 @@ memory_cost = {memory_cost}
 hash_threads = {hash_threads}
 max_failures_per_account = 1000000
 max_failures_per_address = 1000000
+max_new_players_per_address = 0
 {tables}
 """
 

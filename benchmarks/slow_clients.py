@@ -38,6 +38,8 @@ CONFIG = """
 reconnect_grace = 5
 [limits]
 rate_per_second = 200
+[accounts]
+max_new_players_per_address = 0
 [timers]
 betting = 5
 decision = 5

@@ -153,7 +153,8 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ),
     ErrorCode.TOO_MANY_ATTEMPTS: (
         "Too many failed password checks for this account or from this address: none is "
-        "checked before `retry_after` seconds."
+        "checked before `retry_after` seconds. To a `hello` with a `name`: too many new "
+        "players made from this address; none is made before `retry_after` seconds."
     ),
     ErrorCode.BUSY: (
         "The server is checking too many passwords right now: nothing was changed; try again "

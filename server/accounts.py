@@ -224,6 +224,25 @@ class Accounts:
         peer = session.ws.remote_address
         return str(peer[0]) if peer else "unknown"
 
+    async def admit_new_player(self, session: Session) -> None:
+        """A `hello` with a name makes a player kept for good: one client address may
+        make `max_new_players_per_address` of them a window, counted fleet-wide."""
+        limit = self.config.max_new_players_per_address
+        if limit <= 0:
+            return
+        key = f"new:{self.address(session)}"
+        (made,) = await self.store.add_failure([key], self.config.window)
+        if made > limit:
+            (counted,) = await self.store.failures([key])
+            wait = max(1, math.ceil(counted.retry_after))
+            log.warning("new players throttled", extra={"keys": [key]})
+            raise ProtocolError(
+                ErrorCode.TOO_MANY_ATTEMPTS,
+                f"too many new players from this address: try again in {wait} seconds, "
+                "or resume with a token",
+                details={"retry_after": wait},
+            )
+
     async def _throttle(self, keys: list[str]) -> None:
         """too_many_attempts while either counter is at its limit; nothing is hashed."""
         cfg = self.config

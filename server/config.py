@@ -60,6 +60,9 @@ class AccountsConfig:
     window: float = 600.0  # seconds failed password checks are counted over
     max_failures_per_account: int = 10
     max_failures_per_address: int = 30
+    # new players (guests) one client address may make in a window; 0: no limit. Every
+    # guest is kept for good, so a flood of hellos would grow the store without end.
+    max_new_players_per_address: int = 200
     address_header: str = ""  # e.g. "X-Forwarded-For" behind a proxy: its last address
 
 
@@ -391,6 +394,8 @@ def _check_accounts(a: AccountsConfig) -> None:
         raise ConfigError("accounts: hash_threads and max_waiting_hashes must be >= 1")
     if not a.window > 0 or a.max_failures_per_account < 1 or a.max_failures_per_address < 1:
         raise ConfigError("accounts: window > 0 seconds, max_failures_per_* >= 1")
+    if a.max_new_players_per_address < 0:
+        raise ConfigError("accounts: max_new_players_per_address must be >= 0 (0: no limit)")
 
 
 def _check_admin(a: AdminConfig) -> None:

@@ -215,6 +215,7 @@ class Requests:
                 )
             resumed = True
         elif msg.name is not None:
+            await self.accounts.admit_new_player(session)
             w = self.config.wallet
             chosen = new_player(msg.name)  # a retry creates this player, not another
             player = await until_known(

@@ -342,3 +342,20 @@ async def test_accounts_whose_token_went_while_the_fleet_channel_was_down_are_cl
     assert ann.ws.protocol.close_rcvd.code == 1008
     assert (await bob.request("balance"))["t"] == "ok"
     assert (await guest.request("balance"))["t"] == "ok"
+
+
+async def test_one_address_makes_a_bounded_number_of_new_players(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Each `hello` with a name makes a player kept for good: 300 from one client in half
+    a second were all made. Past the limit a new one is refused; resuming is not."""
+    server = await make_server(accounts={"max_new_players_per_address": 3})
+    made = [await connect(server, f"guest{i}") for i in range(3)]
+    late = await connect(server, None)
+    with pytest.raises(ServerError) as refused:
+        await late.hello(name="one too many")
+    assert refused.value.code == "too_many_attempts"
+    assert 590 <= refused.value.frame["retry_after"] <= 600
+    back = await connect(server, None, token=made[0].token)  # a resume makes nobody
+    assert back.player_id == made[0].player_id
+    assert len({c.player_id for c in made}) == 3

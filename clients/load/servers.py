@@ -125,6 +125,9 @@ hello_timeout = 60
 starting_credits = 1000000
 starting_bonus = 0
 
+[accounts]
+max_new_players_per_address = 0  # every bot connects from this machine
+
 [jackpots.main]
 seed = 1000000
 contribution_bp = 7000
