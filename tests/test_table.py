@@ -431,6 +431,26 @@ def test_a_leaver_without_pending_decisions_keeps_the_seat_until_the_round_ends(
     assert t.seats[0] is None
 
 
+def test_a_hand_left_at_the_showdown_stays_on_view_until_the_round_ends() -> None:
+    """Its seats used to go at once, so every other viewer's showdown lost its results."""
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.sit("a", "A", 2)  # a seat with no hand this round goes at the end all the same
+    t.place_ante(0, "a", 0, 100)
+    t.place_ante(0, "b", 1, 100)
+    t.deal_me_in(0, "a")
+    t.deal_me_in(0, "b")
+    t.decide(0, "a", 0, Decision.RAISE)
+    t.decide(0, "b", 1, Decision.FOLD)
+    assert phase_of(t) is Phase.SHOWDOWN
+    assert t.remove_player(1, "a") == Effects()  # settled already: nothing moves
+    shown = t.view(1)["seats"][0]
+    assert shown["player_id"] == "a" and shown["result"] is not None
+    t.tick(100)
+    assert t.seats[0] is None and t.seats[2] is None and t.seats[1] is not None
+
+
 # ----- money is conserved across any sequence of actions ---------------------------
 
 PLAYERS = ["p0", "p1", "p2"]

@@ -9,6 +9,8 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
@@ -200,6 +202,47 @@ async def test_a_raised_hand_is_told_when_another_player_s_decision_settles_it_l
     await bo.request("fold", table="alpha", seat=2)
     settled = page.locator('.toast[data-code="left-settled"]')
     await expect(settled).to_contain_text(f"alpha: the round you left settled ({signed(-1500)}")
+    assert problems == []
+
+
+async def test_leaving_at_the_showdown_says_the_result_and_leaves_the_hand_on_view(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser
+) -> None:
+    """The seats of a player who left at the showdown went at once: every other viewer's
+    showdown lost that hand and its result, and the player was told nothing."""
+    ann_wins = ["Kc", "Kd", "5h", "8s", "Jc"]  # a pair of kings
+    bob_cards = ["4c", "4d", "9h", "Ts", "2c"]
+    dealer = ["Ad", "Kh", "7h", "6s", "3d"]  # ace-king: qualifies, loses to the kings
+    server = await make_server(timers=LONG, shuffle=shuffles([ann_wins, bob_cards, dealer]))
+    bo = await connect(server, "Bob")
+    await bo.request("sit", table="alpha", seat=2)
+    await bo.request("ante", table="alpha", seat=2, amount=500)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await bo.request("deal", table="alpha")
+    await page.get_by_test_id("raise-0").click()
+    await bo.request("fold", table="alpha", seat=2)
+    await expect(page.get_by_test_id("table-view")).to_have_attribute("data-phase", "showdown")
+    await page.get_by_test_id("leave").click()
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    told = page.locator('.toast[data-code="left"]')
+    await expect(told).to_contain_text(
+        f"You left alpha at the showdown: your hand on seat #1 came to {signed(1500)}"
+    )
+    # Bob's showdown keeps Ann's hand and its result until the round is over
+    await asyncio.sleep(0.3)
+    snap = bo.view("alpha")
+    assert snap is not None and snap["phase"] == "showdown"
+    assert snap["seats"][0]["name"] == "Ann" and snap["seats"][0]["result"]["net"] == 1500
     assert problems == []
 
 

@@ -288,7 +288,8 @@ class Table:
 
         While betting, their antes are given back; while deciding, their
         undecided hands fold. Each seat is freed as soon as it has no bet in
-        play: at once, or when the round settles.
+        play: at once, or when the round settles. A hand at the showdown stays
+        on view, with its result, until the round is over: it was part of it.
         """
         mine = self.seats_of(player_id)
         if not mine:
@@ -305,7 +306,8 @@ class Table:
                 if s.ante and s.decision is None:
                     effects += self._apply_decision(s, Decision.FOLD, auto=True)
                     s.left = True
-        if self.has_live_bet(player_id):
+        shown = self.phase is Phase.SHOWDOWN and any(s.ante for s in mine)
+        if self.has_live_bet(player_id) or shown:
             self.leaving.add(player_id)
             self._changed(last)
         else:

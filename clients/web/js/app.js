@@ -522,6 +522,12 @@ function playingOn(snap) {
     + "the result goes to your wallet and History.";
 }
 
+/** The player's hands settled at this showdown, and what they came to. */
+function settledHands(snap) {
+  const seats = roundPhase(snap) === "showdown" ? mySeats(snap).filter((i) => snap.seats[i].result) : [];
+  return { seats, net: seats.reduce((sum, i) => sum + snap.seats[i].result.net, 0) };
+}
+
 /** What leaving did with the player's money, in words (null: it touched none). */
 function leftNotice(snap) {
   if (!snap) return null;
@@ -536,6 +542,11 @@ function leftNotice(snap) {
     const back = mySeats(snap).reduce((sum, i) => sum + snap.seats[i].ante
       + (snap.seats[i].progressive ? snap.progressive_stake ?? 0 : 0), 0);
     if (back) return `You left ${title}: your bets (${dollars(back)}) were returned.`;
+  }
+  const settled = settledHands(snap);
+  if (settled.seats.length) {
+    return `You left ${title} at the showdown: your ${handsOn(settled.seats)} came to `
+      + `${signedDollars(settled.net)}; History shows the round.`;
   }
   return rest ? `You left ${title}. ${rest}` : null;
 }
@@ -608,7 +619,8 @@ async function leaveTable() {
       setCurrent(null);
       delete state.tables[table];
     }
-    if (told) showError(told, { code: "left", tone: folded.seats.length ? null : "ok" });
+    const lost = folded.seats.length > 0 || settledHands(snap).net < 0;
+    if (told) showError(told, { code: "left", tone: lost ? null : "ok" });
     if (playingOn(snap)) watchPlayedOn(table, snap.title ?? table, snap.round_id);
   });
 }
