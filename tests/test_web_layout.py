@@ -702,9 +702,13 @@ async def test_rebet_clear_and_a_round_from_the_keyboard(
     await expect_cents(ann, "ante-0", 500)
     await ann.keyboard.press("d")
     await expect_phase([ann], "deciding")
+    assert await ann.evaluate("document.activeElement.dataset.testid") == "seat-0"
     await ann.keyboard.press("r")
     await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
     await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    # the focus ring goes along: it stayed on the hand just decided, while the next key
+    # went to the new selection
+    await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-1'")
     await ann.get_by_test_id("seat-0").click(position={"x": 10, "y": 5})
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
     await ann.keyboard.press("r")

@@ -862,7 +862,12 @@ function decideByKey(decision) {
   const later = undecided.find((i) => i !== seat);
   act(async () => {
     await sendDecision(decision, snap.table, seat);
-    if (later !== undefined) state.selected[snap.table] = later; // on to the next hand still waiting
+    if (later === undefined) return;
+    // on to the next hand still waiting, and the keyboard's focus ring with it: the ring
+    // stayed on the hand just decided while the next key went to the new selection
+    const focused = document.activeElement;
+    const onSeat = focused === document.body || focused?.classList.contains("seat");
+    selectSeat(later, { focus: onSeat });
   });
 }
 
