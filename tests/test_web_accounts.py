@@ -83,7 +83,7 @@ async def test_sign_up_reload_sign_out_and_sign_in_elsewhere(
     await tab.goto(url)
     await signed_in_as(tab, "ann_99", "Ann")
     assert await player_id(tab) == guest
-    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab")
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
 
     # ----- sign out (in the tab that plays): both tabs are back at the start
     await tab.get_by_test_id("signout").click()
@@ -133,4 +133,49 @@ async def test_a_guest_signs_in_from_the_lobby(
     await fill_dialog(guest, "bo_bo", PASSWORD)
     await signed_in_as(guest, "bo_bo", "Bo")
     assert await player_id(guest) == account
+    assert problems == [], problems
+
+
+async def test_a_password_changed_here_signs_the_other_device_out(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """The page had no way to change a password. Another device's page, once signed
+    out by the change, says so and plays on as a guest."""
+    server = await make_server()
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    ann = await open_page(browser, url, problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("signup").click()
+    await fill_dialog(ann, "ann_pw", PASSWORD)
+    await signed_in_as(ann, "ann_pw", "Ann")
+    phone = await open_page(browser, url, problems)  # another device
+    await phone.get_by_test_id("signin-start").click()
+    await fill_dialog(phone, "ann_pw", PASSWORD)
+    await signed_in_as(phone, "ann_pw", "Ann")
+    # one connection per player on a server: the first device now offers "Play here"
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+
+    await phone.get_by_test_id("password").click()
+    await expect(phone.get_by_test_id("account-username")).to_be_hidden()
+    await phone.get_by_test_id("account-password").fill("not the password")
+    await phone.get_by_test_id("account-new").fill("staple battery horse")
+    await phone.get_by_test_id("account-submit").click()
+    await expect(phone.get_by_test_id("account-error")).to_contain_text("old password is wrong")
+    await phone.get_by_test_id("account-password").fill(PASSWORD)
+    await phone.get_by_test_id("account-new").fill("short")
+    await phone.get_by_test_id("account-submit").click()
+    await expect(phone.get_by_test_id("account-error")).to_contain_text("10 to 128 characters")
+    await phone.get_by_test_id("account-new").fill("staple battery horse")
+    await phone.get_by_test_id("account-submit").click()
+    told = phone.locator('.toast[data-code="password-changed"]')
+    await expect(told).to_contain_text("Password changed: your other devices are signed out.")
+    await signed_in_as(phone, "ann_pw", "Ann")  # this device goes on
+
+    # the first device, asked to play here again, learns it was signed out
+    await ann.get_by_test_id("reconnect").click()
+    ended = ann.locator('.toast[data-code="session-ended"]')
+    await expect(ended).to_contain_text("Signed out: sign in again to play with your account")
+    await expect(ann.get_by_test_id("signin")).to_be_visible()  # a guest now
+    await shot(phone, "account-password-changed.png")
     assert problems == [], problems

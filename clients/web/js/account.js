@@ -1,11 +1,14 @@
-// Accounts in the browser: sign up, sign in, sign out (PROTOCOL.md section 3).
+// Accounts in the browser: sign up, sign in, change the password, sign out
+// (PROTOCOL.md section 3).
 //
 // A guest's token stays per tab in sessionStorage (app.js). An account's token
 // is kept in localStorage too, so every tab of this origin and every reload
 // goes on signed in: `accountToken()` is what app.js says hello with first.
 // Only one tab plays at a time (the server keeps one connection per player);
-// the others offer "Play in this tab". Signing out in one tab revokes the
-// token on the server, and the other tabs of the origin go back to the start.
+// the others offer "Play here". Signing out in one tab revokes the
+// token on the server, and the other tabs of the origin go back to the start,
+// saying why. A password change signs out every other device (the server closes
+// their connections); this tab goes on.
 //
 // The password is read from the form when it is sent and never stored.
 
@@ -14,6 +17,7 @@ import { errorText } from "./format.js";
 const ACCOUNT = "stud.account"; // localStorage: {token, username} of the signed-in account
 const SESSION = { token: "stud.token", name: "stud.name", table: "stud.table" }; // app.js's keys
 const PROTOCOL_VERSION = 1;
+const NOTICE = "stud.notice"; // sessionStorage: a word for the page after a restart
 
 let app = null; // {conn, welcome, showError}
 let me = null; // the last welcome's {username} (null before one)
@@ -52,7 +56,7 @@ export function setupAccount(hooks) {
   app = hooks;
   $("account-bar").addEventListener("click", (event) => {
     const action = event.target.closest("[data-account]")?.dataset.account;
-    if (action === "signup" || action === "signin") openDialog(action);
+    if (action === "signup" || action === "signin" || action === "password") openDialog(action);
     if (action === "signout") signOut();
   });
   $("signin-start").addEventListener("click", () => openDialog("signin"));
@@ -62,10 +66,19 @@ export function setupAccount(hooks) {
     submit();
   });
   window.addEventListener("storage", (event) => {
-    // Another tab signed out: this one goes back to the start too.
-    if (event.key === ACCOUNT && !event.newValue && me?.username) restart();
+    // Another tab signed out (or found itself signed out): this one goes back to the
+    // start too, and says why there
+    if (event.key === ACCOUNT && !event.newValue && me?.username) {
+      restart(`Signed out of ${me.username} in another tab of this browser (a sign-out, `
+        + "or the password changed on another device). Sign in again to play with it.");
+    }
   });
   drawBar();
+  const notice = sessionStorage.getItem(NOTICE);
+  if (notice) {
+    sessionStorage.removeItem(NOTICE);
+    app.showError(notice, { code: "signed-out", sticky: true });
+  }
 }
 
 function drawBar() {
@@ -83,25 +96,38 @@ function drawBar() {
   if (me.username) {
     const name = Object.assign(document.createElement("span"), { className: "account-name", textContent: me.username });
     name.dataset.testid = "account-name";
-    bar.append(name, button("signout", "Sign out"));
+    bar.append(name, button("password", "Password"), button("signout", "Sign out"));
   } else {
     bar.append(button("signup", "Sign up"), button("signin", "Sign in"));
   }
 }
 
+const DIALOGS = {
+  signup: ["Sign up: keep your chips", "Your chips, history and seats stay yours, on any device. "
+    + "Usernames: 3 to 24 letters, digits or _. Passwords: 10 to 128 characters.", "Create my account"],
+  signin: ["Sign in", "Sign in to your account from this device.", "Sign in"],
+  password: ["Change password", "Every other device signed in to this account is signed out; "
+    + "this one goes on. Passwords: 10 to 128 characters, not the username.", "Change password"],
+};
+
 function openDialog(mode) {
   const dialog = $("account-dialog");
   dialog.dataset.mode = mode;
-  $("account-title").textContent = mode === "signup" ? "Sign up: keep your chips" : "Sign in";
-  $("account-note").textContent = mode === "signup"
-    ? "Your chips, history and seats stay yours, on any device. Usernames: 3 to 24 letters, digits or _. Passwords: 10 to 128 characters."
-    : "Sign in to your account from this device.";
-  $("account-submit").textContent = mode === "signup" ? "Create my account" : "Sign in";
+  const [title, note, action] = DIALOGS[mode];
+  $("account-title").textContent = title;
+  $("account-note").textContent = note;
+  $("account-submit").textContent = action;
+  const changing = mode === "password";
+  for (const id of ["account-username", "account-username-label"]) $(id).hidden = changing;
+  for (const id of ["account-new", "account-new-label"]) $(id).hidden = !changing;
+  $("account-username").required = !changing;
+  $("account-new").required = changing;
+  $("account-password-label").textContent = changing ? "Current password" : "Password";
   $("account-password").autocomplete = mode === "signup" ? "new-password" : "current-password";
-  $("account-password").value = "";
+  $("account-password").value = $("account-new").value = "";
   $("account-error").textContent = "";
   dialog.showModal();
-  $("account-username").focus();
+  $(changing ? "account-password" : "account-username").focus();
 }
 
 async function submit() {
@@ -112,7 +138,11 @@ async function submit() {
   button.disabled = true;
   $("account-error").textContent = "";
   try {
-    if (dialog.dataset.mode === "signup") {
+    if (dialog.dataset.mode === "password") {
+      await app.conn.request("change_password", { old: password, new: $("account-new").value });
+      app.showError("Password changed: your other devices are signed out.",
+        { code: "password-changed", tone: "ok" });
+    } else if (dialog.dataset.mode === "signup") {
       const ok = await app.conn.request("register", { username, password });
       const token = sessionStorage.getItem(SESSION.token);
       if (token) localStorage.setItem(ACCOUNT, JSON.stringify({ token, username: ok.username }));
@@ -127,7 +157,7 @@ async function submit() {
       const w = await app.conn.request("login", { username, password });
       app.welcome(w);
     }
-    $("account-password").value = "";
+    $("account-password").value = $("account-new").value = "";
     dialog.close();
   } catch (err) {
     $("account-error").textContent = errorText(err);
@@ -147,8 +177,9 @@ async function signOut() {
   restart();
 }
 
-/** Back to the start: no token, no name, a fresh page. */
-function restart() {
+/** Back to the start: no token, no name, a fresh page (that says `notice`, if given). */
+function restart(notice = null) {
   for (const key of Object.values(SESSION)) sessionStorage.removeItem(key);
+  if (notice) sessionStorage.setItem(NOTICE, notice);
   location.reload();
 }

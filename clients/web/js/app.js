@@ -1461,7 +1461,7 @@ function watchFelt() {
 function drawHeader() {
   const b = state.balance;
   $("wallet").hidden = !b;
-  // a tab another one took the session from buys nothing: its room goes to "Play in this tab"
+  // a tab another one took the session from buys nothing: its room goes to "Play here"
   $("buy").hidden = !state.me || state.status.state === "replaced";
   const toggle = $("history-toggle");
   toggle.hidden = !state.me;
@@ -1492,7 +1492,7 @@ function drawHeader() {
     open: "Connected",
     waiting: "Offline",
     closed: "Disconnected",
-    replaced: "Playing in another tab",
+    replaced: "Playing in another tab or device",
   }[s.state] ?? s.state;
   $("reconnect").hidden = s.state !== "replaced";
   $("retry-now").hidden = s.state !== "waiting";

@@ -187,7 +187,7 @@ function message(v) {
   const { snap, seated } = v;
   if (v.suspension) return PAUSED_WHY[v.suspension.reason] ?? PAUSED_WHY.store;
   if (v.elsewhere) {
-    return "You are playing in another tab: “Play in this tab” brings the game back here.";
+    return "You are playing in another tab or on another device: “Play here” brings the game back here.";
   }
   if (v.online === false) {
     const undecided = snap.phase === "deciding" && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
