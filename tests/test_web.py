@@ -501,7 +501,9 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect(twin.get_by_test_id("seat-3-name")).to_contain_text("Ann")
     await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
     # it says so on the felt too (not "reconnecting"), and its way back is in full view
-    await expect(ann.get_by_test_id("table-message")).to_contain_text("playing in another tab or on another device")
+    await expect(ann.get_by_test_id("table-message")).to_contain_text(
+        "playing in another tab or on another device"
+    )
     await expect(ann.get_by_test_id("buy-form")).to_be_hidden()  # it buys nothing
     await ann.set_viewport_size({"width": 1280, "height": 800})  # a laptop's top bar
     back = await ann.get_by_test_id("reconnect").bounding_box()
@@ -510,7 +512,8 @@ async def test_two_players_and_a_spectator_play_rounds(
     await ann.set_viewport_size(VIEWPORT)
     await ann.get_by_test_id("reconnect").click()
     await expect(ann.get_by_test_id("conn-status")).to_have_text("Connected")
-    await expect(twin.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+    elsewhere = "Playing in another tab or device"
+    await expect(twin.get_by_test_id("conn-status")).to_have_text(elsewhere)
     await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
 
     assert problems == []
