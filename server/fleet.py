@@ -100,6 +100,7 @@ class Fleet:
         # process -> (its rows' version, [(the lease epoch of each row, the row)])
         self._remote: dict[str, tuple[int, list[tuple[int, dict[str, Any]]]]] = {}
         self._urls: dict[str, str] = {}  # process -> its public address, from the last share
+        self._hosts: dict[str, str] = {}  # table -> the process whose row the lobby lists
 
     @property
     def heartbeat(self) -> float:
@@ -224,7 +225,14 @@ class Fleet:
                 held = newest.get(tid)
                 if held is None or (epoch, heard) > held[0]:
                     newest[tid] = ((epoch, heard), row)
+                    self._hosts[tid] = proc
+        for tid in [t for t in self._hosts if t not in newest]:
+            del self._hosts[tid]
         return [newest[tid][1] for tid in sorted(newest, key=str)]
+
+    def host_of(self, table_id: str) -> str | None:
+        """The other process whose lobby row lists the table (None: none does)."""
+        return self._hosts.get(table_id)
 
     async def _rows_of(self, proc: str) -> dict[str, str]:
         key = f"{self.prefix}lobby:p:{proc}"

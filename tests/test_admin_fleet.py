@@ -174,6 +174,25 @@ async def test_a_console_s_first_look_shows_the_fleet_as_it_is(fleet: Factory) -
     assert (await op.get("/api/overview"))["processes"] == 2
 
 
+async def test_a_host_that_cannot_publish_is_still_named_as_the_table_s_host(
+    fleet: Factory,
+) -> None:
+    """West is alive (its lobby row beats) but answers no news (as one stopped for a
+    moment): the first look showed its table as hosted by nobody. It names west now,
+    from the fleet's lobby, with nothing published (`updated_ms` null)."""
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west", poll=60.0)
+    process, deaf = east.fleet, west.fleet
+    assert process is not None and deaf is not None
+    deaf.on_acts = None  # hears no news: publishes nothing while the console looks
+    await until(_true_async(lambda: process.host_of("west") == "west"), "east lists west")
+    op = await Operator.sign_in(east)
+    tables = {t["id"]: t for t in (await op.get("/api/tables"))["tables"]}
+    row = tables["west"]
+    assert row["process_id"] == "west" and row["updated_ms"] is None, row
+    assert row["phase"] == "waiting" and row["url"] == "ws://west.example/ws"
+
+
 def _true_async(check: Callable[[], bool]) -> Callable[[], Awaitable[bool]]:
     async def run() -> bool:
         return check()

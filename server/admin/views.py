@@ -148,7 +148,11 @@ class Views:
             row = (detail or {}).get("row") or found or (room.describe() if room else {})
             view = (detail or {}).get("view")
             paused = (detail or {}).get("paused") or self.agent.paused.get(table_id)
-            process = (detail or {}).get("process_id")
+            # no fresh detail (its host has not published since a console last looked, or
+            # is stalled): the host the fleet's lobby lists it at, still alive by its beat
+            fleet = self.host.fleet
+            listed_at = fleet.host_of(table_id) if fleet is not None and found else None
+            process = (detail or {}).get("process_id") or listed_at
             updated = (detail or {}).get("ts")
             suspended = (detail or {}).get("suspended")
             if found is None and detail is None:
