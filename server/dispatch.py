@@ -372,16 +372,19 @@ class Requests:
         room = self.rooms.get(table_id)
         if room is None or not room.active:
             remote = self.lobby.remote_row(table_id)
-            if remote is not None and remote.get("url") == self.config.public_url:
+            url = str(remote.get("url") or "") if remote is not None else ""
+            if url == self.config.public_url:
                 # an earlier process at this address left the row: its host is gone, and
                 # another takes the table over within seconds (never send a client here)
-                remote = None
-            where = f": it is hosted at {remote['url']}" if remote and remote.get("url") else ""
+                url = ""
+            if not url and room is not None:
+                url = room.moved_to  # lost just now: the lobby lists its new host later
+            where = f": it is hosted at {url}" if url else ""
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TABLE,
                 f"no table {table_id!r} on this server{where}",
                 field="table",
-                details={"url": remote["url"]} if where and remote else None,
+                details={"url": url} if url else None,
             )
         return room
 

@@ -132,6 +132,7 @@ class Room:
         self.closing: int | None = None  # shutting down since (Unix ms): no new rounds
         self._closing_grace = 0  # seconds the running round was given then
         self.lease: Lease | None = None  # None: not hosted here (standing by, or lost)
+        self.moved_to = ""  # where the table went when it was lost ("" not known)
         self.suspended: Suspension | None = None
         self.paused: dict[str, Any] | None = None  # an operator's pause: {reason, since_ms}
         self._resumed = asyncio.Event()
@@ -190,6 +191,7 @@ class Room:
         if fresh or self.lease is None:
             self._reset(lease.first_seq)
         self.lease = lease
+        self.moved_to = ""
         # a renewal only moves the end later: the timer set for an earlier end re-arms
         # itself when it fires, one timer a lease's life rather than one a renewal
         if self._lease_timer is None or self._lease_timer.when() > lease.valid_until:
@@ -227,7 +229,8 @@ class Room:
             self._lease_timer.cancel()
             self._lease_timer = None
         self._cancel_timer()
-        data = encode({"t": "table_moved", "table": self.id, "url": self.host.url_of(holder)})
+        self.moved_to = self.host.url_of(holder)
+        data = encode({"t": "table_moved", "table": self.id, "url": self.moved_to})
         self.host.metrics.frames_out += self.host.send_all(self.viewers, data)
         self.viewers.clear()
         self.host.table_lost(self)

@@ -129,6 +129,12 @@ async def test_a_write_fenced_off_tells_the_viewers_where_the_table_went(
                 await ann.request("ante", table="alpha", seat=0, amount=100)
         assert e.value.code == "table_moved"
         assert _moved_to(ann) == ["ws://q:1/ws"]
+        # before p's lobby lists q's row (its next share), unknown_table names q too: it
+        # carried no url for about 2 s
+        p.lobby.set_remote([])
+        with pytest.raises(ServerError) as e:
+            await ann.request("join", table="alpha")
+        assert e.value.code == "unknown_table" and e.value.frame["url"] == "ws://q:1/ws"
         await ann.close()
     finally:
         await p.stop(grace=0)
