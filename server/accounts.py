@@ -196,7 +196,11 @@ class Accounts:
             patience=self.patience,
         )
         if not changed:  # another change came first: the old password is not current
-            raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong", field="old")
+            raise ProtocolError(
+                ErrorCode.BAD_CREDENTIALS,
+                "the password was changed meanwhile, on another device: sign in with the new one",
+                field="old",
+            )
         log.info("password changed", extra={"player_id": player.player_id, "username": username})
         self.sessions.reply(session, msg)
         self.signed_out(player.player_id)  # every other device's open connection

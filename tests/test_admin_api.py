@@ -380,6 +380,11 @@ async def test_a_removed_player_plays_the_hand_out_and_loses_the_seat_after(
     body = {"action_id": new_id(), "reason": "abuse in chat", "player_id": bob.player_id}
     row = await replayed(op, "/api/tables/alpha/remove", body)
     assert row["outcome"] == "applied" and row["details"]["result"]["at_round_end"] is True
+    # asked again before the round is over (a new act): nothing more to do, and said so
+    again = await op.act("/api/tables/alpha/remove", "twice", player_id=bob.player_id)
+    assert again["outcome"] == "unchanged", again
+    result = again["details"]["result"]
+    assert (result["code"], result["at_round_end"]) == ("leaving", True), result
     await bob.request("fold", table="alpha", seat=1)  # the hand is still bob's to play
     await ann.request("raise", table="alpha", seat=0)
     snap = await ann.wait_table("alpha", lambda s: s["phase"] == "waiting")

@@ -291,6 +291,8 @@ class Agent:
             player_id = str(act.request.get("player_id", ""))
             if not room.table.seats_of(player_id):
                 return "unchanged", {"code": "not_seated"}, None
+            if player_id in room.table.leaving:  # removed (or left) already: seats go soon
+                return "unchanged", {"code": "leaving", "at_round_end": True}, None
             await room.remove_player(player_id, by_request=False, fold=False)
             at_end = player_id in room.table.leaving
             return "applied", {"player_id": player_id, "at_round_end": at_end}, None
