@@ -254,6 +254,23 @@ WORDS_PAST_CIRCLES = """() => {
 }"""
 
 
+# A seat's own buttons (Clear, Stand, Take back, Fold, Raise) reaching past its box on the
+# arc (at 1024 px Clear and Stand side by side were 110 px in a 98 px seat).
+BUTTONS_PAST_SEATS = """() => {
+  const out = [];
+  for (const seat of document.querySelectorAll(".seat.arc")) {
+    const box = seat.getBoundingClientRect();
+    for (const b of seat.querySelectorAll(".seat-actions .btn")) {
+      const r = b.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1)) {
+        const where = `${r.left}-${r.right} in ${box.left}-${box.right}`;
+        out.push(`${seat.dataset.testid} ${b.textContent} ${where}`);
+      }
+    }
+  }
+  return out;
+}"""
+
 # The selected seat's ▼ (its ::before) and its status line, in page px.
 MARK_AND_STATUS = """() => {
   const seat = document.querySelector(".seat.arc.selected");
@@ -289,6 +306,8 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
     assert small_text == [], f"{what}: text under 10 px: {small_text}"
     past: list[str] = await page.evaluate(WORDS_PAST_CIRCLES)
     assert past == [], f"{what}: words past their circles: {past}"
+    spilt: list[str] = await page.evaluate(BUTTONS_PAST_SEATS)
+    assert spilt == [], f"{what}: buttons past their seat: {spilt}"
     if phone:
         targets: list[dict[str, Any]] = await page.evaluate(CONTROLS, TOUCH)
         small = [
