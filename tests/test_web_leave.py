@@ -254,6 +254,8 @@ async def test_a_name_of_spaces_alone_is_told_not_ignored(
     context.set_default_timeout(WAIT_MS)
     page = await context.new_page()
     await page.goto(f"http://127.0.0.1:{server.port}/")
+    # the start screen's socket is open, waiting for a name: it said "Connecting…"
+    await expect(page.get_by_test_id("conn-status")).to_have_text("Connected")
     await page.get_by_test_id("name-input").fill("   ")
     await page.get_by_test_id("enter").click()
     await expect(page.locator('.toast[data-code="name"]')).to_contain_text("Enter a name")

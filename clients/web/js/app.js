@@ -1481,8 +1481,10 @@ function drawHeader() {
   $("buy-chips").querySelector(".buy-label").hidden = buying;
   $("buy-chips").querySelector(".buy-busy").hidden = !buying;
   // an open socket not yet welcomed (a server that accepts but does not answer) is
-  // still connecting: nothing can be done on it yet
-  const s = state.status.state === "open" && !online() ? { state: "connecting" } : state.status;
+  // still connecting: nothing can be done on it yet; one waiting for the player's name
+  // at the start is connected (it used to say "Connecting…" for as long as it waited)
+  const waitsForName = state.needName && !state.me;
+  const s = state.status.state === "open" && !online() && !waitsForName ? { state: "connecting" } : state.status;
   const conn = $("conn-status");
   conn.dataset.state = s.state;
   conn.textContent = {
