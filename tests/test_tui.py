@@ -139,14 +139,16 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         await w.press("s", "3", "d")
         await settle(watcher)
         assert watcher.own_seats() == [] and watcher.bets == {}
-        # l leaves: back to the lobby, and the seat is free for the spectator's eyes
+        # l leaves: back to the lobby; the spectator's showdown keeps the hand and its
+        # result until the round is over (the seat goes then: tests/test_table.py)
         await p.press("l")
         await until(p, lambda: isinstance(player.screen, LobbyScreen), "the lobby again")
-        await until(
-            w,
-            lambda: watcher.snapshot is not None and watcher.snapshot["seats"][0] is None,
-            "a free seat",
-        )
+        await settle(player)  # the leave answered: applied
+        table = server.rooms["alpha"].table
+        assert table.leaving == {player.player_id}
+        seat = table.seats[0]
+        assert seat is not None and seat.name == "ann" and phase(watcher) == "showdown"
+        await sees(w, watcher, "#seats", f"Win {net}")
 
 
 async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) -> None:
