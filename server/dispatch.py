@@ -341,8 +341,17 @@ class Requests:
         session.tables.clear()
 
     def seated(self, player_id: str) -> bool:
-        """Whether the player holds a seat at a table of this process."""
-        return bool(self.seating.tables_of(player_id))
+        """Whether the player holds a seat at a table of this process that a change of
+        identity could cost: one kept, or one leaving with a bet still in play (a hand
+        left at the showdown is settled: it only stays on view until the round ends)."""
+        for table_id in self.seating.tables_of(player_id):
+            room = self.rooms.get(table_id)
+            if room is None:
+                continue
+            table = room.table
+            if player_id not in table.leaving or table.has_live_bet(player_id):
+                return True
+        return False
 
     def table_lost(self, table_id: str) -> None:
         """The table is hosted elsewhere now: no connection here watches it any more."""

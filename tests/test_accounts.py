@@ -359,3 +359,17 @@ async def test_one_address_makes_a_bounded_number_of_new_players(
     back = await connect(server, None, token=made[0].token)  # a resume makes nobody
     assert back.player_id == made[0].player_id
     assert len({c.player_id for c in made}) == 3
+
+
+async def test_a_player_who_left_at_the_showdown_may_sign_out_at_once(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The hand stays on view until the round ends, settled: no bet to give up, so
+    `seated` (which keeps a change of identity from costing a bet) does not apply."""
+    server = await make_server(timers={"betting": 30, "decision": 30, "results": 30})
+    ann = await connect(server, "Ann")
+    await ann.register("ann_show", PASSWORD)
+    await play_a_round(ann)  # raised: the showdown, for 30 s
+    await ann.request("leave", table="alpha")
+    assert server.rooms["alpha"].table.seats[0] is not None  # still on view
+    assert (await ann.request("logout"))["t"] == "ok"
