@@ -349,7 +349,7 @@ class Requests:
             if room is None:
                 continue
             table = room.table
-            if player_id not in table.leaving or table.has_live_bet(player_id):
+            if table.keeps_seat(player_id) or table.has_live_bet(player_id):
                 return True
         return False
 

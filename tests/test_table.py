@@ -451,6 +451,26 @@ def test_a_hand_left_at_the_showdown_stays_on_view_until_the_round_ends() -> Non
     assert t.seats[0] is None and t.seats[2] is None and t.seats[1] is not None
 
 
+def test_sitting_again_after_leaving_keeps_the_new_seat_only() -> None:
+    """A player who left a hand in play and sat again got every left seat back: the
+    sit undid the leave (and kept them `seated` for sign-ins for good)."""
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.place_ante(0, "a", 0, 100)
+    t.place_ante(0, "b", 1, 100)
+    t.deal_me_in(0, "a")
+    t.deal_me_in(0, "b")
+    t.decide(0, "a", 0, Decision.RAISE)
+    t.decide(0, "b", 1, Decision.FOLD)
+    t.remove_player(1, "a")  # at the showdown: seat 0 stays on view, going
+    assert not t.keeps_seat("a") and "a" in t.leaving
+    assert t.sit("a", "A") == 2
+    assert t.keeps_seat("a") and "a" in t.leaving  # seat 2 kept, seat 0 still going
+    t.tick(100)
+    assert t.seats[0] is None and t.seats[2] is not None and t.leaving == set()
+
+
 # ----- money is conserved across any sequence of actions ---------------------------
 
 PLAYERS = ["p0", "p1", "p2"]

@@ -184,7 +184,7 @@ class Agent:
             for room in self._hosted():
                 key = (room.id, player_id)
                 seated = room.table.seats_of(player_id)
-                if seated and player_id not in room.table.leaving and key not in self._releasing:
+                if seated and room.table.keeps_seat(player_id) and key not in self._releasing:
                     self._releasing.add(key)
                     self.host.spawn(self._release(room, player_id))
 
@@ -291,7 +291,7 @@ class Agent:
             player_id = str(act.request.get("player_id", ""))
             if not room.table.seats_of(player_id):
                 return "unchanged", {"code": "not_seated"}, None
-            if player_id in room.table.leaving:  # removed (or left) already: seats go soon
+            if not room.table.keeps_seat(player_id):  # removed (or left) already: going
                 return "unchanged", {"code": "leaving", "at_round_end": True}, None
             await room.remove_player(player_id, by_request=False, fold=False)
             at_end = player_id in room.table.leaving

@@ -156,6 +156,7 @@ class Seat:
     decision: Decision | None = None
     auto: bool = False  # decided for the player: by the timer, or when they left
     left: bool = False  # folded because its player left the table (auto too)
+    going: bool = False  # its player left it (or was removed): freed when the round ends
     hand: HandValue | None = None
     result: SeatResult | None = None
 
@@ -219,7 +220,6 @@ class Table:
         self.dealer_hand: HandValue | None = None
         self.ready: set[str] = set()
         self.connected: dict[str, bool] = {}
-        self.leaving: set[str] = set()  # players whose seats go at the end of the round
         self.last: dict[str, Any] | None = None
         self.seq = first_seq
         self._upcoming_round_id: str | None = None
@@ -239,6 +239,16 @@ class Table:
 
     def betting_seats(self) -> list[Seat]:
         return [s for s in self.seats if s is not None and s.ante > 0]
+
+    @property
+    def leaving(self) -> set[str]:
+        """Players with seats that go at the end of the round (they left, or were
+        removed, with a hand in it); a seat taken since is theirs to keep."""
+        return {s.player_id for s in self.seats if s is not None and s.going}
+
+    def keeps_seat(self, player_id: str) -> bool:
+        """Whether the player holds a seat here that is not going at the round's end."""
+        return any(not s.going for s in self.seats_of(player_id))
 
     def has_live_bet(self, player_id: str) -> bool:
         """True while the player has money on the table that is not settled yet."""
@@ -266,7 +276,6 @@ class Table:
         self.seats[seat] = Seat(seat, player_id, name)
         self.seating += 1
         self.connected.setdefault(player_id, True)
-        self.leaving.discard(player_id)
         self._changed({"seat": seat, "action": "sit"})
         return seat
 
@@ -308,7 +317,8 @@ class Table:
                     s.left = True
         shown = self.phase is Phase.SHOWDOWN and any(s.ante for s in mine)
         if self.has_live_bet(player_id) or shown:
-            self.leaving.add(player_id)
+            for s in mine:
+                s.going = True
             self._changed(last)
         else:
             self._free_seats(player_id)
@@ -325,7 +335,8 @@ class Table:
             return None
         dealt = self.phase in (Phase.DECIDING, Phase.SHOWDOWN)
         if dealt and any(s.ante for s in mine):
-            self.leaving.add(player_id)
+            for s in mine:
+                s.going = True
             self._changed(None)
             return Effects()
         return self.remove_player(now, player_id, by_request=False)
@@ -335,7 +346,6 @@ class Table:
             self.seats[s.index] = None
             self.seating += 1
         self.ready.discard(player_id)
-        self.leaving.discard(player_id)
         self.connected.pop(player_id, None)
 
     def _advance(self, now: float) -> Effects:
@@ -809,8 +819,12 @@ class Table:
         for s in self.seats:
             if s is not None:
                 s.clear_round()
-        for player_id in list(self.leaving):
-            self._free_seats(player_id)
+        for s in [s for s in self.seats if s is not None and s.going]:
+            self.seats[s.index] = None
+            self.seating += 1
+            if not self.seats_of(s.player_id):
+                self.ready.discard(s.player_id)
+                self.connected.pop(s.player_id, None)
         self._reset_round()
 
     def _reset_round(self) -> None:
