@@ -171,7 +171,8 @@ class StudClient:
         return self._welcomed(await self.request("hello", **fields))
 
     async def login(self, username: str, password: str) -> dict[str, Any]:
-        """Switch this (welcomed) connection to an account; returns its `welcome`."""
+        """Switch this connection to an account (welcomed, or as its first message);
+        returns its `welcome`."""
         return self._welcomed(await self.request("login", username=username, password=password))
 
     async def register(self, username: str, password: str) -> dict[str, Any]:

@@ -78,7 +78,7 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         "A field has the wrong type, is out of range, or is not part of the message; "
         "`field` names it."
     ),
-    ErrorCode.NOT_WELCOMED: "Only `hello` and `ping` are accepted before `welcome`.",
+    ErrorCode.NOT_WELCOMED: "Only `hello`, `login` and `ping` are accepted before `welcome`.",
     ErrorCode.ALREADY_WELCOMED: "`hello` was sent on a connection that is already welcomed.",
     ErrorCode.UNSUPPORTED_VERSION: (
         "The server speaks no protocol version <= `v`; `supported` lists the versions it "

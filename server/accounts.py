@@ -125,8 +125,11 @@ class Accounts:
         self.sessions.reply(session, msg, username=account.username)
 
     async def login(self, session: Session, msg: Login) -> None:
-        current = _player(session)
-        self._not_seated(current)
+        """On a welcomed connection, or as its first message (protocol version 1): an
+        account signing in on a new device makes no guest first."""
+        current = session.player
+        if current is not None:
+            self._not_seated(current)
         keys = self._keys(session, msg.username)
         await self._throttle(keys)
         creds = await self.store.credentials(msg.username)
@@ -147,8 +150,9 @@ class Accounts:
             pending=self.pending,
             patience=self.patience,
         )
-        self.forget_tables(session)
-        self.sessions.detach(session)
+        if current is not None:
+            self.forget_tables(session)
+            self.sessions.detach(session)
         account = Player(creds.player_id, creds.name, token, creds.username)
         log.info("signed in", extra={"player_id": account.player_id, "username": account.username})
         await self.welcome(session, account, msg.id, True)

@@ -21,7 +21,7 @@ from websockets.protocol import OPEN
 from protocol.codec import Limits as DecodeLimits
 from protocol.codec import decode
 from protocol.errors import CloseCode, ErrorCode, ProtocolError, RequestId
-from protocol.messages import ClientMessage, Hello, Ping, request_id_of, validate
+from protocol.messages import ClientMessage, Hello, Login, Ping, request_id_of, validate
 from server.config import Limits
 from server.game.table import Refusal
 from server.metrics import Metrics
@@ -137,7 +137,8 @@ class Gateway:
             frame = decode(data, self._decode_limits)
             msg = validate(frame)
             request_id = msg.id
-            if session.player is None and not isinstance(msg, Hello | Ping):
+            # a `login` may come first, instead of `hello`: no guest is made to sign in
+            if session.player is None and not isinstance(msg, Hello | Ping | Login):
                 raise ProtocolError(ErrorCode.NOT_WELCOMED, "say hello first")
             await self.handle(session, msg, started)
         except ProtocolError as e:

@@ -373,3 +373,29 @@ async def test_a_player_who_left_at_the_showdown_may_sign_out_at_once(
     await ann.request("leave", table="alpha")
     assert server.rooms["alpha"].table.seats[0] is not None  # still on view
     assert (await ann.request("logout"))["t"] == "ok"
+
+
+async def test_login_as_the_first_message_makes_no_guest(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Signing in on a new device used to need a `hello` first, which made a guest kept
+    for good and counted against the address's new players: with a limit of one, the
+    account holder could not sign in again from that address."""
+    server = await make_server(accounts={"max_new_players_per_address": 1})
+    ann = await connect(server, "Ann")  # the address's one new player
+    await ann.register("ann_first", PASSWORD)
+    device = await connect(server, None)
+    welcome = await device.login("ANN_first", PASSWORD)
+    assert welcome["t"] == "welcome" and welcome["v"] == 1 and welcome["resumed"] is True
+    assert welcome["player_id"] == ann.player_id and welcome["username"] == "ann_first"
+    assert (await device.request("balance"))["t"] == "ok"
+    stranger = await connect(server, None)
+    with pytest.raises(ServerError) as refused:  # still the one limit for new players
+        await stranger.hello(name="Cy")
+    assert refused.value.code == "too_many_attempts"
+    with pytest.raises(ServerError) as wrong:  # a wrong password welcomes nothing
+        await stranger.login("ann_first", "not the password at all")
+    assert wrong.value.code == "bad_credentials"
+    with pytest.raises(ServerError) as still:
+        await stranger.request("balance")
+    assert still.value.code == "not_welcomed"

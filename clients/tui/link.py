@@ -135,7 +135,6 @@ class Link:
             except ServerError as e:
                 if e.code != "invalid_token":
                     raise
-        self.welcome = await asyncio.wait_for(client.hello(name=self.name), self.request_timeout)
         session_lost = self.token is not None
         if self.account is not None:
             try:
@@ -147,10 +146,14 @@ class Link:
                 if e.code not in ("bad_credentials", "too_many_attempts"):
                     raise
                 # the password was changed on another device, which signed this one out:
-                # go on as the guest just made, and never try the old password again
-                # (each try would count towards the account's lockout)
+                # go on as a new guest, and never try the old password again (each try
+                # would count towards the account's lockout)
                 self.signed_out = self.account[0]
                 self.account = None
+        if self.account is None:  # a guest, or one that could not sign in
+            self.welcome = await asyncio.wait_for(
+                client.hello(name=self.name), self.request_timeout
+            )
         self.token = str(self.welcome["token"])
         return session_lost
 
@@ -171,11 +174,11 @@ async def sign_in(
     """
     client = await StudClient.open(url, history=False)
     try:
-        await client.hello(name=name)
         if register:
+            await client.hello(name=name)
             await client.register(username, password)
             return client.token
-        welcome = await client.login(username, password)
+        welcome = await client.login(username, password)  # first: no guest is made
         return str(welcome["token"])
     finally:
         await client.close()

@@ -16,12 +16,10 @@ import { errorText } from "./format.js";
 
 const ACCOUNT = "stud.account"; // localStorage: {token, username} of the signed-in account
 const SESSION = { token: "stud.token", name: "stud.name", table: "stud.table" }; // app.js's keys
-const PROTOCOL_VERSION = 1;
 const NOTICE = "stud.notice"; // sessionStorage: a word for the page after a restart
 
 let app = null; // {conn, welcome, showError}
 let me = null; // the last welcome's {username} (null before one)
-let arrivedOn = -1; // the socket (conn.opens) a sign-in from the start screen said hello on
 
 const $ = (id) => document.getElementById(id);
 
@@ -149,11 +147,8 @@ async function submit() {
       me = { username: ok.username };
       drawBar();
     } else {
-      if (me === null && arrivedOn !== app.conn.opens) {
-        // login needs a welcomed connection: arrive as a guest first (named as the account)
-        await app.conn.request("hello", { v: PROTOCOL_VERSION, name: username });
-        arrivedOn = app.conn.opens;
-      }
+      // from the start screen the connection is not welcomed yet: `login` welcomes it
+      // itself, so no guest is made (and counted against this address) to sign in
       const w = await app.conn.request("login", { username, password });
       app.welcome(w);
     }
