@@ -160,11 +160,14 @@ async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
     await page.get_by_test_id("leave").click()  # folds seat #2: the round settles at once
     await expect(page.get_by_test_id("lobby")).to_be_visible()
     settled = page.locator('.toast[data-code="left-settled"]')
-    await expect(settled).to_contain_text("alpha: the round you left settled (")
+    await expect(settled).to_contain_text("alpha: the round you left settled: your raised hand")
     me = await page.evaluate("window.stud.state.me.player_id")
     record = (await server.store.history(me))[0]
-    net = sum(s["result"]["net"] for s in record["seats"] if s["player_id"] == me)
-    await expect(settled).to_contain_text(f"({signed(net)} for your hands in it)")
+    # the raised hand alone: the folded one's loss was told at the leave (it was counted in)
+    raised = [s for s in record["seats"] if s["player_id"] == me and s["decision"] == "raise"]
+    assert len(raised) == 1
+    net = raised[0]["result"]["net"]
+    await expect(settled).to_contain_text(f"hand on seat #1 came to {signed(net)}")
     assert problems == []
 
 
@@ -201,7 +204,9 @@ async def test_a_raised_hand_is_told_when_another_player_s_decision_settles_it_l
     await expect(page.locator('.toast[data-code="left"]')).to_contain_text("plays on")
     await bo.request("fold", table="alpha", seat=2)
     settled = page.locator('.toast[data-code="left-settled"]')
-    await expect(settled).to_contain_text(f"alpha: the round you left settled ({signed(-1500)}")
+    await expect(settled).to_contain_text(
+        f"alpha: the round you left settled: your raised hand on seat #1 came to {signed(-1500)}"
+    )
     assert problems == []
 
 

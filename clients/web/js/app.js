@@ -589,10 +589,12 @@ async function tellPlayedOn() {
   const record = state.history.rounds?.find((r) => r.round_id === wait.round_id);
   if (!record || playedOn !== wait) return; // not settled yet, or another round waited for
   stopPlayedOn();
-  const mine = (record.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
-  const net = mine.reduce((sum, s) => sum + (s.result?.net ?? 0), 0);
-  showError(`${wait.title}: the round you left settled (${signedDollars(net)} for your hands in it); `
-    + "History shows it.", { code: "left-settled", tone: net >= 0 ? "ok" : null });
+  // the raised hands that played on: a hand folded by the leave was told at the leave
+  const raised = (record.seats ?? []).map((s, i) => [s, i])
+    .filter(([s]) => s?.player_id === state.me?.player_id && s.decision === "raise");
+  const net = raised.reduce((sum, [s]) => sum + (s.result?.net ?? 0), 0);
+  showError(`${wait.title}: the round you left settled: your raised ${handsOn(raised.map(([, i]) => i))} `
+    + `came to ${signedDollars(net)}. History shows it.`, { code: "left-settled", tone: net >= 0 ? "ok" : null });
 }
 
 async function leaveTable() {
