@@ -346,14 +346,23 @@ def test_leaving_while_betting_gives_the_ante_back() -> None:
     assert t.seats[0] is None and phase_of(t) is Phase.WAITING  # betting: ante given back
 
 
-def test_leaving_mid_decision_folds_and_frees_the_seat_after_the_round() -> None:
+def a_and_b_dealt(*, second_seat: bool = False) -> Table:
+    """a at #0 and b at #1, a $1 hand each dealt (both seven high; the dealer ace-king);
+    with `second_seat`, a also holds #2, with no bet this round."""
     t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
     t.sit("a", "A", 0)
     t.sit("b", "B", 1)
+    if second_seat:
+        t.sit("a", "A", 2)
     t.place_ante(0, "a", 0, 100)
     t.place_ante(0, "b", 1, 100)
     t.deal_me_in(0, "a")
     t.deal_me_in(0, "b")
+    return t
+
+
+def test_leaving_mid_decision_folds_and_frees_the_seat_after_the_round() -> None:
+    t = a_and_b_dealt()
     t.decide(0, "b", 1, Decision.RAISE)
     eff = t.remove_player(1, "a")  # a leaves undecided: folds, and that ends the round
     assert eff.settlement is not None and phase_of(t) is Phase.SHOWDOWN
@@ -368,14 +377,7 @@ def test_leaving_mid_decision_folds_and_frees_the_seat_after_the_round() -> None
 
 
 def test_a_removed_player_keeps_a_dealt_hand_to_its_end_and_loses_the_seats_then() -> None:
-    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
-    t.sit("a", "A", 0)
-    t.sit("b", "B", 1)
-    t.sit("a", "A", 2)  # a second seat, with no bet this round
-    t.place_ante(0, "a", 0, 100)
-    t.place_ante(0, "b", 1, 100)
-    t.deal_me_in(0, "a")
-    t.deal_me_in(0, "b")
+    t = a_and_b_dealt(second_seat=True)  # a second seat, with no bet this round
     assert t.release_seats(1, "a") == Effects()  # the operator's removal folds nothing
     assert t.seats[0] is not None and t.seats[0].decision is None and "a" in t.leaving
     t.decide(1, "a", 0, Decision.RAISE)  # the hand is still the player's to play
@@ -412,13 +414,7 @@ def test_standing_up_can_complete_readiness() -> None:
 
 
 def test_a_leaver_without_pending_decisions_keeps_the_seat_until_the_round_ends() -> None:
-    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
-    t.sit("a", "A", 0)
-    t.sit("b", "B", 1)
-    t.place_ante(0, "a", 0, 100)
-    t.place_ante(0, "b", 1, 100)
-    t.deal_me_in(0, "a")
-    t.deal_me_in(0, "b")
+    t = a_and_b_dealt()
     t.decide(0, "a", 0, Decision.RAISE)
     assert t.remove_player(0, "a") == Effects()  # raised already: the hand plays on
     assert t.seats[0] is not None and "a" in t.leaving
@@ -433,14 +429,9 @@ def test_a_leaver_without_pending_decisions_keeps_the_seat_until_the_round_ends(
 
 def test_a_hand_left_at_the_showdown_stays_on_view_until_the_round_ends() -> None:
     """Its seats used to go at once, so every other viewer's showdown lost its results."""
-    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
-    t.sit("a", "A", 0)
-    t.sit("b", "B", 1)
-    t.sit("a", "A", 2)  # a seat with no hand this round goes at the end all the same
-    t.place_ante(0, "a", 0, 100)
-    t.place_ante(0, "b", 1, 100)
-    t.deal_me_in(0, "a")
-    t.deal_me_in(0, "b")
+    t = a_and_b_dealt(
+        second_seat=True
+    )  # a seat with no hand this round goes at the end all the same
     t.decide(0, "a", 0, Decision.RAISE)
     t.decide(0, "b", 1, Decision.FOLD)
     assert phase_of(t) is Phase.SHOWDOWN
@@ -454,13 +445,7 @@ def test_a_hand_left_at_the_showdown_stays_on_view_until_the_round_ends() -> Non
 def test_sitting_again_after_leaving_keeps_the_new_seat_only() -> None:
     """A player who left a hand in play and sat again got every left seat back: the
     sit undid the leave (and kept them `seated` for sign-ins for good)."""
-    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
-    t.sit("a", "A", 0)
-    t.sit("b", "B", 1)
-    t.place_ante(0, "a", 0, 100)
-    t.place_ante(0, "b", 1, 100)
-    t.deal_me_in(0, "a")
-    t.deal_me_in(0, "b")
+    t = a_and_b_dealt()
     t.decide(0, "a", 0, Decision.RAISE)
     t.decide(0, "b", 1, Decision.FOLD)
     t.remove_player(1, "a")  # at the showdown: seat 0 stays on view, going

@@ -14,6 +14,7 @@ import asyncio
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
+from clients.connection import StudClient
 from server.app import StudServer
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
@@ -96,11 +97,8 @@ async def test_leaving_with_an_undecided_hand_is_asked_then_told(
     assert problems == []
 
 
-async def one_raised_one_undecided(
-    make_server: ServerFactory, browser: Browser
-) -> tuple[StudServer, Page, list[str]]:
-    """Ann at alpha with two $5 hands dealt: seat #1 raised, seat #2 still to decide."""
-    server = await make_server(timers=LONG)
+async def ann_at_alpha(server: StudServer, browser: Browser) -> tuple[Page, list[str]]:
+    """Ann's page at the table alpha, seated at #1 (and the page's problems, collected)."""
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(WAIT_MS)
     page = await context.new_page()
@@ -109,6 +107,16 @@ async def one_raised_one_undecided(
     await page.goto(f"http://127.0.0.1:{server.port}/")
     await enter(page, "Ann")
     await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    return page, problems
+
+
+async def one_raised_one_undecided(
+    make_server: ServerFactory, browser: Browser
+) -> tuple[StudServer, Page, list[str]]:
+    """Ann at alpha with two $5 hands dealt: seat #1 raised, seat #2 still to decide."""
+    server = await make_server(timers=LONG)
+    page, problems = await ann_at_alpha(server, browser)
     await page.get_by_test_id("sit-1").click()
     await expect(page.get_by_test_id("seat-1-name")).to_contain_text("Ann")
     await build_ante(page, 0, [(500, "left")])
@@ -171,6 +179,24 @@ async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
     assert problems == []
 
 
+async def ann_raised_beside_bob(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser, hands: list[list[str]]
+) -> tuple[StudServer, Page, list[str], StudClient]:
+    """Ann's $5 hand at #1 raised in the browser; Bob's at #3 (a plain client) still to
+    decide. `hands`: Ann's, Bob's and the dealer's cards."""
+    server = await make_server(timers=LONG, shuffle=shuffles(hands))
+    bob = await connect(server, "Bob")
+    await bob.request("sit", table="alpha", seat=2)
+    await bob.request("ante", table="alpha", seat=2, amount=500)
+    page, problems = await ann_at_alpha(server, browser)
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await bob.request("deal", table="alpha")
+    await page.get_by_test_id("raise-0").click()
+    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    return server, page, problems, bob
+
+
 async def test_a_raised_hand_is_told_when_another_player_s_decision_settles_it_later(
     make_server: ServerFactory, connect: ClientFactory, browser: Browser
 ) -> None:
@@ -179,26 +205,11 @@ async def test_a_raised_hand_is_told_when_another_player_s_decision_settles_it_l
     nothing in her wallet, and the page, which looked for the round only when the wallet
     moved, said nothing at all."""
     ann_loses = ["2c", "3d", "5h", "8s", "Jc"]  # jack high
-    bob = ["4c", "4d", "9h", "Ts", "Kc"]
+    bob_cards = ["4c", "4d", "9h", "Ts", "Kc"]
     dealer = ["Ad", "Ac", "7h", "6s", "2d"]  # a pair: qualifies, beats Ann
-    server = await make_server(timers=LONG, shuffle=shuffles([ann_loses, bob, dealer]))
-    bo = await connect(server, "Bob")
-    await bo.request("sit", table="alpha", seat=2)
-    await bo.request("ante", table="alpha", seat=2, amount=500)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
-    await build_ante(page, 0, [(500, "left")])
-    await page.get_by_test_id("deal").click()
-    await bo.request("deal", table="alpha")
-    await page.get_by_test_id("raise-0").click()
-    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    _, page, problems, bo = await ann_raised_beside_bob(
+        make_server, connect, browser, [ann_loses, bob_cards, dealer]
+    )
     await page.get_by_test_id("leave").click()  # nothing to fold: one press leaves
     await expect(page.get_by_test_id("lobby")).to_be_visible()
     await expect(page.locator('.toast[data-code="left"]')).to_contain_text("plays on")
@@ -218,23 +229,9 @@ async def test_leaving_at_the_showdown_says_the_result_and_leaves_the_hand_on_vi
     ann_wins = ["Kc", "Kd", "5h", "8s", "Jc"]  # a pair of kings
     bob_cards = ["4c", "4d", "9h", "Ts", "2c"]
     dealer = ["Ad", "Kh", "7h", "6s", "3d"]  # ace-king: qualifies, loses to the kings
-    server = await make_server(timers=LONG, shuffle=shuffles([ann_wins, bob_cards, dealer]))
-    bo = await connect(server, "Bob")
-    await bo.request("sit", table="alpha", seat=2)
-    await bo.request("ante", table="alpha", seat=2, amount=500)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
-    await build_ante(page, 0, [(500, "left")])
-    await page.get_by_test_id("deal").click()
-    await bo.request("deal", table="alpha")
-    await page.get_by_test_id("raise-0").click()
+    _, page, problems, bo = await ann_raised_beside_bob(
+        make_server, connect, browser, [ann_wins, bob_cards, dealer]
+    )
     await bo.request("fold", table="alpha", seat=2)
     await expect(page.get_by_test_id("table-view")).to_have_attribute("data-phase", "showdown")
     await page.get_by_test_id("leave").click()
