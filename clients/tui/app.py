@@ -560,8 +560,8 @@ class StudApp(App[None]):
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
             gone = self.link.signed_out
             self.say(
-                f"Signed out of {gone}: its password was changed elsewhere. You play as a new"
-                " guest; start again with --user to sign in."
+                f"Signed out of {gone}: its password no longer signs in (changed elsewhere, or"
+                " locked after failed tries). You play as a new guest; start again with --user."
                 if gone
                 else "The server no longer knew this session: you are a new player.",
                 error=True,
