@@ -184,6 +184,18 @@ def signed(cents: int) -> str:
     return f"+\u2060{dollars(cents)}" if cents > 0 else dollars(cents)
 
 
+async def resize(page: Page, size: ViewportSize) -> None:
+    """Set the viewport, then wait for the page's own answer to it.
+
+    Toasts and the felt are placed by script on `resize` events and a ResizeObserver,
+    both run in the next frames, not before `set_viewport_size` returns.
+    """
+    await page.set_viewport_size(size)
+    await page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+
+
 async def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / name), full_page=True)
@@ -505,11 +517,11 @@ async def test_two_players_and_a_spectator_play_rounds(
         "playing in another tab or on another device"
     )
     await expect(ann.get_by_test_id("buy-form")).to_be_hidden()  # it buys nothing
-    await ann.set_viewport_size({"width": 1280, "height": 800})  # a laptop's top bar
+    await resize(ann, {"width": 1280, "height": 800})  # a laptop's top bar
     back = await ann.get_by_test_id("reconnect").bounding_box()
     assert back is not None and back["x"] + back["width"] <= 1280, back
     await ann.screenshot(path=str(ARTIFACTS / "another-tab-1280.png"))
-    await ann.set_viewport_size(VIEWPORT)
+    await resize(ann, VIEWPORT)
     await ann.get_by_test_id("reconnect").click()
     await expect(ann.get_by_test_id("conn-status")).to_have_text("Connected")
     elsewhere = "Playing in another tab or device"
@@ -546,7 +558,7 @@ async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
     sit_out = bob.get_by_test_id("sit-out")
     await expect(sit_out).to_have_text("Sit this round out")
     await shot(bob, "sit-out.png")
-    await bob.set_viewport_size({"width": 390, "height": 844})
+    await resize(bob, {"width": 390, "height": 844})
     await expect(sit_out).to_be_visible()
     plus_hand = await bob.get_by_test_id("sit-3").bounding_box()  # a touch target: 44 px
     assert plus_hand and min(plus_hand["width"], plus_hand["height"]) >= 44, plus_hand

@@ -46,6 +46,7 @@ from tests.test_web import (
     expect_cents,
     expect_phase,
     needs_chromium,
+    resize,
 )
 
 __all__ = ["browser"]  # the fixture used below
@@ -194,9 +195,9 @@ async def dealer_stays_on_screen(page: Page, what: str) -> None:
 
 async def at_every_size(ann: Page, phase: str, own: str | None) -> None:
     for size in LAPTOPS:
-        await ann.set_viewport_size(size)
+        await resize(ann, size)
         await check_layout(ann, f"{phase}-{size['width']}x{size['height']}", own)
-    await ann.set_viewport_size(LAPTOPS[0])
+    await resize(ann, LAPTOPS[0])
 
 
 @pytest.fixture
@@ -317,7 +318,7 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     await at_every_size(ann, "deciding", OWN_DECIDING)
     # a toast while deciding (a first Leave's question) covers neither her Fold and Raise
     # nor the dealer's cards and clock: at 1024 px it went up top, over the dealer
-    await ann.set_viewport_size(LAPTOPS[3])
+    await resize(ann, LAPTOPS[3])
     await ann.get_by_test_id("leave").click()
     confirm = ann.locator('.toast[data-code="leave-confirm"]')
     await expect(confirm).to_be_visible()
@@ -326,7 +327,7 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     await ann.screenshot(path=str(ARTIFACTS / "layout-toast-deciding-1024x768.png"))
     await ann.get_by_test_id("error-dismiss").click()
     await expect(ann.get_by_test_id("leave")).not_to_have_attribute("data-armed", "true")
-    await ann.set_viewport_size(LAPTOPS[0])
+    await resize(ann, LAPTOPS[0])
     await check_layout(bob, "deciding-phone", OWN_DECIDING, phone=True)
     await dealer_stays_on_screen(bob, "deciding-phone-scrolled")
 
@@ -428,7 +429,7 @@ async def test_long_results_stay_clear_of_the_rack_at_laptop_sizes(
         "data-outcome", "no_qualify"
     )
     for size in (LAPTOPS[3], LAPTOPS[0]):
-        await ann.set_viewport_size(size)
+        await resize(ann, size)
         what = f"no-qualify-{size['width']}x{size['height']}"
         await check_layout(ann, what, None)
         hidden: list[str] = await ann.evaluate(RESULTS_IN_VIEW)

@@ -31,6 +31,7 @@ from tests.test_web import (
     enter,
     expect_phase,
     needs_chromium,
+    resize,
     shot,
 )
 from tests.test_web_layout import PHONE
@@ -124,7 +125,7 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await page.get_by_test_id("history-close").click()
     laptop: ViewportSize = {"width": 1280, "height": 800}
     for name, size in (("laptop", laptop), ("phone", PHONE)):
-        await page.set_viewport_size(size)
+        await resize(page, size)
         await expect(message).to_be_in_viewport()
         await expect(page.get_by_test_id("retry-now")).to_be_in_viewport()
         width = await page.evaluate("document.documentElement.scrollWidth")
@@ -138,7 +139,7 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
         )
         assert legible, (name, await status.text_content())
         await shot(page, f"offline-deciding-{name}.png")
-    await page.set_viewport_size(VIEWPORT)
+    await resize(page, VIEWPORT)
 
     await until(lambda: decided(server))  # the deciding clock (4 s) runs out meanwhile
     wire.down = False
@@ -152,7 +153,7 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await expect(page.locator('.toast[data-code="offline"]')).to_have_count(0)
     await expect(page.get_by_test_id("seat-0-result")).to_have_attribute("data-outcome", "fold")
     for size in (VIEWPORT, PHONE):  # the news does not hide the wallet it is about
-        await page.set_viewport_size(size)
+        await resize(page, size)
         toast = await notice.bounding_box()
         wallet = await page.get_by_test_id("wallet").bounding_box()
         assert toast and wallet, (toast, wallet)
@@ -326,7 +327,7 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     player = await page.evaluate("window.stud.state.me.player_id")
     assert (await server.store.wallet(player)).balance == 1_000_000  # every cent back
     await shot(page, "shutdown-voided.png")
-    await page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's top bar
+    await resize(page, {"width": 1280, "height": 800})  # a laptop's top bar
     retry = None
     for _ in range(20):  # shown between attempts only, hidden while one is being made
         await expect(page.get_by_test_id("retry-now")).to_be_visible(timeout=15_000)
