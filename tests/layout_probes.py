@@ -215,3 +215,21 @@ TOAST_CLEAR = """() => {
   }
   return {toasts: toasts.length, covered: out};
 }"""
+
+#: Whether the side panel holds more than it shows, says so while it does, and stops
+#: saying so once scrolled to its end (then it is scrolled back).
+SIDE_MORE = """async () => {
+  const side = document.querySelector("#table .side");
+  const frame = () => new Promise((done) => requestAnimationFrame(done));
+  const frames = () => frame().then(frame);
+  if (!side || !side.getClientRects().length) return null;
+  const hint = () => getComputedStyle(side, "::after").content;
+  const scrolls = side.scrollHeight > side.clientHeight + 2;
+  const before = {marked: side.dataset.more === "true", hint: hint()};
+  side.scrollTop = side.scrollHeight;
+  await frames();
+  const after = {marked: side.dataset.more === "true", hint: hint()};
+  side.scrollTop = 0;
+  await frames();
+  return {scrolls, before, after, back: side.dataset.more === "true"};
+}"""

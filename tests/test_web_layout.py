@@ -33,6 +33,7 @@ from tests.layout_probes import (
     MARK_AND_STATUS,
     MEASURE,
     RESULTS_IN_VIEW,
+    SIDE_MORE,
     SMALL_TEXT,
     TOAST_CLEAR,
     WATCH_DEAL,
@@ -159,6 +160,10 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
             f"{t['id']} {t['w']:.0f}x{t['h']:.0f}" for t in targets if min(t["w"], t["h"]) < 44
         ]
         assert small == [], f"{what}: touch targets under 44 px: {small}"
+    side: dict[str, Any] | None = await page.evaluate(SIDE_MORE)
+    if side is not None and side["scrolls"]:  # a laptop's panel: it says there is more
+        assert side["before"]["marked"] and "more below" in side["before"]["hint"], (what, side)
+        assert not side["after"]["marked"] and side["back"], (what, side)
     ARTIFACTS.mkdir(exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / f"layout-{what}.png"))
 

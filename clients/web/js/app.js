@@ -1428,7 +1428,22 @@ function draw() {
   }
   focusNewView(view);
   placeToasts(); // the view (and the side panel) may have come or gone under them
+  markSidePanel();
 }
+
+/** A side panel that scrolls inside itself says so while there is more below
+ * (a laptop's panel holds more than it shows, and nothing else would tell). */
+function markSidePanel() {
+  const side = document.querySelector("#table .side");
+  if (!side) return;
+  const more = side.scrollHeight - side.scrollTop - side.clientHeight > 2;
+  if (more) side.dataset.more = "true";
+  else delete side.dataset.more;
+}
+document.addEventListener("scroll", (e) => {
+  if (e.target instanceof Element && e.target.matches("#table .side")) markSidePanel();
+}, { capture: true, passive: true });
+window.addEventListener("resize", markSidePanel);
 
 /** Where the seats go: from the felt's measured inside (a first guess from the window before that). */
 function layoutFor(snap) {
