@@ -18,7 +18,15 @@ from clients.connection import ServerError, absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
 from clients.tui.app import HistoryScreen
 from clients.tui.link import sign_in
-from clients.tui.render import PLAY_KEYS, card_markup, describe_error, fairness_text, seats_text
+from clients.tui.render import (
+    PLAY_KEYS,
+    card_markup,
+    describe_error,
+    fairness_text,
+    next_waiting,
+    seats_text,
+    waiting_hands,
+)
 from clients.tui.seed import SeedScreen
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order
@@ -149,6 +157,18 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         seat = table.seats[0]
         assert seat is not None and seat.name == "ann" and phase(watcher) == "showdown"
         await sees(w, watcher, "#seats", f"Win {net}")
+
+
+def test_a_decided_hand_hands_the_selection_on_to_the_next_one_waiting() -> None:
+    """r on seat 2 of three undecided hands moves on to seat 3, not back to seat 1 (an
+    f pressed next folded seat 1)."""
+    seats = [{"cards": ["2c"] * 5, "decision": None} for _ in range(3)]
+    seats.append({"cards": None, "decision": None})
+    assert waiting_hands({"seats": seats}, [0, 1, 2, 3]) == [0, 1, 2]
+    assert next_waiting([0, 1, 2], 1) == 2
+    assert next_waiting([0, 1, 2], 2) == 0  # the last: round to the first
+    assert next_waiting([0, 2], 1) == 2  # the decided one already gone from the list
+    assert next_waiting([3], 3) is None
 
 
 async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) -> None:

@@ -67,8 +67,10 @@ from clients.tui.render import (
     leave_warning,
     lobby_rows,
     moved_text,
+    next_waiting,
     player_text,
     seats_text,
+    waiting_hands,
 )
 from clients.tui.seed import SeedScreen
 from clients.tui.witness import FairnessWitness
@@ -793,11 +795,7 @@ class StudApp(App[None]):
             if snap["phase"] != "deciding":
                 self.say("No decision is due now.", error=True)
                 return
-            undecided = [
-                s
-                for s in self.own_seats()
-                if snap["seats"][s]["cards"] and snap["seats"][s]["decision"] is None
-            ]
+            undecided = waiting_hands(snap, self.own_seats())
             if not undecided:
                 self.say("None of your hands is waiting for a decision.", error=True)
                 return
@@ -811,12 +809,9 @@ class StudApp(App[None]):
             await self.link.request(decision, table=table, seat=seat)
             self.message = ""
             # move on to the next of our hands still waiting for a decision
-            later = self.snapshot or snap
-            for s in self.own_seats():
-                v = later["seats"][s]
-                if s != seat and v["cards"] and v["decision"] is None:
-                    self.selected = s
-                    break
+            after = next_waiting(waiting_hands(self.snapshot or snap, self.own_seats()), seat)
+            if after is not None:
+                self.selected = after
 
         self.submit(job)
 

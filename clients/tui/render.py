@@ -102,6 +102,18 @@ def folded_by_leaving(snap: Frame | None, seats: list[int]) -> list[int]:
     return [i for i in seats if snap["seats"][i]["ante"] and not snap["seats"][i]["decision"]]
 
 
+def waiting_hands(snap: Frame, seats: Sequence[int]) -> list[int]:
+    """Of `seats`, the dealt hands with no decision yet."""
+    return [s for s in seats if snap["seats"][s]["cards"] and snap["seats"][s]["decision"] is None]
+
+
+def next_waiting(waiting: Sequence[int], seat: int) -> int | None:
+    """The hand to select once `seat` is decided: the next still waiting after it in
+    seat order, else the first, so f and r go down a player's hands in turn."""
+    rest = [s for s in waiting if s != seat]
+    return next((s for s in rest if s > seat), rest[0] if rest else None)
+
+
 def leave_warning(snap: Frame, folds: list[int]) -> str:
     """What leaving costs, said before the second l leaves (as the browser's Leave)."""
     antes = sum(int(snap["seats"][i]["ante"]) for i in folds)

@@ -24,7 +24,7 @@ import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
 import { categoryLabel, dollars, errorText, signedDollars } from "./format.js";
 import { absorbHand, forgetStaleHands, withOwnHands } from "./hands.js";
 import { renderHistory } from "./history.js";
-import { keyCommand } from "./keys.js";
+import { keyCommand, nextWaiting } from "./keys.js";
 import { seatLayout } from "./layout.js";
 import { renderLobby, tablePageUrl } from "./lobby.js";
 import { Purchases } from "./purchase.js";
@@ -829,7 +829,7 @@ function decideByClick(decision, seat) {
   const table = state.current;
   const snap = state.tables[table];
   const later = snap
-    ? mySeats(snap).find((i) => i !== seat && snap.seats[i].cards && !snap.seats[i].decision)
+    ? nextWaiting(mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision), seat)
     : undefined;
   act(async () => {
     await sendDecision(decision, table, seat);
@@ -861,7 +861,7 @@ function decideByKey(decision) {
       { code: "decided" });
     return;
   }
-  const later = undecided.find((i) => i !== seat);
+  const later = nextWaiting(undecided, seat);
   act(async () => {
     await sendDecision(decision, snap.table, seat);
     if (later === undefined) return;

@@ -45,3 +45,10 @@ export function keyCommand(event) {
   const name = SIMPLE[key] ?? SIMPLE[key.length === 1 ? key.toLowerCase() : key];
   return name ? { cmd: name } : null;
 }
+
+/** The hand to select once `seat` is decided: of the hands still `waiting`, the next
+ * after it in seat order, else the first, so f and r go down a player's hands in turn. */
+export function nextWaiting(waiting, seat) {
+  const rest = waiting.filter((i) => i !== seat);
+  return rest.find((i) => i > seat) ?? rest[0];
+}

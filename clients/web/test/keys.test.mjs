@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { KEY_HELP, keyCommand, keyHelp } from "../js/keys.js";
+import { KEY_HELP, keyCommand, keyHelp, nextWaiting } from "../js/keys.js";
 
 const on = (target) => ({ closest: (sel) => (sel.includes(target) ? {} : null) });
 const press = (key, extra = {}) => keyCommand({ key, target: on("nothing"), ...extra });
@@ -37,4 +37,12 @@ test("the help line: the phase's keys, short; every key in the tooltip's line", 
   }
   assert.match(keyHelp("deciding"), /f fold · r raise/);
   assert.match(keyHelp("betting"), /d deal/);
+});
+
+test("a decided hand hands the selection on to the next one waiting, in seat order", () => {
+  assert.equal(nextWaiting([0, 1, 2], 1), 2); // #2 decided: on to #3, not back to #1
+  assert.equal(nextWaiting([0, 1, 2], 2), 0); // the last: round to the first
+  assert.equal(nextWaiting([0, 4, 6], 0), 4);
+  assert.equal(nextWaiting([3], 3), undefined); // none left
+  assert.equal(nextWaiting([5, 7], 1), 5); // the decided one already gone from the list
 });
