@@ -62,7 +62,7 @@ class StudServer:
         if fleet is not None:
             fleet.on_wallet = self._wallet_news
             fleet.on_signed_out = self._signed_out_news
-            fleet.on_news_lost = self.check_accounts
+            fleet.on_news_lost = self.news_lost
         self.stopping = False
         self.metrics = Metrics()
         self.pending = Pending()
@@ -243,6 +243,29 @@ class StudServer:
 
     def table_lost(self, room: Room) -> None:
         self.requests.table_lost(room.id)
+        round_id = room.table.round_id
+        staked = sorted({s.player_id for s in room.table.seats if s is not None and s.ante})
+        if round_id is not None and staked:
+            self.spawn(self._tell_voided(room.id, round_id, staked))
+
+    async def _tell_voided(self, table_id: str, round_id: str, players: Sequence[str]) -> None:
+        """The table's new host voids the round lost here and refunds its bets, but the
+        players are connected here, and it does not know them: once the round is closed
+        in the store, their wallets are read and pushed (they showed the bets gone)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + VOID_WATCH
+        while True:
+            try:
+                if round_id not in await self.store.open_rounds(table_id):
+                    break
+            except StoreError as e:
+                log.info("lost round not looked at: %s", e.message)
+            if loop.time() > deadline:
+                return  # still open: the player's next balance or change shows it
+            await asyncio.sleep(VOID_LOOK)
+        for player_id in players:
+            if self.sessions.is_connected(player_id):
+                await self._push_stored_wallet(player_id)
 
     def url_of(self, process_id: str) -> str:
         return self.fleet.url_of(process_id) if self.fleet is not None and process_id else ""
@@ -347,6 +370,19 @@ class StudServer:
         if self.sessions.is_connected(player_id):
             self.spawn(self._check_tokens([player_id]))
 
+    def news_lost(self) -> None:
+        """The fleet's channel was down: what it carried meanwhile is lost, so what it
+        would have said is read from the store instead: sign-outs and wallets."""
+        self.check_accounts()
+        players = sorted({s.player.player_id for s in self.sessions if s.player})
+        if players:
+            self.spawn(self._push_stored_wallets(players))
+
+    async def _push_stored_wallets(self, player_ids: Sequence[str]) -> None:
+        for player_id in player_ids:  # one by one: a whole server's players at once
+            if self.sessions.is_connected(player_id):
+                await self._push_stored_wallet(player_id)
+
     def check_accounts(self) -> None:
         """The fleet's channel was down: a sign-out may have gone unheard, so every
         account connected here is checked (guests' tokens are revoked only by their own
@@ -432,6 +468,10 @@ class StudServer:
 #: Seconds between the tries of a sign-out's news and token checks (a store that stays
 #: down past them leaves the connection open: its next resume is refused all the same).
 SIGN_OUT_RETRIES = (1.0, 2.0, 4.0, 8.0, 15.0)
+#: A round lost with its table is looked for in the store every VOID_LOOK seconds, for
+#: at most VOID_WATCH, until its new host has voided it (at its first heartbeat).
+VOID_LOOK = 0.5
+VOID_WATCH = 120.0
 
 #: WebSocket keepalive: a connection silent for the interval is pinged; one silent for
 #: the interval and the timeout is closed.

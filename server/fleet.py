@@ -28,6 +28,9 @@ from server.stores.redis import RedisStore, parse_redis_url
 
 log = logging.getLogger("stud.fleet")
 
+#: Seconds between looks at whether the channel's connection is still there.
+CHANNEL_CHECK = 1.0
+
 #: A table's lobby row in two parts: what never changes while it is hosted (the same
 #: object every heartbeat: `Room.lobby_fixed`) and what does (`Room.lobby_live`).
 LobbyRow = tuple[Mapping[str, Any], Mapping[str, Any]]
@@ -294,7 +297,7 @@ class Fleet:
                     self.on_news_lost()
                 subscribed_before = True
                 while True:
-                    reply = await sub.next_published()
+                    reply = await _next_published(conn, sub)
                     data = json.loads(reply.value)
                     if data.get("from") == self.process_id:
                         continue
@@ -317,6 +320,22 @@ class Fleet:
             finally:
                 if conn is not None:
                     conn.close()
+
+
+async def _next_published(conn: Any, sub: Any) -> Any:
+    """The channel's next message, or ConnectionError once its connection is gone:
+    asyncio-redis never wakes a subscriber whose connection closed (a Redis restart),
+    so the channel would wait for good and every process's news to this one be lost."""
+    getter = asyncio.ensure_future(sub.next_published())
+    try:
+        while True:
+            done, _ = await asyncio.wait({getter}, timeout=CHANNEL_CHECK)
+            if done:
+                return getter.result()
+            if not conn.protocol.is_connected:
+                raise ConnectionError("the channel's connection closed")
+    finally:
+        getter.cancel()
 
 
 def _epoch_and_row(text: str) -> tuple[int, dict[str, Any]]:

@@ -344,6 +344,18 @@ async def test_accounts_whose_token_went_while_the_fleet_channel_was_down_are_cl
     assert (await guest.request("balance"))["t"] == "ok"
 
 
+async def test_a_fleet_channel_back_pushes_the_wallets_it_may_have_missed(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Wallet news lost while the channel was down (another process's credit) is made up
+    when it is back: every connected player's wallet is read and pushed."""
+    server = await make_server()
+    ann = await connect(server, "Ann")
+    await server.store.buy_chips(ann.player_id, 700, 10 * START, "buy:elsewhere")  # no news
+    server.news_lost()
+    await ann.wait_for(lambda c: c.balance.get("balance") == START + 700, timeout=10)
+
+
 async def test_one_address_makes_a_bounded_number_of_new_players(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:

@@ -20,6 +20,7 @@ import pytest
 from clients.connection import ServerError, StudClient
 from server.app import StudServer
 from server.fleet import Fleet
+from server.stores.base import StoreError
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.decks import shuffles
@@ -329,6 +330,48 @@ async def test_the_server_keeps_serving_through_a_redis_restart(
         await c.close()
     finally:
         await server.stop(grace=0)
+
+
+async def test_the_fleet_channel_follows_a_redis_restart(private_redis: RedisServer) -> None:
+    """A restarted Redis drops its subscribers: each process subscribes again and says its
+    news was lost, and a wallet moved by one process still reaches the other. The channel
+    used to wait on a dead connection for good, and cross-process pushes stopped."""
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    lost: list[bool] = []
+    here = Fleet(store, "here", "", on_news_lost=lambda: lost.append(True))
+    there = Fleet(store, "there", "", on_wallet=heard.put_nowait)
+    listeners = f"{store.prefix}jackpot"
+
+    async def subscribers() -> int:
+        async def numsub(conn: Any) -> int:
+            return int((await (await conn.pubsub_numsub([listeners])).asdict())[listeners])
+
+        try:
+            return await store.run("count subscribers", numsub)
+        except StoreError:  # the store still reconnecting after the restart
+            return -1
+
+    try:
+        await here.start()
+        await there.start()
+        for attempt in ("before", "after"):
+            for _ in range(300):
+                if await subscribers() == 2:
+                    break
+                await asyncio.sleep(0.05)
+            assert await subscribers() == 2, attempt
+            await here.announce_wallet(f"p-{attempt}")
+            assert await asyncio.wait_for(heard.get(), 10) == f"p-{attempt}"
+            if attempt == "before":
+                private_redis.stop()
+                await asyncio.sleep(0.3)
+                private_redis.start()
+        assert lost == [True]  # subscribed again, and said so (accounts are checked then)
+    finally:
+        await here.close([])
+        await there.close([])
+        await store.close()
 
 
 async def test_lobby_rows_come_back_after_redis_lost_them(private_redis: RedisServer) -> None:

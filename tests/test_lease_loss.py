@@ -159,3 +159,29 @@ async def test_a_renewal_refused_tells_the_viewers_where_the_table_went(
     finally:
         await p.stop(grace=0)
         await q.stop(grace=0)
+
+
+async def test_a_player_left_on_the_old_host_is_told_the_void_refunded_the_bets(
+    private_redis: RedisServer,
+) -> None:
+    """The new host voids the round and refunds its bets, but the player is connected to
+    the old one, which no one told: the wallet shown stayed short by the bets, with a
+    hold that no longer existed. The old host pushes it once the round is closed."""
+    p, q = await _two_processes(private_redis.url)
+    try:
+        ann = await StudClient.open(f"ws://127.0.0.1:{p.port}/ws")
+        await ann.hello(name="ann")
+        await ann.request("sit", table="alpha", seat=0)
+        await ann.request("ante", table="alpha", seat=0, amount=500, progressive=True)
+        await ann.wait_for(lambda c: c.balance.get("held") == 1_000)
+        async with given_to_q(p, q):  # q takes the table: the round is voided there
+            pass
+        assert (await q.store.wallet(ann.player_id)).balance == START
+        await p.hosting.heartbeat()  # p's renewal finds the lease held by q
+        await ann.wait_for(lambda c: bool(_moved_to(c)))
+        await ann.wait_for(lambda c: c.balance.get("balance") == START, timeout=10)
+        assert ann.balance["held"] == 0 and ann.balance["available"] == START
+        await ann.close()
+    finally:
+        await p.stop(grace=0)
+        await q.stop(grace=0)
