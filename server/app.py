@@ -107,6 +107,7 @@ class StudServer:
             lambda: self.stopping,
             self.process_id,
             fleet.ttl if fleet is not None else None,
+            refunded=self.wallets_moved,
         )
         self.requests = Requests(
             config,
@@ -243,29 +244,6 @@ class StudServer:
 
     def table_lost(self, room: Room) -> None:
         self.requests.table_lost(room.id)
-        round_id = room.table.round_id
-        staked = sorted({s.player_id for s in room.table.seats if s is not None and s.ante})
-        if round_id is not None and staked:
-            self.spawn(self._tell_voided(room.id, round_id, staked))
-
-    async def _tell_voided(self, table_id: str, round_id: str, players: Sequence[str]) -> None:
-        """The table's new host voids the round lost here and refunds its bets, but the
-        players are connected here, and it does not know them: once the round is closed
-        in the store, their wallets are read and pushed (they showed the bets gone)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + VOID_WATCH
-        while True:
-            try:
-                if round_id not in await self.store.open_rounds(table_id):
-                    break
-            except StoreError as e:
-                log.info("lost round not looked at: %s", e.message)
-            if loop.time() > deadline:
-                return  # still open: the player's next balance or change shows it
-            await asyncio.sleep(VOID_LOOK)
-        for player_id in players:
-            if self.sessions.is_connected(player_id):
-                await self._push_stored_wallet(player_id)
 
     def url_of(self, process_id: str) -> str:
         return self.fleet.url_of(process_id) if self.fleet is not None and process_id else ""
@@ -327,6 +305,15 @@ class StudServer:
             self.sessions.push_wallet(player_id, wallet)
         elif self.fleet is not None:
             self.spawn(self._announce_wallet(self.fleet, player_id))
+
+    def wallets_moved(self, player_ids: Sequence[str]) -> None:
+        """Wallets moved by a write that told no one (a void after a takeover): read them
+        and push them here, or tell the fleet of those not connected here."""
+        for player_id in player_ids:
+            if self.sessions.is_connected(player_id):
+                self.spawn(self._push_stored_wallet(player_id))
+            elif self.fleet is not None:
+                self.spawn(self._announce_wallet(self.fleet, player_id))
 
     async def _announce_wallet(self, fleet: Fleet, player_id: str) -> None:
         try:
@@ -468,10 +455,6 @@ class StudServer:
 #: Seconds between the tries of a sign-out's news and token checks (a store that stays
 #: down past them leaves the connection open: its next resume is refused all the same).
 SIGN_OUT_RETRIES = (1.0, 2.0, 4.0, 8.0, 15.0)
-#: A round lost with its table is looked for in the store every VOID_LOOK seconds, for
-#: at most VOID_WATCH, until its new host has voided it (at its first heartbeat).
-VOID_LOOK = 0.5
-VOID_WATCH = 120.0
 
 #: WebSocket keepalive: a connection silent for the interval is pinged; one silent for
 #: the interval and the timeout is closed.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from server.fleet import Fleet
 from server.jackpots import JackpotNews
@@ -47,6 +47,7 @@ class Hosting:
         stopping: Callable[[], bool],
         process_id: str,
         ttl: float | None,
+        refunded: Callable[[Sequence[str]], None] = lambda players: None,
     ) -> None:
         self.rooms = rooms
         self.store = store
@@ -56,6 +57,7 @@ class Hosting:
         self.stopping = stopping
         self.process_id = process_id
         self.ttl = ttl  # None: the lease never expires (one process, no fleet)
+        self.refunded = refunded  # players a void refunded: their wallets to be pushed
         self.released = False  # the leases were given back (shutdown): renew none
         # leases go over the fleet's own connection, never queued behind money writes
         self.leases: Store = fleet.store if fleet is not None else store
@@ -118,9 +120,20 @@ class Hosting:
                 )
             if voided:
                 await self.jackpots.refresh_all()
+                await self._tell_refunded(voided)
             self.lobby.changed()
         valid = math.inf if self.ttl is None else sent + SAFE_SHARE * self.ttl
         room.hosted(Lease(claim.epoch, valid), fresh=claim.fresh)
+
+    async def _tell_refunded(self, voided: Sequence[str]) -> None:
+        """The players of the rounds voided here are connected elsewhere, if at all (the
+        old host, or another process after a reconnect): their wallets are pushed."""
+        try:
+            players = {p for rid in voided for p in await self.store.round_players(rid)}
+        except StoreError as e:  # the refunds stand; the wallets show at the next change
+            log.warning("refunded players not read: %s", e.message)
+            return
+        self.refunded(sorted(players))
 
     async def heartbeat(self) -> None:
         """Renew our leases and take over tables whose holder is gone: nothing else, so

@@ -166,7 +166,7 @@ async def test_a_player_left_on_the_old_host_is_told_the_void_refunded_the_bets(
 ) -> None:
     """The new host voids the round and refunds its bets, but the player is connected to
     the old one, which no one told: the wallet shown stayed short by the bets, with a
-    hold that no longer existed. The old host pushes it once the round is closed."""
+    hold that no longer existed. The new host tells the fleet; the old one pushes it."""
     p, q = await _two_processes(private_redis.url)
     try:
         ann = await StudClient.open(f"ws://127.0.0.1:{p.port}/ws")

@@ -439,6 +439,10 @@ async def test_recover_voids_open_rounds_exactly_once(store: Store) -> None:
     assert await store.open_rounds(TABLE) == ["r1"]
 
     assert await store.recover(F) == ["r1"]
+    # whom its refunds went to, to be told: they may be connected to any process
+    assert await store.round_players("r1") == sorted([a.player_id, b.player_id])
+    assert await store.round_players("r3") == [b.player_id]
+    assert await store.round_players("never") == []
     totals = await books(store)
     assert totals[player_account(a.player_id)] == settled[player_account(a.player_id)] + 3_100
     assert await store.wallet(a.player_id) == Wallet(50_000 - 300, 0, 0)  # r2's loss only

@@ -9,6 +9,7 @@ never from `WORLD`: it changes who holds the money, not how much there is.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -19,6 +20,11 @@ WORLD: Final = "world"
 
 def player_account(player_id: str) -> str:
     return f"player:{player_id}"
+
+
+def players_of(accounts: Iterable[str]) -> list[str]:
+    """The player ids among ledger accounts, sorted, each once."""
+    return sorted({a.removeprefix("player:") for a in accounts if a.startswith("player:")})
 
 
 def meter_account(jackpot: str) -> str:

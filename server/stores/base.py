@@ -400,6 +400,11 @@ class Store(Protocol):
 
     async def open_rounds(self, table_id: str) -> list[str]: ...
 
+    async def round_players(self, round_id: str) -> list[str]:
+        """The players whose wallets a round's journal moved, sorted (after `recover`:
+        whom its refunds went to, to be told). Empty once the journal has expired."""
+        ...
+
     # history
     async def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The player's last settled rounds, newest first (at most HISTORY_LIMIT kept).

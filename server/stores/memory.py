@@ -30,6 +30,7 @@ from server.game.ledger import (
     Transfer,
     meter_account,
     player_account,
+    players_of,
 )
 from server.game.settlement import percent_claim
 from server.stores.base import (
@@ -569,6 +570,11 @@ class MemoryStore:
         return sorted(
             rid for rid, r in self.rounds.items() if r.table_id == table_id and r.state == "open"
         )
+
+    async def round_players(self, round_id: str) -> list[str]:
+        rnd = self.rounds.get(round_id)
+        accounts = {a for t in rnd.ledger for a in (t.source, t.target)} if rnd else set()
+        return players_of(accounts)
 
     # ----- history ------------------------------------------------------------
 

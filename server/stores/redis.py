@@ -68,7 +68,7 @@ from urllib.parse import unquote, urlsplit
 import asyncio_redis
 import orjson
 
-from server.game.ledger import Hold, JackpotClaim, Transfer
+from server.game.ledger import Hold, JackpotClaim, Transfer, players_of
 from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
@@ -797,6 +797,19 @@ class RedisStore:
             return sorted(await conn.smembers_asset(f"{self.prefix}table:{table_id}:open"))
 
         return await self._run("an open rounds read", read)
+
+    async def round_players(self, round_id: str) -> list[str]:
+        async def read(conn: Any) -> list[str]:
+            rows = await conn.lrange_aslist(f"{self.prefix}round:{round_id}:ledger", 0, -1)
+            return rows  # type: ignore[no-any-return]
+
+        # a row: [round_id, seat, reason, source, target, cents]
+        accounts = {
+            a
+            for row in await self._run("a round's journal read", read)
+            for a in json.loads(row)[3:5]
+        }
+        return players_of(accounts)
 
     # ----- history ------------------------------------------------------------
 
