@@ -188,6 +188,14 @@ RESULTS_IN_VIEW = """() => {
         + ` (rack from ${rack ? Math.round(rack.top) : "-"}, window ${innerHeight})`);
     }
   }
+  // the felt's foot under the rack (stuck to the screen's foot below 1100 px): only the
+  // slack under the lowest result (the rail, the margin, a foot's empty line) kept it in
+  // view, and one more row of top bar or head took that
+  const felt = document.querySelector('#table .felt.arc')?.getBoundingClientRect();
+  if (felt && rack && felt.bottom > rack.top + 0.5) {
+    out.push(`felt ${Math.round(felt.top)}-${Math.round(felt.bottom)} under the rack`
+      + ` (from ${Math.round(rack.top)})`);
+  }
   return out;
 }"""
 
@@ -196,7 +204,7 @@ TOAST_CLEAR = """() => {
   const hit = (a, b) =>
     a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const toasts = [...document.querySelectorAll("#errors .toast")].map(box);
-  const head = ["leave", "phase", "jackpot-meter"]
+  const head = ["leave", "phase", "jackpot-meter", "fairness"]
     .map((id) => [id, document.querySelector(`[data-testid="${id}"]`)])
     .filter(([, el]) => el && el.getClientRects().length);
   const dealer = document.querySelector('[data-testid="dealer-cards"]');
@@ -232,4 +240,54 @@ SIDE_MORE = """async () => {
   side.scrollTop = 0;
   await frames();
   return {scrolls, before, after, back: side.dataset.more === "true"};
+}"""
+
+# Parts of the seats (nameplate, cards, betting spot, result, buttons) that reach past
+# the felt's green inside onto its wooden rail: each corner of each part must lie inside
+# the felt's padding box, rounded as the rail is (its corner radii less the rail's width).
+SEATS_ON_FELT = """() => {
+  const felt = document.querySelector('#table .felt.arc');
+  if (!felt) return [];
+  const cs = getComputedStyle(felt);
+  const outer = felt.getBoundingClientRect();
+  const bw = parseFloat(cs.borderLeftWidth);
+  const inner = {left: outer.left + bw, top: outer.top + bw, right: outer.right - bw,
+                 bottom: outer.bottom - bw};
+  const radius = (prop) => {
+    const [h, v = h] = cs[prop].split(" ");
+    const px = (s, of) => s.endsWith("%") ? parseFloat(s) / 100 * of : parseFloat(s);
+    return [Math.max(0, px(h, outer.width) - bw), Math.max(0, px(v, outer.height) - bw)];
+  };
+  const corners = {
+    tl: radius("borderTopLeftRadius"), tr: radius("borderTopRightRadius"),
+    bl: radius("borderBottomLeftRadius"), br: radius("borderBottomRightRadius"),
+  };
+  const inside = (x, y) => {
+    if (x < inner.left - 0.5 || x > inner.right + 0.5 || y < inner.top - 0.5
+        || y > inner.bottom + 0.5) return false;
+    const left = x < (inner.left + inner.right) / 2;
+    const top = y < (inner.top + inner.bottom) / 2;
+    const [rx, ry] = corners[(top ? "t" : "b") + (left ? "l" : "r")];
+    if (!rx || !ry) return true;
+    const cx = left ? inner.left + rx : inner.right - rx;
+    const cy = top ? inner.top + ry : inner.bottom - ry;
+    if ((left ? x >= cx : x <= cx) || (top ? y >= cy : y <= cy)) return true;
+    return ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1.02;
+  };
+  const out = [];
+  const parts = ".nameplate, .cards .card, .spot, .prog-light, .chip-remove, .result:not(.none), "
+    + ".seat-actions .btn, .hand-label:not(:empty)";
+  for (const seat of felt.querySelectorAll(".seat.arc")) {
+    for (const el of seat.querySelectorAll(parts)) {
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      const off = [[r.left, r.top], [r.right, r.top], [r.left, r.bottom], [r.right, r.bottom]]
+        .filter(([x, y]) => !inside(x, y));
+      if (off.length) {
+        out.push(`${seat.dataset.testid} ${el.className.split(" ")[0]} at `
+          + off.map(([x, y]) => `${Math.round(x)},${Math.round(y)}`).join(" "));
+      }
+    }
+  }
+  return [...new Set(out)];
 }"""

@@ -33,6 +33,7 @@ from tests.layout_probes import (
     MARK_AND_STATUS,
     MEASURE,
     RESULTS_IN_VIEW,
+    SEATS_ON_FELT,
     SIDE_MORE,
     SMALL_TEXT,
     TOAST_CLEAR,
@@ -154,6 +155,8 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
     assert past == [], f"{what}: words past their circles: {past}"
     spilt: list[str] = await page.evaluate(BUTTONS_PAST_SEATS)
     assert spilt == [], f"{what}: buttons past their seat: {spilt}"
+    railed: list[str] = await page.evaluate(SEATS_ON_FELT)
+    assert railed == [], f"{what}: seats past the felt onto its rail: {railed}"
     if phone:
         targets: list[dict[str, Any]] = await page.evaluate(CONTROLS, TOUCH)
         small = [
@@ -739,4 +742,93 @@ async def test_a_phone_s_toast_leaves_the_table_head_and_the_dealer_in_view(
         assert decisions == [], f"deciding, scrolled={scrolled}: a toast covers {got}"
         await bob.get_by_test_id("error-dismiss").tap()
         await expect(bob.locator("#errors .toast")).to_have_count(0)
+    assert problems == []
+
+
+# The tester's table: Stud Poker, nine seats, the server's own wallet ($10,000 and a
+# $2,500 bonus) and jackpot ($10,000): at 1024 px its top bar and head take two rows each
+# where the suite's smaller figures fit one, and the felt was sized as if they did not
+STUD_NINE = [{"id": "nine", "title": "Nine-seat Stud Poker", "variant": "stud-poker", "seats": 9}]
+LONG_NAME = "Maximiliano Fitzgerald-W"  # 24 characters
+#: Whether a seat's name shows whole (not cut to "Max…"), and the nameplate's title.
+NAME_SHOWN = """(n) => {
+  const plate = document.querySelector(`[data-testid="seat-${n}-name"]`);
+  const name = plate.querySelector(".name");
+  return {title: plate.title, text: name.textContent,
+          whole: name.scrollWidth <= name.clientWidth + 1
+            && name.scrollHeight <= name.clientHeight + 1};
+}"""
+
+
+async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_readable(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """The tester's table: three players and one with a 24-character name, several with
+    the progressive, a dealer that does not qualify. Every result ends above the rack at
+    1024x768 and 1280x800; the long name is in its nameplate's title, and whole on a phone."""
+    server = await make_server(
+        tables=STUD_NINE,
+        shuffle=shuffles([*HANDS_NQ, DEALER_NQ]),
+        timers=LONG,
+        wallet={"starting_credits": 1_000_000, "starting_bonus": 250_000},
+        jackpots={"main": {"seed": 1_000_000, "contribution_bp": 7000}},
+    )
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[3])
+    _, pat = await new_page(browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True)
+    await enter(ann, "Ann")
+    await enter(pat, "Pat", tap=True)
+    await sit_three(ann, 0)
+    others: list[tuple[str, tuple[int, ...], bool]] = [
+        ("Bob", (3, 4, 5), True),
+        ("Cy", (6, 7), False),
+        (LONG_NAME, (8,), True),
+    ]
+    for player, seats, jp in others:
+        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(client)
+        await client.hello(name=player)
+        await client.request("join", table="nine")
+        for seat in seats:
+            assert int((await client.request("sit", table="nine"))["seat"]) == seat
+            await client.request("ante", table="nine", seat=seat, amount=500, progressive=jp)
+    await pat.get_by_test_id("watch-nine").tap()
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    await ann.get_by_test_id("deal").click()
+    for client in cy:
+        await client.request("deal", table="nine")
+    await expect_phase([ann], "deciding")
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    for client, (_, seats, _) in zip(cy, others, strict=True):
+        for seat in seats:
+            await client.request("raise", table="nine", seat=seat)
+    await expect_phase([ann, pat], "showdown")
+    no_qualify = ann.get_by_test_id("seat-4-result")
+    await expect(no_qualify).to_have_attribute("data-outcome", "no_qualify")
+    for size in (LAPTOPS[3], LAPTOPS[0]):
+        await resize(ann, size)
+        what = f"stud-nine-{size['width']}x{size['height']}"
+        await check_layout(ann, what, None)
+        hidden: list[str] = await ann.evaluate(RESULTS_IN_VIEW)
+        assert hidden == [], f"{what}: results too tall, under the rack or off screen: {hidden}"
+        plate: dict[str, Any] = await ann.evaluate(NAME_SHOWN, 8)
+        assert plate["title"] == LONG_NAME, (what, plate)  # a pointer held over it reads it
+    # news at the showdown leaves the side panel's provably fair box (Commitment, Round)
+    # in view, the thing to read then: the toast goes over the panel's foot
+    await ann.get_by_test_id("buy-amount").fill("0")
+    await ann.get_by_test_id("buy-amount").press("Enter")
+    await expect(ann.locator('.toast[data-code="buy-amount"]')).to_be_visible()
+    clear: dict[str, Any] = await ann.evaluate(TOAST_CLEAR)
+    assert clear["toasts"] == 1 and clear["covered"] == [], clear
+    await ann.screenshot(path=str(ARTIFACTS / "layout-toast-showdown-1280x800.png"))
+    # a phone has no pointer to hold over a name: its tiles show the whole name
+    await check_layout(pat, "stud-nine-phone", None, phone=True)
+    tile: dict[str, Any] = await pat.evaluate(NAME_SHOWN, 8)
+    assert tile["text"] == LONG_NAME and tile["whole"], tile
+    await pat.get_by_test_id("seat-8").screenshot(path=str(ARTIFACTS / "layout-long-name-tile.png"))
     assert problems == []

@@ -161,6 +161,26 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     assert problems == []
 
 
+async def test_back_online_mid_decision_says_the_clock_ran_on_and_what_is_left(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Back before the clock ran out: the page says the clock ran on while the link was
+    down, and how long is left to decide which seat (the README promises it)."""
+    server = await make_server(timers={"betting": 30, "decision": 60, "results": 30})
+    page, wire, problems = await deciding(browser, server)
+    await wire.cut()
+    await expect(page.get_by_test_id("table-message")).to_contain_text("Connection lost")
+    wire.down = False
+    await retry_now(page)
+    told = page.locator('.toast[data-code="clock-ran-on"]')
+    await expect(told).to_contain_text("the clock ran on while the link was down")
+    await expect(told).to_contain_text(re.compile(r"\b\d+s left to decide seat #1\."))
+    await expect(page.get_by_test_id("raise-0")).to_be_enabled()
+    assert not decided(server)
+    assert await page.evaluate("window.stud.state.linkDown") is None  # told once
+    assert problems == []
+
+
 #: Keeps the text of every toast the page shows, in `window.toastsSeen`.
 TOASTS_SEEN = """() => {
   window.toastsSeen = [];

@@ -109,6 +109,7 @@ const state = {
   lostDecisions: {}, // "<round id>:<seat>" -> "fold" | "raise" sent as the link dropped, never answered
   verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
   history: { open: false, rounds: null, loading: false, error: null },
+  linkDown: null, // {at: performance.now() the link went, tables: {table id: round id}} until told
 };
 
 function loadJSON(key, fallback) {
@@ -183,11 +184,14 @@ const conn = new Connection(wsUrl.href, {
   onOpen: () => hello(),
   onFrame: (frame) => absorb(frame),
   onStatus: (status) => {
+    const wasOpen = state.status?.state === "open";
     state.status = status;
     // Off the air, what the server holds for our seeds is unknown (it may have
     // restarted) until they are sent again after the next join.
-    if (status.state !== "open") state.seedSync = {};
-    else dismissToasts("offline"); // what they said is over
+    if (status.state !== "open") {
+      state.seedSync = {};
+      if (wasOpen) linkWentDown();
+    } else dismissToasts("offline"); // what they said is over
     render();
   },
 });
@@ -297,6 +301,7 @@ function absorb(frame) {
       // the hands an armed Leave would fold are decided (the clock ran out), or gone
       if (leaveArmed?.table === frame.table && !foldedByLeaving(frame).seats.length) disarmLeave();
       noticeUnseenDecisions(old, frame);
+      noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
       rememberBets(frame);
@@ -650,6 +655,37 @@ function noticeUnseenDecisions(old, snap) {
       + lostDecisionsNote(snap.round_id, folded),
     { code: "auto-fold" });
   }
+}
+
+/** Note when the link went, and the round of each table where we sat then: the first
+ * snapshot of it once back says what the clock did meanwhile (`noticeClockRanOn`). */
+function linkWentDown() {
+  const tables = {};
+  for (const [id, snap] of Object.entries(state.tables)) {
+    if (snap.round_id && mySeats(snap).length) tables[id] = snap.round_id;
+  }
+  state.linkDown = Object.keys(tables).length ? { at: performance.now(), tables } : null;
+}
+
+/** Back in the deciding round the link went down in, our hands still undecided: the
+ * clock ran on meanwhile; say how long is left (a fold by the clock, or a round that
+ * ended, is told by `noticeUnseenDecisions`). Told once per table the link went down at. */
+function noticeClockRanOn(snap) {
+  const down = state.linkDown;
+  if (!down || !(snap.table in down.tables)) return; // not a table we sat at then
+  const roundId = down.tables[snap.table];
+  delete down.tables[snap.table];
+  if (!Object.keys(down.tables).length) state.linkDown = null;
+  if (snap.phase !== "deciding" || snap.round_id !== roundId) return;
+  const open = mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision && !snap.seats[i].left);
+  if (!open.length) return;
+  const seats = `seat ${open.map((i) => `#${i + 1}`).join(", ")}`;
+  const away = countdownText(performance.now() - down.at);
+  const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
+  showError(ms === null
+    ? `Back online after ${away}: ${seats} still ${open.length > 1 ? "wait" : "waits"} for your decision.`
+    : `Back online: the clock ran on while the link was down (${away}) — ${countdownText(ms)} left `
+      + `to decide ${seats}.`, { code: "clock-ran-on" });
 }
 
 /** A round of ours ended without its showdown in sight: say how, from its history
@@ -1249,8 +1285,9 @@ function trimToasts(max) {
 
 /** Toasts go just under the top bar while it is on screen: never over the wallet
  * (a purchase's news must not hide the balance it changed), never off the top. At a
- * table with the side panel beside the felt they go over that panel, never over the
- * dealer's cards (a showdown's news comes as they are turned). At a table without it
+ * table with the side panel beside the felt they go over that panel's foot, never over
+ * the dealer's cards (a showdown's news comes as they are turned) nor the provably fair
+ * box at the panel's top (read at the showdown too). At a table without it
  * (a phone, a narrow window) the table's head is under the top bar, with the way out
  * and the phase's clock, and the dealer's row under it: the toasts go to the foot of
  * the screen instead, above the chip rack while it is there; but not over a decision's
@@ -1273,10 +1310,16 @@ function placeToasts() {
   const underTopBar = () => {
     list.style.bottom = "";
     if (!aside) list.style.left = list.style.transform = "";
-    // over the panel: from its top, below the table's head (its phase and jackpot)
-    const bottom = aside ? panel.top - 6 : document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+    const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
     list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
   };
+  if (aside && !low) {
+    // over the panel's foot (its paytables and rules), not its top: the provably fair
+    // box there (Commitment, Round) is read at the showdown, as the news comes
+    list.style.top = "auto";
+    list.style.bottom = `${Math.max(8, Math.round(window.innerHeight - Math.min(panel.bottom, window.innerHeight)) + 6)}px`;
+    return;
+  }
   if (!foot) {
     underTopBar();
     return;
@@ -1425,6 +1468,7 @@ function draw() {
         h("p", { class: "muted" }, "Joining the table…")));
     }
     watchFelt();
+    fitFelt();
   }
   focusNewView(view);
   placeToasts(); // the view (and the side panel) may have come or gone under them
@@ -1466,6 +1510,24 @@ const feltObserver = new ResizeObserver((entries) => {
   }
 });
 let observedFelt = null;
+
+/** A window that scrolls (the side panel under the felt, styles.css at 1100 px) sizes the
+ * felt to the screen: what is above it (the top bar and the table's head, one row or two:
+ * a wide wallet or a long title wraps them) and the rack stuck under it are measured, so
+ * the felt's foot, and the results drawn there, end above the rack, not under it. */
+function fitFelt() {
+  const felt = document.querySelector('#table [data-testid="felt"]');
+  const rack = document.querySelector("#table .felt-wrap > .controls");
+  if (!felt) return;
+  const root = document.documentElement.style;
+  const set = (name, px) => {
+    const value = `${Math.round(px)}px`;
+    if (root.getPropertyValue(name) !== value) root.setProperty(name, value);
+  };
+  set("--felt-top", felt.getBoundingClientRect().top + window.scrollY);
+  set("--rack-h", rack?.getBoundingClientRect().height ?? 0);
+}
+window.addEventListener("resize", () => { if (state.current) fitFelt(); });
 
 function watchFelt() {
   const felt = document.querySelector('[data-testid="felt"]');

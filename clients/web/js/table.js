@@ -272,9 +272,10 @@ function seatEl(v, seat, i, pos) {
     "aria-label": `Seat ${i + 1}: ${seat.name}${mine ? " (you)" : ""}`, role: "group",
   };
   if (mine) Object.assign(props, { tabindex: -1, "data-action": "select-seat" });
-  const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name` },
+  // a name cut to "Max…" reads whole under the pointer (a phone's tiles wrap it instead)
+  const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name`, title: seat.name },
     h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
-    h("span", { class: "name", title: seat.name }, seat.name),
+    h("span", { class: seat.name.length > 10 ? "name long" : "name" }, seat.name),
     mine ? h("span", { class: "you" }, "you") : null,
     h("span", { class: "seat-no" }, `#${i + 1}`));
   const cards = seatCards(v, seat, i, pos);
