@@ -800,8 +800,10 @@ class RedisStore:
 
     async def round_players(self, round_id: str) -> list[str]:
         async def read(conn: Any) -> list[str]:
-            rows = await conn.lrange_aslist(f"{self.prefix}round:{round_id}:ledger", 0, -1)
-            return rows  # type: ignore[no-any-return]
+            rows: list[str] = await conn.lrange_aslist(
+                f"{self.prefix}round:{round_id}:ledger", 0, -1
+            )
+            return rows
 
         # a row: [round_id, seat, reason, source, target, cents]
         accounts = {
