@@ -88,6 +88,7 @@ class StudServer:
             self.sessions.welcomed,
             self.spawn,
             shown=self._shown_meter,
+            pushed=self._pushed_meter,
             per_push=max(1, int(config.jackpot_push_budget * config.jackpot_push_interval)),
             shared=fleet is not None or not isinstance(self.store, MemoryStore),
         )
@@ -284,6 +285,19 @@ class StudServer:
             elif room.shown.at >= fresh:
                 lately.update(room.viewers)
         return told, lately
+
+    def _pushed_meter(self, name: str, amount: int, conns: set[ServerConnection]) -> None:
+        """Viewers were pushed the meter's amount: their table's last snapshot no longer
+        says what they see. All of a table's viewers pushed: they see this amount; some
+        of them (told in turn, over the budget): not one amount, so none counts as told."""
+        for room in self.rooms.values():
+            if room.config.jackpot != name or room.shown.meter == amount or not room.viewers:
+                continue
+            reached = sum(1 for ws in room.viewers if ws in conns)
+            if reached == len(room.viewers):
+                room.shown.meter = amount
+            elif reached:
+                room.shown.meter = -1
 
     def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
         self.admin.agent.settled(table_id, entry)

@@ -47,6 +47,7 @@ class JackpotNews:
         *,
         shared: bool,
         shown: Callable[[str, int], Shown] = lambda name, amount: (set(), set()),
+        pushed: Callable[[str, int, set[ServerConnection]], None] = lambda *told: None,
         per_push: int = 1 << 30,
     ) -> None:
         self.seeds = seeds
@@ -57,6 +58,9 @@ class JackpotNews:
         self.audience = audience  # every welcomed connection
         # connections a table snapshot showed this amount; and another one, lately
         self.shown = shown
+        # ...and these were just pushed an amount: what their tables' snapshots showed
+        # is no longer what they see (a later amount that equals it must reach them)
+        self.pushed = pushed
         self.spawn = spawn
         self.meters: dict[str, int] = {}
         # meter frames per push at most; beyond it connections are told in turn
@@ -219,6 +223,8 @@ class JackpotNews:
                 self._owed[name] = later
             else:
                 self._owed.pop(name, None)
+            if conns:
+                self.pushed(name, amount, set(conns))
             # in slices, letting requests in between: writing to 10,000 sockets
             # takes ~100 ms, too long to hold the event loop in one go
             for i in range(0, len(conns), PUSH_SLICE):

@@ -11,12 +11,14 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, cast
 
+from clients.connection import StudClient
 from server.fleet import Fleet
 from server.game.ledger import Reason, Transfer, meter_account, player_account
 from server.jackpots import JackpotNews
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.stores.memory import MemoryStore
+from tests.conftest import ClientFactory, ServerFactory
 
 SEED = 100_000
 
@@ -127,3 +129,35 @@ async def test_our_own_bets_are_announced_even_when_we_showed_them_right() -> No
     await news.flush()
     await asyncio.sleep(0)
     assert channel.sent == [("main", SEED + 50)]  # once a move, not once a push
+
+
+async def test_a_watcher_of_an_idle_table_hears_a_meter_come_back_to_its_snapshot(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """An idle table's snapshot showed the meter at M; a push then told its watcher M',
+    and when the meter came back to M it was taken as already shown: the watcher kept
+    M' for good (an outside check saw idle tables' watchers stop hearing the meter)."""
+    server = await make_server(jackpot_push_interval=0.1)
+    watcher = await connect(server, "watcher")
+    await watcher.request("join", table="beta")  # idle: its snapshot is not sent again
+    player = await connect(server, "player")
+    await player.request("sit", table="alpha")
+
+    async def seen() -> int:
+        def last(c: StudClient) -> int | None:
+            for f in reversed(c.frames):
+                if f["t"] == "jackpot" or (f["t"] == "table" and f["table"] == "beta"):
+                    return int(f["amount"] if f["t"] == "jackpot" else f["jackpot"]["amount"])
+            return None
+
+        meter = server.jackpots.amount("main")
+        await watcher.wait_for(lambda c: last(c) == meter, timeout=10)
+        return meter
+
+    shown = [await seen()]
+    for _ in range(2):  # the stake feeds the meter; its withdrawal takes it back
+        await player.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+        shown.append(await seen())
+        await player.request("withdraw", table="alpha", seat=0)
+        shown.append(await seen())
+    assert shown == [SEED, SEED + 50, SEED, SEED + 50, SEED]  # each one told
