@@ -386,11 +386,11 @@ class StudServer:
 
     def check_accounts(self) -> None:
         """The fleet's channel was down: a sign-out may have gone unheard, so every
-        account connected here is checked (guests' tokens are revoked only by their own
-        logout, on the connection itself)."""
-        accounts = {s.player.player_id for s in self.sessions if s.player and s.player.username}
-        if accounts:
-            self.spawn(self._check_tokens(sorted(accounts)))
+        player connected here is checked, guests too (a guest's token resumes it on
+        every process, and its logout on one revokes it for all)."""
+        players = {s.player.player_id for s in self.sessions if s.player}
+        if players:
+            self.spawn(self._check_tokens(sorted(players)))
 
     async def _check_tokens(self, player_ids: Sequence[str]) -> None:
         for player_id in player_ids:

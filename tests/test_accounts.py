@@ -327,19 +327,23 @@ async def test_accounts_whose_token_went_while_the_fleet_channel_was_down_are_cl
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
     """A sign-out's news can be lost while a process's channel to the fleet is down: when
-    it is back, every account connected there is checked, and one whose token no longer
-    resumes it is closed; guests and accounts still signed in stay."""
+    it is back, every player connected there is checked, and one whose token no longer
+    resumes it is closed, a guest too (its logout on another process, right after a
+    Redis restart, left its other connections buying chips); the others stay."""
     server = await make_server()
     ann = await connect(server, "Ann")
     await ann.register("Ann_lost", PASSWORD)
     bob = await connect(server, "Bob")
     await bob.register("Bob_kept", PASSWORD)
     guest = await connect(server, "Cy")
+    gone = await connect(server, "Di")
     await server.store.revoke_token(ann.token)  # as a password change elsewhere did
+    await server.store.revoke_token(gone.token)  # as the guest's logout elsewhere did
     server.check_accounts()
-    await asyncio.wait_for(ann.ws.wait_closed(), 10)
-    assert ann.ws.protocol.close_rcvd is not None
-    assert ann.ws.protocol.close_rcvd.code == 1008
+    for closed in (ann, gone):
+        await asyncio.wait_for(closed.ws.wait_closed(), 10)
+        assert closed.ws.protocol.close_rcvd is not None
+        assert closed.ws.protocol.close_rcvd.code == 1008
     assert (await bob.request("balance"))["t"] == "ok"
     assert (await guest.request("balance"))["t"] == "ok"
 
