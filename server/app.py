@@ -373,7 +373,9 @@ class StudServer:
 
     def news_lost(self) -> None:
         """The fleet's channel was down: what it carried meanwhile is lost, so what it
-        would have said is read from the store instead: sign-outs and wallets."""
+        would have said is read from the store instead: the operators' acts (a player's
+        suspension) at once rather than at the next poll, sign-outs and wallets."""
+        self.admin.agent.heard(None, None)
         self.check_accounts()
         players = sorted({s.player.player_id for s in self.sessions if s.player})
         if players:

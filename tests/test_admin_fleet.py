@@ -158,6 +158,36 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
         await bob.close()
 
 
+async def test_a_suspension_missed_while_the_channel_was_down_holds_once_it_is_back(
+    fleet: Factory,
+) -> None:
+    """An outside check suspended a player right after a Redis restart and saw their next
+    ante on another process taken: that process's channel was not back yet, and it read
+    the act only at its next poll. Once back, it reads the acts at once. West looks for
+    acts once a minute here."""
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west", poll=60.0)
+    op = await Operator.sign_in(east)
+    bob = await player(west, "bob")
+    try:
+        await bob.request("sit", table="west")
+        assert west.fleet is not None
+        heard, west.fleet.on_acts = west.fleet.on_acts, None  # the news goes unheard
+        await op.act(f"/api/players/{bob.player_id}/suspend", "a chargeback")
+        west.fleet.on_acts = heard
+        west.news_lost()  # the channel is back
+        await until(lambda: _barred(west, bob.player_id), "the suspension read")
+        with pytest.raises(ServerError) as barred:
+            await bob.request("ante", table="west", seat=0, amount=500)
+        assert barred.value.code == "account_suspended"
+    finally:
+        await bob.close()
+
+
+async def _barred(server: StudServer, player_id: str) -> bool:
+    return server.admin.barred(player_id) is not None
+
+
 async def test_a_console_s_first_look_shows_the_fleet_as_it_is(fleet: Factory) -> None:
     """The other processes publish their tables' details only while a console looks: the
     first look after none did read west's table as hosted by nobody and the fleet as one
