@@ -322,7 +322,8 @@ class Room:
 
     # ----- viewers -------------------------------------------------------------
 
-    def snapshot(self) -> bytes:
+    def snapshot(self, *, shown: bool = True) -> bytes:
+        """The table's snapshot; not `shown` to any viewer: the console's look."""
         return self.shown.snapshot(
             self.table,
             self.now(),
@@ -331,6 +332,7 @@ class Room:
             suspended=self.suspended,
             writing=self.writes.duties_out > 0,
             paused=self.shown_paused(),
+            shown=shown,
         )
 
     def shown_paused(self) -> dict[str, Any] | None:

@@ -64,13 +64,17 @@ class Shown:
         suspended: Suspension | None,
         writing: bool,
         paused: dict[str, Any] | None,
+        shown: bool = True,
     ) -> bytes:
         """The public snapshot; `writing`: an owed write (a settlement) is out, so the
-        engine is ahead of what is durable."""
+        engine is ahead of what is durable. Not `shown` (the console's look): no viewer
+        gets it, so nothing here records it as shown (the meter in it above all: its
+        viewers would be taken as told that amount, and never pushed it)."""
         if suspended is None and writing and self.view is not None:
             # a settlement is being written: a joiner sees what everyone was last shown,
             # its spectator count too (one seq is one snapshot); the settled one counts it
-            self.made = self.view["seq"]
+            if shown:
+                self.made = self.view["seq"]
             return encode(self.view)
         if suspended is None:
             view = table.view(now)
@@ -79,10 +83,11 @@ class Shown:
             view["title"] = self.title
             view["jackpot"] = {"name": self.jackpot, "amount": meter}
             view["suspended"] = None
-            self.meter, self.at = meter, now
             view["paused"] = paused
-            self.view = view
-            self.built = self.made = table.seq
+            if shown:
+                self.meter, self.at = meter, now
+                self.view = view
+                self.built = self.made = table.seq
             return encode(view)
         # Paused: what is durable. While an owed write is out, what was last shown (a
         # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
@@ -105,7 +110,8 @@ class Shown:
             },
             "paused": paused,
         }
-        self.built = self.made = table.seq
+        if shown:
+            self.built = self.made = table.seq
         return encode(view)
 
     def hands(self, table: Table, viewers: Viewers) -> list[tuple[ServerConnection, bytes]]:

@@ -136,7 +136,9 @@ async def test_a_watcher_of_an_idle_table_hears_a_meter_come_back_to_its_snapsho
 ) -> None:
     """An idle table's snapshot showed the meter at M; a push then told its watcher M',
     and when the meter came back to M it was taken as already shown: the watcher kept
-    M' for good (an outside check saw idle tables' watchers stop hearing the meter)."""
+    M' for good (an outside check saw idle tables' watchers stop hearing the meter). And
+    the operators' console, looking at the table, made a snapshot no watcher got, which
+    counted as shown them: with a console open, idle tables' watchers heard nothing."""
     server = await make_server(jackpot_push_interval=0.1)
     watcher = await connect(server, "watcher")
     await watcher.request("join", table="beta")  # idle: its snapshot is not sent again
@@ -154,10 +156,15 @@ async def test_a_watcher_of_an_idle_table_hears_a_meter_come_back_to_its_snapsho
         await watcher.wait_for(lambda c: last(c) == meter, timeout=10)
         return meter
 
+    def console_looks() -> None:  # every second while a console is open, on every process
+        server.admin.agent.view(server.rooms["beta"])
+
     shown = [await seen()]
     for _ in range(2):  # the stake feeds the meter; its withdrawal takes it back
         await player.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+        console_looks()  # a look is no snapshot shown: the watcher is still to be told
         shown.append(await seen())
         await player.request("withdraw", table="alpha", seat=0)
+        console_looks()
         shown.append(await seen())
     assert shown == [SEED, SEED + 50, SEED, SEED + 50, SEED]  # each one told
