@@ -30,6 +30,9 @@ log = logging.getLogger("stud.fleet")
 
 #: Seconds between looks at whether the channel's connection is still there.
 CHANNEL_CHECK = 1.0
+#: The longest wait between tries to subscribe again: news published meanwhile is lost
+#: (a suspension, a sign-out), so a Redis back is followed within a second, not five.
+CHANNEL_RETRY_MAX = 1.0
 
 #: A table's lobby row in two parts: what never changes while it is hosted (the same
 #: object every heartbeat: `Room.lobby_fixed`) and what does (`Room.lobby_live`).
@@ -316,7 +319,7 @@ class Fleet:
             except Exception as e:
                 log.info("jackpot channel lost (%s); retrying in %.1fs", e, delay)
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
-                delay = min(delay * 2, 5.0)
+                delay = min(delay * 2, CHANNEL_RETRY_MAX)
             finally:
                 if conn is not None:
                     conn.close()
