@@ -664,7 +664,10 @@ function linkWentDown() {
   for (const [id, snap] of Object.entries(state.tables)) {
     if (snap.round_id && mySeats(snap).length) tables[id] = snap.round_id;
   }
-  state.linkDown = Object.keys(tables).length ? { at: performance.now(), tables } : null;
+  // from the last frame heard, not from now: a link that died silently is noticed only
+  // after a ping goes unanswered (seconds later), and the clock ran all that while
+  const at = conn.heardAt > 0 ? conn.heardAt : performance.now();
+  state.linkDown = Object.keys(tables).length ? { at, tables } : null;
 }
 
 /** Back in the deciding round the link went down in, our hands still undecided: the
@@ -683,8 +686,9 @@ function noticeClockRanOn(snap) {
   const away = countdownText(performance.now() - down.at);
   const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
   showError(ms === null
-    ? `Back online after ${away}: ${seats} still ${open.length > 1 ? "wait" : "waits"} for your decision.`
-    : `Back online: the clock ran on while the link was down (${away}) — ${countdownText(ms)} left `
+    ? `Back online, ${away} after the table was last heard: ${seats} still `
+      + `${open.length > 1 ? "wait" : "waits"} for your decision.`
+    : `Back online, ${away} after the table was last heard; its clock ran on — ${countdownText(ms)} left `
       + `to decide ${seats}.`, { code: "clock-ran-on" });
 }
 
