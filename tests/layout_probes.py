@@ -291,3 +291,30 @@ SEATS_ON_FELT = """() => {
   }
   return [...new Set(out)];
 }"""
+
+#: Hand categories and seat statuses cut short ("O..", "D…"): the words a seat says.
+CUT_WORDS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll("#table .hand-label, #table .seat-status")) {
+    if (!el.getClientRects().length || !el.textContent.trim()) continue;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      const seat = el.closest("[data-testid^='seat-']")?.dataset.testid ?? "?";
+      out.push(`${seat}: ${el.textContent} (${el.clientWidth} of ${el.scrollWidth} px)`);
+    }
+  }
+  return out;
+}"""
+
+#: The seats' results (at the showdown) a toast covers.
+RESULTS_UNDER_TOASTS = """() => {
+  const toasts = [...document.querySelectorAll("#errors .toast")]
+    .map((t) => t.getBoundingClientRect());
+  const hit = (a, b) => a.left < b.right && b.left < a.right
+    && a.top < b.bottom && b.top < a.bottom;
+  const out = [];
+  for (const r of document.querySelectorAll('#table [data-testid$="-result"]:not(.none)')) {
+    const box = r.getBoundingClientRect();
+    if (box.height && toasts.some((t) => hit(t, box))) out.push(r.dataset.testid);
+  }
+  return {toasts: toasts.length, covered: out};
+}"""

@@ -30,9 +30,11 @@ from tests.layout_probes import (
     BUTTONS_PAST_SEATS,
     CHROME,
     CONTROLS,
+    CUT_WORDS,
     MARK_AND_STATUS,
     MEASURE,
     RESULTS_IN_VIEW,
+    RESULTS_UNDER_TOASTS,
     SEATS_ON_FELT,
     SIDE_MORE,
     SMALL_TEXT,
@@ -62,6 +64,7 @@ LAPTOPS: list[ViewportSize] = [
     {"width": 1024, "height": 768},  # a small laptop or a tablet held sideways
 ]
 PHONE: ViewportSize = {"width": 390, "height": 844}
+BOB = "Bob Bartholomew-Fitzwill"  # the phone's player: a name as long as names go
 NINE = [{"id": "nine", "title": "Nine", "variant": "casino-stud", "seats": 9}]
 LONG = {"betting": 60, "decision": 60, "results": 60}  # only the players move the round on
 
@@ -155,6 +158,8 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
     assert past == [], f"{what}: words past their circles: {past}"
     spilt: list[str] = await page.evaluate(BUTTONS_PAST_SEATS)
     assert spilt == [], f"{what}: buttons past their seat: {spilt}"
+    cut: list[str] = await page.evaluate(CUT_WORDS)
+    assert cut == [], f"{what}: a seat's words cut short: {cut}"
     railed: list[str] = await page.evaluate(SEATS_ON_FELT)
     assert railed == [], f"{what}: seats past the felt onto its rail: {railed}"
     if phone:
@@ -235,7 +240,7 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     )
     _, wendy = await new_page(browser, url, problems, viewport=LAPTOPS[1])
     await enter(ann, "Ann")
-    await enter(bob, "Bob", tap=True)
+    await enter(bob, BOB, tap=True)  # 24 characters: his own seats' words still read whole
     await enter(wendy, "Wendy")
     await expect(bob.get_by_test_id("lobby-table-nine")).to_be_visible()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -750,11 +755,13 @@ async def test_a_phone_s_toast_leaves_the_table_head_and_the_dealer_in_view(
 # where the suite's smaller figures fit one, and the felt was sized as if they did not
 STUD_NINE = [{"id": "nine", "title": "Nine-seat Stud Poker", "variant": "stud-poker", "seats": 9}]
 LONG_NAME = "Maximiliano Fitzgerald-W"  # 24 characters
+WIDE_NAME = "MWMWMWMWMWMWMWMWMWMWMWMW"  # 24 of the widest, and nowhere to break
 #: Whether a seat's name shows whole (not cut to "Max…"), and the nameplate's title.
 NAME_SHOWN = """(n) => {
   const plate = document.querySelector(`[data-testid="seat-${n}-name"]`);
   const name = plate.querySelector(".name");
-  return {title: plate.title, text: name.textContent,
+  return {title: plate.title, text: name.textContent, font: getComputedStyle(name).fontSize,
+          box: [name.clientWidth, name.scrollWidth, name.clientHeight, name.scrollHeight],
           whole: name.scrollWidth <= name.clientWidth + 1
             && name.scrollHeight <= name.clientHeight + 1};
 }"""
@@ -782,7 +789,7 @@ async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_rea
     await sit_three(ann, 0)
     others: list[tuple[str, tuple[int, ...], bool]] = [
         ("Bob", (3, 4, 5), True),
-        ("Cy", (6, 7), False),
+        (WIDE_NAME, (6, 7), False),
         (LONG_NAME, (8,), True),
     ]
     for player, seats, jp in others:
@@ -818,6 +825,13 @@ async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_rea
         assert hidden == [], f"{what}: results too tall, under the rack or off screen: {hidden}"
         plate: dict[str, Any] = await ann.evaluate(NAME_SHOWN, 8)
         assert plate["title"] == LONG_NAME, (what, plate)  # a pointer held over it reads it
+        if size == LAPTOPS[3]:  # a toast at the showdown leaves the results in sight
+            await ann.keyboard.press("r")  # "No decision is due now."
+            await expect(ann.locator("#errors .toast")).to_have_count(1)
+            under: dict[str, Any] = await ann.evaluate(RESULTS_UNDER_TOASTS)
+            assert under["covered"] == [], (what, under)
+            await ann.screenshot(path=str(ARTIFACTS / f"layout-{what}-toast.png"))
+            await ann.get_by_test_id("error-dismiss").click()
     # news at the showdown leaves the side panel's provably fair box (Commitment, Round)
     # in view, the thing to read then: the toast goes over the panel's foot
     await ann.get_by_test_id("buy-amount").fill("0")
@@ -828,7 +842,10 @@ async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_rea
     await ann.screenshot(path=str(ARTIFACTS / "layout-toast-showdown-1280x800.png"))
     # a phone has no pointer to hold over a name: its tiles show the whole name
     await check_layout(pat, "stud-nine-phone", None, phone=True)
-    tile: dict[str, Any] = await pat.evaluate(NAME_SHOWN, 8)
-    assert tile["text"] == LONG_NAME and tile["whole"], tile
-    await pat.get_by_test_id("seat-8").screenshot(path=str(ARTIFACTS / "layout-long-name-tile.png"))
+    for seat, name in ((8, LONG_NAME), (6, WIDE_NAME)):
+        tile: dict[str, Any] = await pat.evaluate(NAME_SHOWN, seat)
+        assert tile["text"] == name and tile["whole"], tile
+    for seat in (6, 8):
+        tile_shot = ARTIFACTS / f"layout-long-name-tile-{seat}.png"
+        await pat.get_by_test_id(f"seat-{seat}").screenshot(path=str(tile_shot))
     assert problems == []

@@ -1329,10 +1329,10 @@ function placeToasts() {
     return;
   }
   trimToasts(2); // a narrow screen has room for two at most: the newest
-  const atFoot = (where = "middle") => {
+  const atFoot = (where = "middle", overRack = false) => {
     const rack = document.querySelector("#table .controls")?.getBoundingClientRect();
     // the rack's top on screen (it may be scrolled past, above the top): sit on it
-    const onScreen = rack && rack.height > 0 && rack.top > 0 && rack.top < window.innerHeight;
+    const onScreen = !overRack && rack && rack.height > 0 && rack.top > 0 && rack.top < window.innerHeight;
     list.style.top = "auto";
     list.style.bottom = `${Math.round(onScreen ? window.innerHeight - rack.top : 0) + 8}px`;
     if (where === "middle") {
@@ -1345,10 +1345,23 @@ function placeToasts() {
     list.style.left = `${Math.max(8, Math.round(x))}px`;
     list.style.transform = "none";
   };
-  // a decision's buttons stay in reach: over them at the foot's middle, the toasts go to
-  // a side of the foot, else up top, over the dealer and the clock (unless they would
-  // cover more of the buttons there)
-  for (const where of ["middle", "right", "left"]) {
+  // a decision's buttons stay in reach, and a showdown's results in sight: over either at
+  // the foot's middle, the toasts go to a side of the foot; over buttons on every side,
+  // up top, over the dealer and the clock (unless they would cover more buttons there)
+  const spots = ["middle", "right", "left"];
+  for (const where of spots) {
+    atFoot(where);
+    if (coveredDecisions(list) === 0 && coveredResults(list) === 0) return;
+  }
+  if (coveredResults(list) > 0) {
+    // results all along the foot (a full table at 1024 px): over the rack instead, the
+    // chips for the next round (no decision is due while results show)
+    for (const where of spots) {
+      atFoot(where, true);
+      if (coveredDecisions(list) === 0 && coveredResults(list) === 0) return;
+    }
+  }
+  for (const where of spots) {
     atFoot(where);
     if (coveredDecisions(list) === 0) return;
   }
@@ -1360,11 +1373,20 @@ function placeToasts() {
 
 /** How many Fold and Raise buttons, enabled and on screen, the toasts cover now. */
 function coveredDecisions(list) {
+  const buttons = '#table button[data-action="fold"], #table button[data-action="raise"]';
+  return covered(list, [...document.querySelectorAll(buttons)].filter((b) => !b.disabled));
+}
+
+/** How many seats' results (at the showdown) the toasts cover now. */
+function coveredResults(list) {
+  return covered(list, document.querySelectorAll('#table [data-testid$="-result"]:not(.none)'));
+}
+
+function covered(list, elements) {
   const box = list.getBoundingClientRect();
   let n = 0;
-  for (const b of document.querySelectorAll('#table button[data-action="fold"], #table button[data-action="raise"]')) {
-    if (b.disabled) continue;
-    const r = b.getBoundingClientRect();
+  for (const el of elements) {
+    const r = el.getBoundingClientRect();
     if (r.height && r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom) n += 1;
   }
   return n;
