@@ -109,7 +109,7 @@ const state = {
   lostDecisions: {}, // "<round id>:<seat>" -> "fold" | "raise" sent as the link dropped, never answered
   verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
   history: { open: false, rounds: null, loading: false, error: null },
-  linkDown: null, // {at: performance.now() the link went, tables: {table id: round id}} until told
+  linkDown: null, // {at: when the table was last heard before the link went, tables: {id: round id}}
 };
 
 function loadJSON(key, fallback) {
