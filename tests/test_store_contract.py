@@ -416,6 +416,29 @@ async def test_a_refund_the_meter_cannot_cover_is_paid_by_the_house(store: Store
     await books(store)
 
 
+async def test_a_refund_never_takes_the_meter_below_its_seed(store: Store) -> None:
+    """A stake's share went to the meter; the meter was reseeded (a hit, or an operator)
+    before the stake was refunded: the share is the house's now, and the meter, at its
+    seed, stays there. An outside check saw a reseed, then a withdrawal, leave it 70
+    cents under its seed for good."""
+    await store.ensure_meter(JP, SEED)
+    a = await store.create_player("a", 10_000, 0)
+    b = await store.create_player("b", 10_000, 0)
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 100, progressive=True))
+    full = JackpotClaim("r2", 0, b.player_id, "ROYAL_FLUSH", 10_000)
+    await store.settle(
+        fence("beta"), "r2", [], [full], JP, SEED, record("r2", (0, b.player_id), table="beta")
+    )
+    assert await store.meter(JP) == SEED
+    await store.apply(F, op(), refunds("r1", 0, a.player_id, 100, raised=False), [])
+    assert await store.wallet(a.player_id) == Wallet(10_000, 0, 200)  # the hold is the table's
+    assert await store.meter(JP) == SEED
+    assert await store.recover(F) == ["r1"]  # and a void after it moves nothing more
+    assert await store.meter(JP) == SEED
+    assert await store.wallet(a.player_id) == Wallet(10_000, 0, 0)
+    await books(store)
+
+
 async def test_recover_voids_open_rounds_exactly_once(store: Store) -> None:
     await store.ensure_meter(JP, SEED)
     a = await store.create_player("a", 50_000, 0)

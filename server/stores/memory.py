@@ -174,6 +174,9 @@ class MemoryStore:
         pid = self.tokens.get(token_hash(token))
         return None if pid is None else replace(self.players[pid], token=token)
 
+    async def player_known(self, player_id: str) -> bool:
+        return player_id in self.players
+
     def _add_token(self, player_id: str, token: str) -> None:
         digest = token_hash(token)
         self.tokens[digest] = player_id
@@ -427,7 +430,10 @@ class MemoryStore:
         for h in holds:
             self._hold(h)
         for t in transfers:
-            self._move(t, rnd)
+            if t.reason is Reason.REFUND:
+                self._refund(t, rnd)
+            else:
+                self._move(t, rnd)
         wallets = self._wallets_of(transfers, holds)
         ops[op] = dict(wallets)
         return wallets
@@ -666,15 +672,18 @@ class MemoryStore:
         if rnd is not None and rnd.state == "open":
             rnd.ledger.append(t)
 
-    def _refund(self, t: Transfer, rnd: _Round) -> None:
-        """Move a refund; what a meter cannot cover (claimed meanwhile) the house pays."""
-        if t.source.startswith("meter:") and self._balance(t.source) < t.amount:
-            from_meter = max(self._balance(t.source), 0)
-            if from_meter:
-                self._move(replace(t, amount=from_meter), rnd)
-            self._move(replace(t, source=HOUSE, amount=t.amount - from_meter), rnd)
-        else:
+    def _refund(self, t: Transfer, rnd: _Round | None) -> None:
+        """Move a refund; a meter gives back only what it holds above its seed (a share
+        reseeded away since, by a hit or an operator, is the house's), the house the rest."""
+        if not t.source.startswith("meter:"):
             self._move(t, rnd)
+            return
+        spare = self._balance(t.source) - self.seeds.get(t.source.removeprefix("meter:"), 0)
+        from_meter = min(max(spare, 0), t.amount)
+        if from_meter:
+            self._move(replace(t, amount=from_meter), rnd)
+        if from_meter < t.amount:
+            self._move(replace(t, source=HOUSE, amount=t.amount - from_meter), rnd)
 
     def _hold(self, h: Hold) -> None:
         key = (h.round_id, h.seat)

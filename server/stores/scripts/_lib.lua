@@ -129,16 +129,15 @@ local function move(t, journal)
   if journal then redis.call('RPUSH', ledger_key(t[1]), enc(t)) end
 end
 
--- a refund a meter cannot cover (it paid a claim meanwhile) is paid by the house
+-- a refund from a meter: what it holds above its seed; the house pays the rest
 local function refund(t, journal)
-  local have = balance(t[4])
-  if is_meter(t[4]) and have < t[6] then
-    local from_meter = math.max(have, 0)
-    if from_meter > 0 then move({t[1], t[2], t[3], t[4], t[5], from_meter}, journal) end
-    move({t[1], t[2], t[3], 'house', t[5], t[6] - from_meter}, journal)
-  else
-    move(t, journal)
-  end
+  if not is_meter(t[4]) then return move(t, journal) end
+  -- a meter gives back only what it holds above its seed: a share reseeded away since
+  -- (a hit, an operator) is the house's now, and the meter never ends below its seed
+  local spare = balance(t[4]) - num(redis.call('HGET', SEEDS, string.sub(t[4], 7)))
+  local from_meter = math.min(math.max(spare, 0), t[6])
+  if from_meter > 0 then move({t[1], t[2], t[3], t[4], t[5], from_meter}, journal) end
+  if from_meter < t[6] then move({t[1], t[2], t[3], 'house', t[5], t[6] - from_meter}, journal) end
 end
 
 -- refuse a batch before any of it applies if a wallet would go below zero;

@@ -13,5 +13,7 @@ if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, t
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
 for _, h in ipairs(REQ.holds) do hold(h) end
-for _, t in ipairs(REQ.transfers) do move(t, state == 'open') end
+for _, t in ipairs(REQ.transfers) do
+  if t[3] == 'refund' then refund(t, state == 'open') else move(t, state == 'open') end
+end
 return remember(ops, REQ.op, enc(wallets(REQ.players)), REQ.ttl)
