@@ -405,11 +405,15 @@ class StudServer:
                     await self.sessions.retire(session, CloseCode.POLICY_VIOLATION, SIGNED_OUT)
 
     async def _token_stands(self, token: str, player_id: str) -> bool:
-        """Whether the token still resumes the player; True if the store cannot say."""
+        """Whether the token still resumes the player; True if the store cannot say, or
+        lost the player with the token (a Redis restarted empty): lost is not revoked,
+        and the connection is not told it was signed out."""
         for delay in SIGN_OUT_RETRIES:
             try:
                 player = await self.store.player_by_token(token)
-                return player is not None and player.player_id == player_id
+                if player is not None:
+                    return player.player_id == player_id
+                return not await self.store.player_known(player_id)
             except StoreError as e:
                 log.warning("token not checked (%s); again in %.0fs", e.message, delay)
                 await asyncio.sleep(delay)

@@ -108,6 +108,9 @@ async def test_tokens_issued_and_revoked(store: Store) -> None:
     await store.revoke_token("second-device-token")  # idempotent
     assert await store.player_by_token("second-device-token") is None
     assert await store.player_by_token(p.token) is not None
+    # revoked, not lost: the player is still known (a store restarted empty knows no one)
+    assert await store.player_known(p.player_id)
+    assert not await store.player_known("no-such-player")
     with pytest.raises(InvalidRequest):
         await store.issue_token("no-such-player", "t")
 

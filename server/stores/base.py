@@ -227,6 +227,11 @@ class Store(Protocol):
 
     async def player_by_token(self, token: str) -> Player | None: ...
 
+    async def player_known(self, player_id: str) -> bool:
+        """Whether the store holds the player (a Redis restarted empty holds no one:
+        their tokens are lost, not revoked)."""
+        ...
+
     # accounts
     async def register(
         self, player_id: str, username: str, password_hash: str, token: str

@@ -534,6 +534,12 @@ class RedisStore:
 
         return await self._run("a token lookup", lookup)
 
+    async def player_known(self, player_id: str) -> bool:
+        async def known(conn: Any) -> bool:
+            return bool(await conn.hexists(self.prefix + "players", player_id))
+
+        return await self._run("a player lookup", known)
+
     # ----- accounts -----------------------------------------------------------
 
     async def register(
