@@ -132,6 +132,24 @@ async def sit_three(page: Page, first: int, *, tap: bool = False) -> None:
         await expect(page.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
 
 
+async def everyone_raises(ann: Page, bots: list[StudClient], seats: list[list[int]]) -> None:
+    """Ann bets $5 with the progressive on her seats #1-#3 and deals; the bots (their
+    antes in, on `seats`) deal; every hand raises, to the showdown's results."""
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    await ann.get_by_test_id("deal").click()
+    for bot in bots:
+        await bot.request("deal", table="nine")
+    await expect_phase([ann], "deciding")
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    for bot, theirs in zip(bots, seats, strict=True):
+        for seat in theirs:
+            await bot.request("raise", table="nine", seat=seat)
+
+
 async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = False) -> None:
     """No two seats' boxes overlap; own controls on screen at the top of the page; no
     sideways scroll on a phone; no text under 10 px or past its circle; a screenshot."""
@@ -424,19 +442,7 @@ async def test_long_results_stay_clear_of_the_rack_at_laptop_sizes(
             reply = await client.request("sit", table="nine")
             seat = int(reply["seat"])
             await client.request("ante", table="nine", seat=seat, amount=500, progressive=True)
-    for seat in (0, 1, 2):
-        await ann.get_by_test_id("chip-500").click()
-        await ann.get_by_test_id(f"ante-{seat}").click()
-        await ann.get_by_test_id(f"progressive-{seat}").click()
-    await ann.get_by_test_id("deal").click()
-    for client in cy:
-        await client.request("deal", table="nine")
-    await expect_phase([ann], "deciding")
-    for seat in (0, 1, 2):
-        await ann.get_by_test_id(f"raise-{seat}").click()
-    for n, client in enumerate(cy):
-        for seat in range(3 + 3 * n, 6 + 3 * n):
-            await client.request("raise", table="nine", seat=seat)
+    await everyone_raises(ann, cy, [[3, 4, 5], [6, 7, 8]])
     await expect_phase([ann], "showdown")
     await expect(ann.get_by_test_id("seat-4-result")).to_have_attribute(
         "data-outcome", "no_qualify"
@@ -801,19 +807,7 @@ async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_rea
             assert int((await client.request("sit", table="nine"))["seat"]) == seat
             await client.request("ante", table="nine", seat=seat, amount=500, progressive=jp)
     await pat.get_by_test_id("watch-nine").tap()
-    for seat in (0, 1, 2):
-        await ann.get_by_test_id("chip-500").click()
-        await ann.get_by_test_id(f"ante-{seat}").click()
-        await ann.get_by_test_id(f"progressive-{seat}").click()
-    await ann.get_by_test_id("deal").click()
-    for client in cy:
-        await client.request("deal", table="nine")
-    await expect_phase([ann], "deciding")
-    for seat in (0, 1, 2):
-        await ann.get_by_test_id(f"raise-{seat}").click()
-    for client, (_, seats, _) in zip(cy, others, strict=True):
-        for seat in seats:
-            await client.request("raise", table="nine", seat=seat)
+    await everyone_raises(ann, cy, [list(seats) for _, seats, _ in others])
     await expect_phase([ann, pat], "showdown")
     no_qualify = ann.get_by_test_id("seat-4-result")
     await expect(no_qualify).to_have_attribute("data-outcome", "no_qualify")
