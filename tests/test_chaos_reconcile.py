@@ -437,3 +437,24 @@ def test_a_takeover_is_timed_only_for_the_tables_the_killed_host_held() -> None:
             "measured_by": "claim",
         }
     ]
+
+
+def test_a_wallet_told_that_is_not_the_store_s_at_the_quiet_is_reported() -> None:
+    w = played()
+    store = {"balance": w.acct["player:ann"], "held": 0}
+    true = {"bot": "a", "player": "ann", "url": "ws://s1", "store": store}
+    told = {"balance": store["balance"], "held": 0, "available": store["balance"], "bonus": 5}
+    checks, _ = reconcile(
+        w.evidence(wallets_at_rest=True, wallets_compared=[{**true, "shown": told}])
+    )
+    assert failing(checks) == {}
+    stale = {**told, "balance": store["balance"] - 600, "available": store["balance"] - 600}
+    checks, _ = reconcile(
+        w.evidence(wallets_at_rest=True, wallets_compared=[{**true, "shown": stale}])
+    )
+    assert kinds(checks, "i") == {"wallet_told_stale"}
+    (v,) = next(c for c in checks if c.name == "i").violations
+    assert v.player == "ann" and v.actual == {"balance": store["balance"] - 600, "held": 0}
+    # a round left open with the bots hushed: nothing could be compared, and it says so
+    checks, _ = reconcile(w.evidence(wallets_at_rest=False))
+    assert kinds(checks, "i") == {"money_never_at_rest"}

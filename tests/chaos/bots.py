@@ -82,6 +82,8 @@ class Wire:
         self._ante_seen: dict[tuple[str, int], tuple[str, float]] = {}
         self._unattributed: list[Op] = []
         self._shown: dict[tuple[str, int], int] = {}
+        #: the wallet as this connection was last told it (`welcome`, then `balance`)
+        self.wallet: dict[str, int] | None = None
         self._changed = asyncio.Event()
         client.listeners.append(self._on_frame)
 
@@ -96,7 +98,10 @@ class Wire:
         t = frame.get("t")
         if t == "table":
             self._on_table(frame, now)
+        elif t == "welcome" and isinstance(frame.get("balance"), dict):
+            self.wallet = {k: int(v) for k, v in frame["balance"].items()}
         elif t == "balance":
+            self.wallet = {k: int(v) for k, v in frame.items() if k not in ("t", "id")}
             self.journal.balances.append(
                 BalanceSeen(
                     self.owner.name,
@@ -274,6 +279,7 @@ class ChaosBot:
         #: a purchase whose reply was lost: (amount, key, tries), sent again by the next buy
         self._lost_buy: tuple[int, str, int] | None = None
         self._buys = 0
+        self.hushed = False  # asked to stop playing and only listen (`hush`)
 
     @property
     def name(self) -> str:
@@ -282,6 +288,11 @@ class ChaosBot:
     @property
     def player_id(self) -> str:
         return self._player_id
+
+    def hush(self) -> None:
+        """Send nothing more but stay connected: the harness then compares the wallet
+        each connection was last told with the store's, once no money is in flight."""
+        self.hushed = True
 
     def snapshot(self) -> tuple[str, dict[str, Any]] | None:
         """(url, latest snapshot of the bot's table) on its live connection."""
@@ -348,6 +359,9 @@ class ChaosBot:
             if w.moved_to and w.moved_to != w.url:
                 self.url = w.moved_to
                 return
+            if self.hushed:
+                await w.changed(0.3)
+                continue
             if self._abort is not None and not self._abort.done() and self._deciding(w):
                 await self._abort_now(w)
                 return

@@ -102,6 +102,10 @@ class Facts:
     bot_failures: list[str] = field(default_factory=list)
     injector_errors: list[str] = field(default_factory=list)
     expected_kinds: list[str] = field(default_factory=list)  # fault kinds the run must inject
+    #: at the quiet after the calm (bots hushed, no money in flight): per connected bot,
+    #: {bot, player, url, shown: the wallet last told, store: {balance, held}}
+    wallets_compared: list[dict[str, Any]] = field(default_factory=list)
+    wallets_at_rest: bool | None = None  # None: the run never got that far
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -15,6 +15,8 @@ round, the seat, the request, what was expected and what was found.
     g  liveness   every table plays again once the faults stop; no `shutting_down`
                   refusal from a server that was not shutting down; clean exits
     h  harness    the harness itself ran as designed (bots, fault injection)
+    i  wallets    once no money is in flight, each connected player was last told the
+                  wallet the store holds (a stale push, or one never sent, shows here)
 
 Ledger rows are `[round_id, seat, reason, source, target, amount]`: `amount`
 cents from `source` to `target`, accounts `player:<id>`, `house`, `meter:<name>`.
@@ -342,6 +344,30 @@ def check_harness(ev: Evidence) -> CheckResult:
     return c
 
 
+def check_wallets_told(ev: Evidence) -> CheckResult:
+    c = CheckResult("i", "each connected player was last told the wallet the store holds")
+    facts = ev.facts
+    if facts.wallets_at_rest is False:
+        c.add(
+            "money_never_at_rest",
+            "with the bots hushed, a round stayed open or cents held: nothing to compare",
+        )
+    for w in facts.wallets_compared:
+        shown, store = w["shown"], w["store"]
+        told = {"balance": shown.get("balance"), "held": shown.get("held")}
+        if told != store:
+            c.add(
+                "wallet_told_stale",
+                f"the last wallet {w['url']} told this player is not the store's",
+                player=w["player"],
+                expected=store,
+                actual=told,
+                extra={"bot": w["bot"]},
+            )
+    c.stats = {"players_compared": len(facts.wallets_compared)}
+    return c
+
+
 # ----- everything -----------------------------------------------------------------------------
 
 
@@ -360,6 +386,7 @@ def reconcile(ev: Evidence) -> tuple[list[CheckResult], dict[str, Any]]:
         check_replies(ev, buy_findings + round_findings),
         check_liveness(ev),
         check_harness(ev),
+        check_wallets_told(ev),
     ]
     _tag_faults(checks, windows, ev.facts.faults)
     figures = fault_figures(ev, windows, split)

@@ -5,6 +5,8 @@
     inject faults for `seconds`                                (faults.py)
     heal: SIGCONT whatever is stopped, restart whatever is down
     calm: let the fleet settle until every table played again (bounded)
+    quiet: hush the bots (connected, sending nothing) until no money is in flight
+           (bounded); then note the wallet each was last told beside the store's
     stop the bots; SIGTERM every server and wait (graceful: open rounds voided)
     read the store, the logs, the journal; reconcile          (reconcile.py)
 
@@ -34,7 +36,7 @@ from tests.chaos.journal import Journal
 from tests.chaos.logs import read_logs
 from tests.chaos.reconcile import Evidence, Facts, reconcile
 from tests.chaos.report import Report
-from tests.chaos.store import StoreDump, dump_store, settled_since
+from tests.chaos.store import StoreDump, dump_store, read_wallets, settled_since
 
 #: Players per table: the seats each one plays.
 PLAYERS: dict[str, list[int]] = {
@@ -56,6 +58,8 @@ class Options:
     warmup_max: float = 15.0  # until every table has shown a result
     calm_min: float = 3.0
     calm_max: float = 25.0  # until every table played again after the faults
+    quiet_max: float = 20.0  # until no round is open and nothing held, bots hushed
+    pushes_max: float = 3.0  # then for the last wallet pushes (the fleet's news: ~1 s)
     bots_stop_max: float = 12.0
     shutdown_max: float = 20.0
 
@@ -81,6 +85,39 @@ async def _calm(cluster: Cluster, options: Options, since: float) -> None:
         if done == set(tables) and time.time() - since >= options.calm_min:
             return
         await asyncio.sleep(0.5)
+
+
+async def _quiet(cluster: Cluster, bots: list[ChaosBot], options: Options, facts: Facts) -> None:
+    """Hush the bots; once no money is in flight, and pushes had time to land, note what
+    each connected bot was last told of its wallet beside what the store holds."""
+    for bot in bots:
+        bot.hush()
+    deadline = time.monotonic() + options.quiet_max
+    wallets = None
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):  # Redis still coming back: look again
+            wallets = await read_wallets(cluster.redis.url, cluster.namespace)
+            if wallets.at_rest:
+                break
+        await asyncio.sleep(0.25)
+    facts.wallets_at_rest = wallets is not None and wallets.at_rest
+    if not facts.wallets_at_rest:
+        return
+    await asyncio.sleep(options.pushes_max)
+    told = {b.name: (b.wire.url, dict(b.wire.wallet)) for b in bots if b.wire and b.wire.wallet}
+    wallets = await read_wallets(cluster.redis.url, cluster.namespace)
+    facts.wallets_at_rest = wallets.at_rest
+    for bot in bots:
+        if bot.name not in told or not bot.player_id:
+            continue
+        url, shown = told[bot.name]
+        store = {
+            "balance": wallets.balance.get(bot.player_id),
+            "held": wallets.held.get(bot.player_id, 0),
+        }
+        facts.wallets_compared.append(
+            {"bot": bot.name, "player": bot.player_id, "url": url, "shown": shown, "store": store}
+        )
 
 
 async def run_chaos(options: Options) -> Report:
@@ -120,6 +157,7 @@ async def run_chaos(options: Options) -> Report:
         await cluster.heal()
         facts.calm_start = time.time()
         await _calm(cluster, options, facts.calm_start)
+        await _quiet(cluster, bots, options, facts)
         stop.set()
         _, pending = await asyncio.wait(tasks, timeout=options.bots_stop_max)
         for t in pending:

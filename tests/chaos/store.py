@@ -147,3 +147,37 @@ async def settled_since(url: str, namespace: str, tables: list[str], since_ms: i
         return out
     finally:
         conn.close()
+
+
+@dataclass(frozen=True)
+class Wallets:
+    """Every player's balance and held cents, and the rounds still open, read at once."""
+
+    balance: dict[str, int]  # player id -> cents
+    held: dict[str, int]
+    open_rounds: int
+
+    @property
+    def at_rest(self) -> bool:
+        """No round open and nothing held: no wallet is about to change."""
+        return self.open_rounds == 0 and not any(self.held.values())
+
+
+async def read_wallets(url: str, namespace: str) -> Wallets:
+    prefix = f"{{{namespace}}}:"
+    conn = await raw_connection(url)
+    try:
+        acct = await conn.hgetall_asdict(f"{prefix}acct")
+        held = await conn.hgetall_asdict(f"{prefix}held")
+        cursor = await conn.scan(match=f"{prefix}table:*:open")
+        open_rounds = 0
+        for key in await cursor.fetchall():
+            open_rounds += int(await conn.scard(key))
+        players = {k[len("player:") :]: int(v) for k, v in acct.items() if k.startswith("player:")}
+        return Wallets(
+            balance=players,
+            held={k: int(v) for k, v in held.items()},
+            open_rounds=open_rounds,
+        )
+    finally:
+        conn.close()
