@@ -292,10 +292,12 @@ SEATS_ON_FELT = """() => {
   return [...new Set(out)];
 }"""
 
-#: Hand categories and seat statuses cut short ("O..", "D…"): the words a seat says.
+#: Hand categories and seat statuses cut short ("O..", "D…"), and results whose words
+#: run past their box (a big win with a progressive prize at a narrow seat).
 CUT_WORDS = """() => {
   const out = [];
-  for (const el of document.querySelectorAll("#table .hand-label, #table .seat-status")) {
+  const words = "#table .hand-label, #table .seat-status, #table .result:not(.none)";
+  for (const el of document.querySelectorAll(words)) {
     if (!el.getClientRects().length || !el.textContent.trim()) continue;
     if (el.scrollWidth > el.clientWidth + 1) {
       const seat = el.closest("[data-testid^='seat-']")?.dataset.testid ?? "?";

@@ -1394,14 +1394,19 @@ function covered(list, elements) {
 window.addEventListener("scroll", placeToasts, { passive: true });
 window.addEventListener("resize", placeToasts);
 
+/** The jackpot's news. At a table it goes with the toasts, and where they go: it comes
+ * as the winning table turns its cards and to other tables mid-decision, and under the
+ * top bar it covered the phase's clock, or on a phone the dealer's row stuck there. */
 function showBanner(frame) {
-  const host = $("banners");
+  const atTable = Boolean(state.current) && !$("table").hidden;
+  const host = atTable ? $("errors") : $("banners");
   const label = categoryLabel(frame.category);
   const banner = h("div", { class: "banner", role: "status", "data-testid": "jackpot-banner" },
     h("span", { class: "burst" }, "JACKPOT!"),
     h("span", {}, `${frame.name} won ${dollars(frame.amount)} with a ${label} at ${lobbyRow(frame.table)?.title ?? frame.table}.`),
     h("button", { class: "close", "data-action": "dismiss", "aria-label": "Dismiss" }, "×"));
   host.append(banner);
+  if (atTable) placeToasts();
   setTimeout(() => banner.remove(), BANNER_TTL_MS);
 }
 
