@@ -223,7 +223,7 @@ class Room:
         tell the viewers where it went."""
         if self.lease is None:
             return
-        self._log("table lost", logging.WARNING, holder=holder)
+        self._log("table lost", logging.WARNING, owner=holder)
         self.lease = None
         if self._lease_timer is not None:
             self._lease_timer.cancel()
