@@ -12,11 +12,12 @@ racing antes and chip purchases on several connections of several processes.
 
 Then everything is healed and the fleet settles; the bots stop playing but stay
 connected until no money is in flight, and the wallet each was last told is put
-beside the store's; the bots stop, every server is stopped with SIGTERM, and the run is reconciled from Redis and the bots' and
-servers' logs (`reconcile`): the books, holds and open rounds, each player's
-balance against what they were told, each round's ledger against what its
-seats were told and shown, one host per table at a time, every table
-playing again once the faults stopped, and no wallet left shown stale.
+beside the store's; the bots stop, every server is stopped with SIGTERM, and the
+run is reconciled from Redis and the bots' and servers' logs (`reconcile`): the
+books, holds and open rounds, each player's balance against what they were told,
+each round's ledger against what its seats were told and shown, one host per
+table at a time, every table playing again once the faults stopped, and no
+wallet left shown stale.
 
 Modules:
     journal    what the bots did and were told (requests, results, balances)
