@@ -556,9 +556,14 @@ def test_the_lobby_keeps_the_jackpot_cents_at_120_columns() -> None:
         "jackpot": "main",
     }
     ((_, cells),) = lobby_rows({"tables": [row]}, {"main": 1_234_567_89})
-    assert cells[-1] == "main $1,234,567.89" and cells[5] == "Deciding"
+    assert cells[4] == "main $1,234,567.89" and cells[5] == "Deciding"
     widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)]
     assert sum(widths) + 2 * len(widths) <= 118  # cells and their padding, inside the border
+    # at 80 columns a usual table's row shows its jackpot whole (it read "main $1")
+    usual = {**row, "title": "Casino 1", "seats": 5, "min_ante": 100, "max_ante": 10_000}
+    ((_, cells),) = lobby_rows({"tables": [usual]}, {"main": 1_000_000})
+    widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)][:5]
+    assert cells[4] == "main $10,000.00" and sum(widths) + 2 * len(widths) <= 78
 
 
 def test_the_two_clients_use_the_same_words() -> None:
@@ -659,3 +664,27 @@ async def test_leaving_with_an_undecided_hand_takes_a_second_l(make_server: Serv
         await settle(app)
         seat = server.rooms["alpha"].table.seats[0]
         assert seat is not None and seat.left  # folded for leaving; the seat goes at the end
+
+
+async def test_at_80x24_three_hands_leave_the_message_line_on_screen(
+    make_server: ServerFactory,
+) -> None:
+    """A standard terminal: three hands and the last round's words filled the screen
+    down past the message line, so refusals, a suspension and "cannot reach" were never
+    seen. The seats give way (they scroll) and the message stays."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1, 2], "three seats")
+        await p.press("3", "tab", "3", "tab", "3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("f", "f", "f")
+        await until(p, lambda: phase(app) == "showdown", "the showdown")
+        await sees(p, app, "#player", "Last round")
+        await p.press("f")  # nothing is due: a refusal in words
+        await sees(p, app, "#message", "No decision is due now")
+        message = app.screen.query_one("#message", Static).region
+        footer = 1
+        assert message.height >= 1 and message.bottom <= 24 - footer, message

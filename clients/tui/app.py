@@ -68,8 +68,11 @@ from clients.tui.render import (
     lobby_rows,
     moved_text,
     next_waiting,
+    not_here_text,
     player_text,
     seats_text,
+    table_titles,
+    variant_titles,
     waiting_hands,
 )
 from clients.tui.seed import SeedScreen
@@ -81,6 +84,7 @@ BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
 NOT_THIS_TRY: Final = frozenset({"store_unavailable", "rate_limited", "shutting_down"})
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
 LEAVE_ARMED_SECONDS: Final = 6.0  # a leave that folds hands waits this long for its second l
+MOVED: Final = frozenset({"unknown_table", "table_moved"})  # the table is hosted elsewhere
 
 Job = Callable[[], Awaitable[None]]
 
@@ -202,7 +206,11 @@ class WatchScreen(StudScreen):
         if self.ready and app.snapshot is not None and info:  # none while torn down
             info.first(Static).update(
                 info_text(
-                    app.snapshot, app.seconds_left(), app.jackpot_amount(), app.variant_title()
+                    app.snapshot,
+                    app.seconds_left(),
+                    app.jackpot_amount(),
+                    app.variant_title(),
+                    offline=not app.link.connected,
                 )
             )
 
@@ -310,8 +318,8 @@ class HistoryScreen(StudScreen):
                 app.history,
                 app.player_id,
                 app.history_verdicts,
-                app.table_titles(),
-                app.variant_titles(),
+                table_titles(app.lobby),
+                variant_titles(app.lobby),
             )
         self.query_one("#history", Static).update(body)
         self.query_one("#message", Static).update(app.message_text())
@@ -330,7 +338,7 @@ class StudApp(App[None]):
     CSS = """
     #head, #info { padding: 0 1; background: $boost; }
     #dealer { padding: 1 1 0 1; }
-    #seats { padding: 1 1; }
+    #seats { padding: 1 1; height: 1fr; overflow-y: auto; }
     #player { padding: 0 1; border-top: solid $primary; }
     #keys { padding: 0 1; color: $text-muted; }
     #message { padding: 0 1; }
@@ -391,6 +399,7 @@ class StudApp(App[None]):
         self.history_verdicts: dict[str, Verdict] = {}
         self.purchase: tuple[int, str] | None = None  # (amount, key) sent, not yet answered
         self.purchase_lost = False  # a try of it went without an answer
+        self.going_to: str | None = None  # the table to open once `link.follow` got there
 
     # ----- the model ------------------------------------------------------------------
 
@@ -440,9 +449,12 @@ class StudApp(App[None]):
         return Text(f"casino-stud lobby · {who} · jackpots: {jp or '-'} · {self.status}")
 
     def message_text(self) -> Text:
+        """The last message; while the link is down, first what the link is doing."""
+        down = Text("" if self.link.connected else f"Not connected: {self.status}", style="b red")
         if not self.message:
-            return Text(self.status if self.status != "connected" else "", style="dim")
-        return Text(self.message, style="red" if self.message_is_error else "yellow")
+            return down
+        said = Text(self.message, style="red" if self.message_is_error else "yellow")
+        return Text.assemble(down, "\n", said) if down else said
 
     def player_panel(self) -> Text:
         snap = self.snapshot
@@ -467,20 +479,6 @@ class StudApp(App[None]):
             placed=placed,
             rebet=self.slip.rebet_words(self._rebettable),
         )
-
-    def table_titles(self) -> dict[str, str]:
-        return {
-            str(t.get("id")): str(t.get("title") or t.get("id"))
-            for t in (self.lobby or {}).get("tables", [])
-        }
-
-    def variant_titles(self) -> dict[str, str]:
-        out = {}
-        for t in (self.lobby or {}).get("tables", []):
-            v = t.get("variant") or {}
-            if v.get("name"):
-                out[str(v["name"])] = str(v.get("title") or v["name"])
-        return out
 
     def fairness_line(self) -> Text:
         snap = self.snapshot
@@ -525,6 +523,7 @@ class StudApp(App[None]):
         elif t == "lobby":
             self.lobby = frame
             self.jackpots.update(frame.get("jackpots", {}))
+            self.link.fleet = sorted({str(r["url"]) for r in frame["tables"] if r.get("url")})
         elif t == "balance":
             self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}
         elif t == "history":
@@ -574,13 +573,17 @@ class StudApp(App[None]):
         self._welcomed_once = True
         try:
             await self.link.request("lobby", watch=True)
+            target, self.going_to = self.going_to, None
             if self.table_id is not None:
                 await self.link.request("join", table=self.table_id)  # spectators re-join
                 await self._send_seed(self.table_id)
-            elif first and self.start_table is not None:
-                self.open_table(self.start_table)
+            elif target is not None or (first and self.start_table is not None):
+                self.open_table(target or str(self.start_table), follow=False)
         except ServerError as e:
-            self.say(describe_error(e.frame), error=True)
+            if e.code in MOVED and self.table_id is not None:  # its host failed, or moved it
+                self.say(not_here_text(self._close_table(), e.frame), error=True)
+            else:
+                self.say(describe_error(e.frame), error=True)
         if self.purchase is not None:
             self.submit(self._send_purchase)  # its answer was lost: the same key again
         self.redraw_soon()
@@ -644,12 +647,23 @@ class StudApp(App[None]):
 
     # ----- what the keys do ------------------------------------------------------------
 
-    def open_table(self, table_id: str) -> None:
+    def open_table(self, table_id: str, *, follow: bool = True) -> None:
+        """Join the table; one hosted by another process of the casino: go there, once."""
+
         async def job() -> None:
             self.table_id = table_id
             self.deadline = None
             try:
                 await self.link.request("join", table=table_id)
+            except ServerError as e:
+                self.table_id = None
+                there = e.frame.get("url")
+                if not (follow and e.code in MOVED and isinstance(there, str) and there):
+                    raise
+                self.going_to = table_id
+                self.say(f"Table {table_id} is at another server of the casino: going there…")
+                self.link.follow(there)
+                return
             except BaseException:
                 self.table_id = None
                 raise

@@ -9,6 +9,12 @@ with the same name, and says so; for an account (`account`: the username and
 password `stud-client play --user` asked for, kept in memory only) it signs in
 again instead; if that password no longer signs in (changed on another device,
 which also closes this connection), it goes on as a new guest and says so.
+
+A casino may run several server processes on one store: the token is good at
+any of them. `fleet` holds the others' addresses (the lobby's rows name them);
+a process that cannot be reached is left for the next of them, so a player whose
+server died reaches the one that took its tables over. `follow` moves the link
+to another process on purpose (a table hosted there).
 """
 
 from __future__ import annotations
@@ -60,8 +66,11 @@ class Link:
         self.client: StudClient | None = None
         self.welcome: dict[str, Any] = {}
         self.connects = 0  # successful hellos, for the status line and tests
+        self.fleet: list[str] = []  # the casino's other processes, to try when this one is down
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()  # cuts a wait before the next try short (`follow`)
+        self._going: str | None = None  # the process `follow` asked for
 
     @property
     def connected(self) -> bool:
@@ -81,6 +90,19 @@ class Link:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
+    def follow(self, url: str) -> None:
+        """Go on at the process at `url` (the same player, by the token): the connection
+        here closes and the link reconnects there at once."""
+        self._going = url
+        self._wake.set()
+        if self.client is not None:
+            asyncio.get_running_loop().create_task(self.client.close())
+
+    def _next_url(self) -> str:
+        """After a failed try: the next process of the casino, in turn (this one if alone)."""
+        ring = list(dict.fromkeys([self.url, *self.fleet]))
+        return ring[(ring.index(self.url) + 1) % len(ring)]
+
     async def request(self, t: str, **fields: Any) -> dict[str, Any]:
         client = self.client
         if client is None or client.closed.done():
@@ -88,8 +110,11 @@ class Link:
         return await asyncio.wait_for(client.request(t, **fields), self.request_timeout)
 
     async def _run(self) -> None:
-        delay = self.backoff[0]
+        delay, misses = self.backoff[0], 0
         while not self._stopping:
+            if self._going is not None:
+                self.url, self._going, delay = self._going, None, self.backoff[0]
+            self._wake.clear()
             self.on_status("connecting…" if self.connects == 0 else "reconnecting…")
             try:
                 client = await StudClient.open(
@@ -101,15 +126,22 @@ class Link:
                     open_timeout=self.request_timeout,
                 )
             except (OSError, WebSocketException, TimeoutError) as e:
-                await self._wait(delay, f"cannot reach {self.url} ({type(e).__name__})")
+                misses += 1
+                gone = self.url
+                if misses >= 2:  # twice in a row: not a blip, the process is down
+                    self.url, misses = self._next_url(), 0
+                also = f"; trying {self.url}" if self.url != gone else ""
+                await self._wait(delay, f"cannot reach {gone} ({type(e).__name__}){also}")
                 delay = min(delay * 2, self.backoff[1])
                 continue
             client.listeners.append(self.on_frame)
             try:
                 session_lost = await self._hello(client)
+                if self._going is not None:  # asked to go to another process meanwhile
+                    continue
                 self.client = client
                 self.connects += 1
-                delay = self.backoff[0]
+                delay, misses = self.backoff[0], 0
                 self.on_status("connected")
                 await self.on_welcome(self.welcome, session_lost)
                 await client.closed
@@ -119,7 +151,7 @@ class Link:
                 self.client = None
                 with contextlib.suppress(Exception):
                     await client.close()
-            if not self._stopping:
+            if not self._stopping and self._going is None:
                 await self._wait(delay, "connection lost")
                 delay = min(delay * 2, self.backoff[1])
 
@@ -160,7 +192,8 @@ class Link:
     async def _wait(self, delay: float, why: str) -> None:
         pause = delay * random.uniform(0.8, 1.2)
         self.on_status(f"{why}; retrying in {pause:.1f}s")
-        await asyncio.sleep(pause)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), pause)
 
 
 async def sign_in(

@@ -141,6 +141,29 @@ def moved_text(frame: Frame) -> str:
     )
 
 
+def not_here_text(table: str | None, frame: Frame) -> str:
+    """Back at a process that no longer hosts the table on screen (`unknown_table` or
+    `table_moved` to its re-join): what became of the seats, and how to get there."""
+    where = frame.get("url")
+    there = f" It is hosted at {where} now: Enter on it in the lobby goes there." if where else ""
+    return (
+        f"Table {table} is not hosted by this server any more (its host failed, or moved it): "
+        f"your seats there are gone, and a round in play is refunded by its new host.{there}"
+    )
+
+
+def table_titles(lobby: Frame | None) -> dict[str, str]:
+    """Table id -> its title, from the lobby."""
+    rows = (lobby or {}).get("tables", [])
+    return {str(t.get("id")): str(t.get("title") or t.get("id")) for t in rows}
+
+
+def variant_titles(lobby: Frame | None) -> dict[str, str]:
+    """Variant name -> its title, from the lobby's rows."""
+    variants = [t.get("variant") or {} for t in (lobby or {}).get("tables", [])]
+    return {str(v["name"]): str(v.get("title") or v["name"]) for v in variants if v.get("name")}
+
+
 def describe_error(frame: Frame) -> str:
     """An `error` frame in words a player understands, money in dollars."""
     code = str(frame.get("code", ""))
@@ -189,22 +212,29 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
                     str(variant.get("title") or variant.get("name", "")),
                     f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
                     f"{seats - taken} of {seats}",
-                    str(t.get("spectators", 0)),
-                    LOBBY_PHASES.get(str(t.get("phase")), str(t.get("phase", ""))),
                     f"{jackpot} {money(meter)}" if meter is not None else jackpot,
+                    LOBBY_PHASES.get(str(t.get("phase")), str(t.get("phase", ""))),
+                    str(t.get("spectators", 0)),
                 ],
             )
         )
     return rows
 
 
-LOBBY_COLUMNS: Final = ("Table", "Game", "Ante", "Free seats", "Watching", "Now", "Jackpot")
+#: The jackpot before the phase and the watchers: cut at the edge of an 80-column terminal,
+#: "main $10,000.00" read "main $1".
+LOBBY_COLUMNS: Final = ("Table", "Game", "Ante", "Free seats", "Jackpot", "Now", "Watching")
 
 
 def info_text(
-    snap: Frame, seconds_left: float | None, jackpot: int | None, variant_title: str = ""
+    snap: Frame,
+    seconds_left: float | None,
+    jackpot: int | None,
+    variant_title: str = "",
+    offline: bool = False,
 ) -> Text:
-    """Title, game, limits, spectators; the phase with its countdown; the jackpot meter."""
+    """Title, game, limits, spectators; the phase with its countdown; the jackpot meter.
+    `offline`: the link is down: the table is as last seen, its clock not known."""
     phase = str(snap.get("phase", ""))
     jp = snap.get("jackpot") or {}
     amount = jackpot if jackpot is not None else jp.get("amount")
@@ -227,6 +257,8 @@ def info_text(
         reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
         who = "CLOSING" if paused.get("shutdown") else "PAUSED by the casino"
         line2 += f"  [b red]{who}{reason}[/]"
+    if offline:
+        line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({PHASES.get(phase, phase)})"
     if amount is not None:
         line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
     return Text.from_markup(line1 + "\n" + line2)

@@ -1,0 +1,108 @@
+"""The terminal client with two server processes on one Redis: its server gone, it
+goes on at the other (the same player, by the token) and shows the table as the
+new host has it, never the round that died with the old one; a table hosted by the
+other process opens there. Needs redis-server on the PATH."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+
+from clients.tui import LobbyScreen, PlayScreen, StudApp
+from server.app import StudServer
+from server.fleet import Fleet
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
+from tests.redis_fixture import RedisServer, free_port, private_redis, time_limit
+from tests.test_tui import shown, until
+
+__all__ = ["private_redis", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+START = 100_000
+FAST = (0.05, 0.2)  # the link's backoff: retries come quick in a test
+LONG = {"betting": 30, "decision": 30, "results": 30}
+
+
+def ws(server: StudServer) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+@pytest.fixture
+async def pair(private_redis: RedisServer) -> AsyncIterator[tuple[StudServer, StudServer]]:
+    """Process "first" hosts table east; "second" hosts west and stands by for east."""
+    servers: list[StudServer] = []
+    try:
+        for name, tables in (("first", ["east"]), ("second", ["west", "east"])):
+            port = free_port()
+            public = f"ws://127.0.0.1:{port}/ws"
+            config = make_config(
+                tables=[{"id": t, "variant": "casino-stud", "seats": 3} for t in tables],
+                wallet={"starting_credits": START, "starting_bonus": 0},
+                timers=LONG,
+            )
+            config = replace(config, port=port, public_url=public, fleet_ttl=1.5)
+            store = await RedisStore.connect(private_redis.url, namespace="tui-fleet")
+            fleet = Fleet(store, f"proc-{name}", public, ttl=1.5)
+            server = StudServer(config, store=store, fleet=fleet)
+            await server.start()
+            servers.append(server)
+        yield servers[0], servers[1]
+    finally:
+        for server in servers:
+            await server.stop(grace=0)
+
+
+async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    """A dealt round dies with its host: the terminal says it is offline while it is
+    (the table as last seen, no clock), reaches the other process, which took the table
+    over, and shows the table as it is there: no seat, the bet refunded."""
+    first, second = pair
+    assert first.rooms["east"].active
+    app = StudApp(ws(first), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("3", "d")
+        await until(p, lambda: (app.snapshot or {}).get("phase") == "deciding", "the deal")
+        assert app.balance["held"] > 0
+        await first.stop(grace=0)  # its rounds voided, every bet refunded
+        await until(p, lambda: "OFFLINE" in shown(app, "#info"), "offline said")
+        assert "Not connected" in shown(app, "#message")
+        assert "left" not in shown(app, "#info")  # no clock runs on a table not heard
+        await until(p, lambda: app.link.url == ws(second) and app.link.connected, "the other")
+        await until(p, lambda: second.rooms["east"].active, "the takeover")
+        await until(
+            p,
+            lambda: app.own_seats() == [] and (app.snapshot or {}).get("phase") == "waiting",
+            "the table as its new host has it",
+        )
+        await until(p, lambda: app.balance.get("held") == 0, "the refund pushed")
+        assert app.balance["balance"] == START
+        assert "OFFLINE" not in shown(app, "#info") and "Not connected" not in shown(
+            app, "#message"
+        )
+
+
+async def test_a_table_of_the_other_process_opens_there(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    first, second = pair
+    app = StudApp(ws(first), "ann", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        player = app.player_id
+        app.open_table("west")  # as Enter on its row does
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        assert app.link.url == ws(second) and app.table_id == "west"
+        assert app.player_id == player  # the same player, by the token
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "a seat there")
