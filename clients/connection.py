@@ -153,11 +153,17 @@ class StudClient:
         rid = next(self._ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
-        await self.send({"t": t, "id": rid, **fields})
         try:
+            await self.send({"t": t, "id": rid, **fields})
             reply = await fut
         finally:
+            # never left behind: one whose frame could not be sent would otherwise be
+            # failed by the reader later, its error never retrieved
             self._pending.pop(rid, None)
+            if not fut.done():
+                fut.cancel()
+            elif not fut.cancelled():
+                fut.exception()
         if reply.get("t") == "error":
             raise ServerError(reply)
         return reply
