@@ -7,8 +7,10 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 
 from __future__ import annotations
 
+import pytest
 from playwright.async_api import Browser, Page, expect
 
+from clients.connection import ServerError, StudClient
 from tests.conftest import ServerFactory
 from tests.test_web import (
     VIEWPORT,
@@ -19,6 +21,7 @@ from tests.test_web import (
     expect_wallet,
     needs_chromium,
     open_page,
+    resize,
     shot,
 )
 
@@ -178,4 +181,73 @@ async def test_a_password_changed_here_signs_the_other_device_out(
     await expect(ended).to_contain_text("Signed out: sign in again to play with your account")
     await expect(ann.get_by_test_id("signin")).to_be_visible()  # a guest now
     await shot(phone, "account-password-changed.png")
+    assert problems == [], problems
+
+
+#: The top bar's parts that are drawn, any past the window's right edge or cut short.
+TOP_BAR = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll(".topbar > *, .topbar .account > *")) {
+    const r = el.getBoundingClientRect();
+    if (!r.width) continue;
+    if (r.right > innerWidth + 0.5) out.push(`${el.id || el.className} ends at ${r.right}`);
+    if (el.matches("button") && el.scrollWidth > el.clientWidth + 1) out.push(`${el.id} cut`);
+  }
+  if (document.documentElement.scrollWidth > innerWidth) out.push("the page scrolls sideways");
+  return out;
+}"""
+
+
+async def test_a_long_username_fits_a_laptop_and_a_replaced_tab_signs_out(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """At 1280x800 a 24-character username pushed the top bar to 1414 px; and Sign out
+    in a tab another tab had taken the connection from said "Not connected" and did
+    nothing, leaving the account signed in everywhere."""
+    server = await make_server()
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    ann = await open_page(browser, url, problems)
+    await resize(ann, {"width": 1280, "height": 800})
+    # a name one character too long is refused in words too (the field cut it silently)
+    await ann.get_by_test_id("name-input").fill("Bartholomew Maximilian Xy")
+    await ann.get_by_test_id("name-input").press("Enter")
+    await expect(ann.get_by_test_id("error-message")).to_have_text(
+        "Name must be 1 to 24 characters, got 25"
+    )
+    await expect(ann.get_by_test_id("name-input")).to_have_value("Bartholomew Maximilian Xy")
+    await ann.get_by_test_id("name-input").fill("")
+    await enter(ann, "Bartholomew")
+    await ann.get_by_test_id("signup").click()
+    # one character too many is refused in words, not cut to an account of another name
+    await fill_dialog(ann, "bartholomew_maximilian_xy", PASSWORD)
+    await expect(ann.get_by_test_id("account-error")).to_contain_text("3 to 24 characters")
+    await ann.get_by_test_id("account-username").fill("bartholomew_maximilian_x")
+    await ann.get_by_test_id("account-submit").click()
+    await signed_in_as(ann, "bartholomew_maximilian_x", "Bartholomew")
+    await expect(ann.get_by_test_id("account-name")).to_have_attribute(
+        "title", "bartholomew_maximilian_x"
+    )
+    tab = await ann.context.new_page()
+    collect_problems(tab, problems)
+    await tab.goto(url)
+    await signed_in_as(tab, "bartholomew_maximilian_x", "Bartholomew")
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+    await expect(ann.get_by_test_id("reconnect")).to_be_visible()
+    await shot(ann, "account-long-name-1280.png")
+    assert await ann.evaluate(TOP_BAR) == []
+    await resize(tab, {"width": 1280, "height": 800})
+    assert await tab.evaluate(TOP_BAR) == []
+
+    token = await ann.evaluate("() => JSON.parse(localStorage.getItem('stud.account')).token")
+    await ann.get_by_test_id("signout").click()
+    for page in (ann, tab):
+        await expect(page.get_by_test_id("name-input")).to_be_visible(timeout=WAIT_MS)
+    client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        with pytest.raises(ServerError) as refused:
+            await client.hello(token=token)
+        assert refused.value.code == "invalid_token"  # revoked on the server, not just here
+    finally:
+        await client.close()
     assert problems == [], problems

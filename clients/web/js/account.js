@@ -6,12 +6,14 @@
 // goes on signed in: `accountToken()` is what app.js says hello with first.
 // Only one tab plays at a time (the server keeps one connection per player);
 // the others offer "Play here". Signing out in one tab revokes the
-// token on the server, and the other tabs of the origin go back to the start,
-// saying why. A password change signs out every other device (the server closes
+// token on the server (a tab that gave its connection to another takes it back
+// first: it has nothing to send a sign-out on), and the other tabs of the origin
+// go back to the start, saying why. A password change signs out every other device (the server closes
 // their connections); this tab goes on.
 //
 // The password is read from the form when it is sent and never stored.
 
+import { OfflineError } from "./connection.js";
 import { errorText } from "./format.js";
 
 const ACCOUNT = "stud.account"; // localStorage: {token, username} of the signed-in account
@@ -20,6 +22,8 @@ const NOTICE = "stud.notice"; // sessionStorage: a word for the page after a res
 
 let app = null; // {conn, welcome, showError}
 let me = null; // the last welcome's {username} (null before one)
+let onWelcome = null; // a sign-out waiting for its connection back (`takeBack`)
+const TAKE_BACK_MS = 10000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -47,6 +51,7 @@ export function accountWelcomed(w) {
   me = { username: w.username ?? null };
   if (w.username) localStorage.setItem(ACCOUNT, JSON.stringify({ token: w.token, username: w.username }));
   drawBar();
+  onWelcome?.();
 }
 
 /** Wire the buttons and the dialog; `hooks` are app.js's connection and functions. */
@@ -94,6 +99,7 @@ function drawBar() {
   if (me.username) {
     const name = Object.assign(document.createElement("span"), { className: "account-name", textContent: me.username });
     name.dataset.testid = "account-name";
+    name.title = me.username; // a long one is cut short in the bar
     bar.append(name, button("password", "Password"), button("signout", "Sign out"));
   } else {
     bar.append(button("signup", "Sign up"), button("signin", "Sign in"));
@@ -163,6 +169,7 @@ async function submit() {
 
 async function signOut() {
   try {
+    if (app.conn.status.state === "replaced") await takeBack();
     await app.conn.request("logout");
   } catch (err) {
     app.showError(err);
@@ -170,6 +177,23 @@ async function signOut() {
   }
   forgetAccount();
   restart();
+}
+
+/** Connect again, as "Play here" does, and wait for the welcome: a tab that another
+ * tab or device took the connection from has none to sign out on. */
+function takeBack() {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onWelcome = null;
+      reject(new OfflineError("Could not reach the server to sign out: try again."));
+    }, TAKE_BACK_MS);
+    onWelcome = () => {
+      onWelcome = null;
+      clearTimeout(timer);
+      resolve();
+    };
+    app.conn.start();
+  });
 }
 
 /** Back to the start: no token, no name, a fresh page (that says `notice`, if given). */

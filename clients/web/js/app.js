@@ -16,7 +16,7 @@
 // compares with the proof.
 
 import { accountToken, accountWelcomed, forgetAccount, setupAccount } from "./account.js";
-import { Connection, OfflineError } from "./connection.js";
+import { Connection, OfflineError, ServerError } from "./connection.js";
 import { dealDone, justDealt, nextCardIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
 import * as fairness from "./fairness.js";
@@ -248,6 +248,13 @@ async function hello() {
           + "restarted without keeping its data), so you start again.", { code: "session-ended", sticky: true });
       if (conn.open) hello();
       return;
+    }
+    if (!token && err instanceof ServerError) {
+      // a new player's name refused (too long, too many new players from here): the
+      // form again, the name still in it, with the reason; not "Connecting…" for ever
+      sessionStorage.removeItem(KEYS.name);
+      state.needName = true;
+      render();
     }
     showError(err);
   }
