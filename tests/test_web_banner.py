@@ -50,6 +50,7 @@ HANDS = [
     ["Ts", "2s", "7s", "6s", "5d"],
 ]
 DEALER = ["Ac", "Ad", "Qh", "Qc", "3h"]
+BOB = "Maximilianbartholomewxyz"  # 24 letters, nowhere to break: the winner's name
 
 #: What the jackpot's banner covers of what is read or tapped now, on screen.
 BANNER_CLEAR = """() => {
@@ -59,7 +60,7 @@ BANNER_CLEAR = """() => {
   const banner = document.querySelector('[data-testid="jackpot-banner"]');
   if (!banner) return {banner: null, covered: []};
   const b = box(banner);
-  const read = ["leave", "phase", "jackpot-meter", "dealer-cards"]
+  const read = ["wallet", "leave", "phase", "jackpot-meter", "dealer-cards"]
     .map((id) => document.querySelector(`[data-testid="${id}"]`));
   read.push(...document.querySelectorAll(
     'button[data-action="fold"]:enabled, button[data-action="raise"]:enabled, '
@@ -73,7 +74,11 @@ BANNER_CLEAR = """() => {
       ? r.top >= 0 && r.bottom <= innerHeight : r.bottom > 0 && r.top < innerHeight;
     if (shown && hit(b, r)) out.push(el.dataset.testid);
   }
-  if (b.top < 0 || b.bottom > innerHeight) out.push("off screen");
+  if (b.top < 0 || b.bottom > innerHeight || b.left < 0 || b.right > innerWidth) {
+    out.push("off screen");
+  }
+  const close = banner.querySelector(".close").getBoundingClientRect();
+  if (close.right > Math.min(b.right, innerWidth)) out.push("its x off screen");
   return {banner: b.toJSON(), covered: out};
 }"""
 
@@ -104,8 +109,10 @@ async def test_the_jackpot_banner_leaves_the_dealer_head_and_results_in_view(
     phone = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
     _, bob = await new_page(browser, url, problems, **phone)
     _, wendy = await new_page(browser, url, problems, viewport=LAPTOPS[0])
-    await enter(bob, "Bob", tap=True)
+    _, lou = await new_page(browser, url, problems, **phone)  # stays in the lobby
+    await enter(bob, BOB, tap=True)
     await enter(wendy, "Wendy")
+    await enter(lou, "Lou", tap=True)
     await sit_three(bob, 0, tap=True)
     for name in ("Cy", "Dee"):
         bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
@@ -133,10 +140,11 @@ async def test_the_jackpot_banner_leaves_the_dealer_head_and_results_in_view(
             await bot.request("raise", table="nine", seat=seat)
 
     # the showdown: the straight flush's news comes to every page
-    for page in (bob, wendy):
+    for page in (bob, wendy, lou):
         await expect(page.get_by_test_id("jackpot-banner")).to_contain_text(
-            "Bob won", timeout=15_000
+            f"{BOB} won", timeout=15_000
         )
+    await banner_clear(lou, "phone-lobby")
     await expect(bob.get_by_test_id("seat-8-result")).to_be_visible()
     # (measured first: the banner goes by itself after 12 s)
     # a phone has no room beside its hands: the news goes over the foot of the screen,

@@ -1414,6 +1414,10 @@ function showBanner(frame) {
     h("button", { class: "close", "data-action": "dismiss", "aria-label": "Dismiss" }, "×"));
   host.append(banner);
   if (atTable) placeToasts();
+  else { // under the top bar, whatever its height (two rows on a phone): not over the wallet
+    const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+    host.style.top = `${Math.max(8, Math.round(bottom) + 6)}px`;
+  }
   setTimeout(() => banner.remove(), BANNER_TTL_MS);
 }
 
