@@ -249,6 +249,10 @@ class _Pending:
     seen: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+class SeatsLost(Exception):
+    """The table no longer seats the bot (an operator removed it, or suspended the player)."""
+
+
 class Bot:
     """One bot player at one table."""
 
@@ -335,7 +339,14 @@ class Bot:
             s["ante"] > 0 for _, s in own_seats(snap, self.seats)
         )
 
+    def _seated(self, snap: Snapshot) -> bool:
+        """Whether one of the seats taken is still ours (an operator may have removed us)."""
+        pid = self.result.player_id
+        return any(s.get("player_id") == pid for _, s in own_seats(snap, self.seats))
+
     def _actionable(self, snap: Snapshot) -> bool:
+        if self.seats and not self._seated(snap):
+            return True  # nothing of ours there any more: `_play` stops
         if self.done:
             return not self._live(snap)
         mine = own_seats(snap, self.seats)
@@ -367,6 +378,8 @@ class Bot:
             await self._play(client)
         except ServerError as e:
             r.errors[e.code] += 1
+        except SeatsLost:
+            r.errors["seats_lost"] += 1
         except TimeoutError:
             r.errors["timeout"] += 1
         except (ConnectionError, ConnectionClosed):
@@ -382,6 +395,8 @@ class Bot:
                 lambda c: (v := c.view(self.table)) is not None and self._actionable(v) and v,
                 self.step_timeout,
             )
+            if not self._seated(snap):
+                raise SeatsLost  # not a wait for a step that will never come
             if self.done:
                 return
             if snap["phase"] in ("waiting", "betting"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -183,3 +184,20 @@ def test_money_and_hand_net() -> None:
     assert hand_net(lost) == -400 and prize_paid(lost) == 0
     no_bet = {"progressive": False, "result": {"net": 100, "progressive_prize": None}}
     assert prize_paid(no_bet) == 0
+
+
+async def test_a_bot_whose_seat_is_taken_away_stops_and_says_so(
+    make_server: ServerFactory,
+) -> None:
+    """An operator removed a bot (a suspension frees its seats): it waited out its whole
+    step timeout for a turn that never came, then said only `timeout`, and the run went
+    on long past its `--seconds`."""
+    server = await make_server(timers={"betting": 30, "decision": 30, "results": 0.05})
+    bot = Bot(url(server), "beta", "Gone", rounds=None, deadline=None, step_timeout=600)
+    run = asyncio.ensure_future(bot.run(None))
+    room = server.rooms["beta"]
+    while not bot.result.player_id or not room.table.seats_of(bot.result.player_id):
+        await asyncio.sleep(0.01)
+    await room.remove_player(bot.result.player_id, by_request=False, fold=False)
+    result = await asyncio.wait_for(run, 60)  # (a bound on the test, not a figure)
+    assert result.errors == {"seats_lost": 1}, result.to_dict()
