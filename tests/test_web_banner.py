@@ -1,4 +1,5 @@
-"""The jackpot's news at a full table: a phone scrolled down its hands, and a laptop.
+"""Notices at a full table: the jackpot's news on a phone scrolled down its hands and on
+a laptop, and a refusal at 1024 px.
 
 The banner that says who won the jackpot comes as the winning table turns its
 cards, and to every other table whatever it is doing. It must not cover what a
@@ -162,4 +163,48 @@ async def test_the_jackpot_banner_leaves_the_dealer_head_and_results_in_view(
     for size in (LAPTOPS[3], LAPTOPS[0]):
         await resize(wendy, size)
         await check_layout(wendy, f"showdown-jackpot-{size['width']}x{size['height']}", None)
+    assert problems == []
+
+
+#: The buttons of the player's own seats that a toast covers.
+OWN_BUTTONS_UNDER_TOASTS = """() => {
+  const toasts = [...document.querySelectorAll("#errors > *")]
+    .map((t) => t.getBoundingClientRect());
+  const hit = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return [...document.querySelectorAll('#table [data-action="select-seat"] button:enabled')]
+    .filter((b) => toasts.some((t) => hit(t, b.getBoundingClientRect())))
+    .map((b) => b.dataset.testid);
+}"""
+
+
+async def test_a_refused_bet_at_1024_leaves_the_seat_s_own_buttons_in_reach(
+    make_server: ServerFactory, browser: Browser, bots: list[StudClient]
+) -> None:
+    """An ante over the limit at the arc's bottom seats: its refusal covered that seat's
+    Clear and Stand, the buttons to answer it with."""
+    server = await make_server(tables=NINE, timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[3])
+    await enter(ann, "Ann")
+    for name in ("Cy", "Dee"):
+        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        bots.append(bot)
+        await bot.hello(name=name)
+        await bot.request("join", table="nine")
+        if name == "Dee":  # Cy took #1 to #3: Ann the arc's bottom, right over the rack
+            await sit_three(ann, 3)
+        for _ in range(3):
+            await bot.request("sit", table="nine")
+    for seat in (3, 4, 5):
+        await ann.get_by_test_id("chip-10000").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()  # $200: over the $100 limit
+        await expect(ann.locator("#errors .toast")).to_have_count(1)
+        await expect(ann.get_by_test_id(f"clear-{seat}")).to_be_visible()
+        under = await ann.evaluate(OWN_BUTTONS_UNDER_TOASTS)
+        await ann.screenshot(path=str(ARTIFACTS / f"toast-over-limit-1024-seat-{seat}.png"))
+        assert under == [], f"seat {seat}: the toast covers {under}"
+        await ann.get_by_test_id("error-dismiss").click()
     assert problems == []

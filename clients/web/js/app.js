@@ -1368,6 +1368,20 @@ function placeToasts() {
       if (coveredDecisions(list) === 0 && coveredResults(list) === 0) return;
     }
   }
+  // the player's own seats along the foot (the arc's bottom, at 1024 px): the felt's
+  // middle, inside the arc of seats, where nothing is tapped
+  const arc = document.querySelector("#table .felt.arc")?.getBoundingClientRect();
+  if (arc && arc.height > 0) {
+    const box = list.getBoundingClientRect();
+    const top = Math.round(arc.top + arc.height * 0.5 - box.height / 2);
+    if (top > 0 && top + box.height < window.innerHeight) {
+      list.style.bottom = "auto";
+      list.style.top = `${top}px`;
+      list.style.left = `${Math.round(arc.left + arc.width / 2 - box.width / 2)}px`;
+      list.style.transform = "none";
+      if (coveredDecisions(list) === 0 && coveredResults(list) === 0) return;
+    }
+  }
   for (const where of spots) {
     atFoot(where);
     if (coveredDecisions(list) === 0) return;
@@ -1378,9 +1392,12 @@ function placeToasts() {
   if (coveredDecisions(list) > covered) atFoot();
 }
 
-/** How many Fold and Raise buttons, enabled and on screen, the toasts cover now. */
+/** How many Fold and Raise buttons, enabled and on screen, the toasts cover now; and, on
+ * the felt's arc, the buttons of the player's own seats (Clear, Stand: at 1024 px a
+ * refusal of a bet covered the very seat it was about). */
 function coveredDecisions(list) {
-  const buttons = '#table button[data-action="fold"], #table button[data-action="raise"]';
+  const buttons = '#table button[data-action="fold"], #table button[data-action="raise"], '
+    + '#table .seat.arc[data-action="select-seat"] button';
   return covered(list, [...document.querySelectorAll(buttons)].filter((b) => !b.disabled));
 }
 
