@@ -688,3 +688,26 @@ async def test_at_80x24_three_hands_leave_the_message_line_on_screen(
         message = app.screen.query_one("#message", Static).region
         footer = 1
         assert message.height >= 1 and message.bottom <= 24 - footer, message
+
+
+async def test_offline_the_table_says_so_and_l_warns_of_nothing_it_cannot_know(
+    make_server: ServerFactory,
+) -> None:
+    """Its server gone, the terminal kept the round's clock running to 0 and, asked to
+    leave, warned of antes lost to a fold on a round that had been voided (here the
+    shutdown's void came first: the table was last seen waiting)."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha", backoff=(0.05, 0.2))
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await server.stop(grace=0)
+        info = await sees(p, app, "#info", "OFFLINE: the table as last seen")
+        assert " left" not in info  # no clock for a table not heard
+        assert "Not connected" in shown(app, "#message")
+        await p.press("l")
+        await sees(p, app, "#message", "seats can be left once the link is back")
+        assert isinstance(app.screen, PlayScreen) and "antes" not in shown(app, "#message")

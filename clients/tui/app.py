@@ -63,6 +63,7 @@ from clients.tui.render import (
     folded_by_leaving,
     history_text,
     info_text,
+    jackpot_won_text,
     last_round_text,
     leave_warning,
     lobby_rows,
@@ -535,11 +536,7 @@ class StudApp(App[None]):
         elif t == "jackpot":
             self.jackpots[str(frame["name"])] = int(frame["amount"])
         elif t == "jackpot_won":
-            what = str(frame.get("category", "")).replace("_", " ").title()
-            self.say(
-                f"JACKPOT! {frame.get('name')} won {money(int(frame.get('amount', 0)))} "
-                f"with a {what} at {frame.get('table')}"
-            )
+            self.say(jackpot_won_text(frame))
         elif t == "table_moved" and frame.get("table") == self.table_id:
             self._close_table()
             self.say(moved_text(frame), error=True)
@@ -674,6 +671,9 @@ class StudApp(App[None]):
         self.submit(job)
 
     def leave_table(self) -> None:
+        if not self.link.connected:  # the table on screen is as last seen: nothing to warn of
+            self.say("Not connected: seats can be left once the link is back.", error=True)
+            return
         snap, now = self.snapshot, asyncio.get_running_loop().time()
         folds = folded_by_leaving(snap, self.own_seats())
         if snap is not None and folds and now > self._leave_armed_until:

@@ -141,6 +141,14 @@ def moved_text(frame: Frame) -> str:
     )
 
 
+def jackpot_won_text(frame: Frame) -> str:
+    what = str(frame.get("category", "")).replace("_", " ").title()
+    return (
+        f"JACKPOT! {frame.get('name')} won {money(int(frame.get('amount', 0)))} "
+        f"with a {what} at {frame.get('table')}"
+    )
+
+
 def not_here_text(table: str | None, frame: Frame) -> str:
     """Back at a process that no longer hosts the table on screen (`unknown_table` or
     `table_moved` to its re-join): what became of the seats, and how to get there."""
