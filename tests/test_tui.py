@@ -16,7 +16,6 @@ from textual.widgets import DataTable, Static
 
 from clients.connection import ServerError, absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
-from clients.tui.app import HistoryScreen
 from clients.tui.link import sign_in
 from clients.tui.render import (
     PLAY_KEYS,
@@ -27,6 +26,7 @@ from clients.tui.render import (
     seats_text,
     waiting_hands,
 )
+from clients.tui.screens import HistoryScreen
 from clients.tui.seed import SeedScreen
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order

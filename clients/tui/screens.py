@@ -1,0 +1,320 @@
+"""The terminal client's screens: the lobby, a table (watching or playing), the history.
+
+Each screen draws itself from the app's model and passes its keys on to the app
+(clients/tui/app.py); `TableApp` is what they read of it and ask of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, ClassVar, Protocol, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from clients.bots import money
+from clients.tui.link import Link
+from clients.tui.render import (
+    CHIPS,
+    HISTORY_KEYS,
+    LOBBY_COLUMNS,
+    PLAY_KEYS,
+    WATCH_KEYS,
+    dealer_text,
+    history_text,
+    info_text,
+    lobby_rows,
+    seats_text,
+    table_titles,
+    variant_titles,
+)
+from clients.tui.seed import SeedScreen
+from clients.verify import Verdict
+
+
+class TableApp(Protocol):
+    """What the screens read of the app and ask it to do (StudApp)."""
+
+    player_name: str
+    status: str
+    table_id: str | None
+    selected: int | None
+    lobby: dict[str, Any] | None
+    jackpots: dict[str, int]
+    history: list[dict[str, Any]] | None
+    history_verdicts: dict[str, Verdict]
+    seed_choice: dict[str, str]
+    link: Link
+
+    @property
+    def player_id(self) -> str | None: ...
+    @property
+    def snapshot(self) -> dict[str, Any] | None: ...
+    def seconds_left(self) -> float | None: ...
+    def jackpot_amount(self) -> int | None: ...
+    def variant_title(self) -> str: ...
+    def head_text(self) -> Text: ...
+    def message_text(self) -> Text: ...
+    def player_panel(self) -> Text: ...
+    def fairness_line(self) -> Text: ...
+    def open_table(self, table_id: str, *, follow: bool = True) -> None: ...
+    def leave_table(self) -> None: ...
+    def sit(self) -> None: ...
+    def add_chip(self, index: int) -> None: ...
+    def remove_chip(self) -> None: ...
+    def toggle_progressive(self) -> None: ...
+    def rebet(self) -> None: ...
+    def clear_bets(self) -> None: ...
+    def next_seat(self) -> None: ...
+    def deal(self) -> None: ...
+    def decide(self, decision: str) -> None: ...
+    def buy_chips(self) -> None: ...
+    def set_client_seed(self, seed: str) -> None: ...
+    def load_history(self) -> None: ...
+
+
+class StudScreen(Screen[None]):
+    """A screen that redraws itself from the app's model, once its widgets exist.
+
+    Frames and the clock may ask for a redraw while a screen is still being
+    mounted or already going away; `ready` makes that a no-op instead of a crash.
+    """
+
+    ready = False
+
+    @property
+    def stud(self) -> TableApp:
+        return cast(TableApp, self.app)
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.refresh_view()
+
+    def on_unmount(self) -> None:
+        self.ready = False
+
+    def on_screen_resume(self) -> None:
+        """Back on top (from the history or the seed input): catch up on what came meanwhile."""
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.ready:
+            # a screen being torn down (the app quitting) may have lost its widgets already
+            with contextlib.suppress(NoMatches):
+                self.refresh_view()
+
+    def refresh_view(self) -> None:
+        raise NotImplementedError
+
+
+class LobbyScreen(StudScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("h", "app.history", "History"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[tuple[str, list[str]]] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="head")
+            yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+            yield Static("↑/↓ choose a table · Enter to open it · h history · q quit", id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*LOBBY_COLUMNS)
+        self.query_one(DataTable).focus()
+        super().on_mount()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        self.query_one("#head", Static).update(app.head_text())
+        self.query_one("#message", Static).update(app.message_text())
+        rows = lobby_rows(app.lobby, app.jackpots) if app.lobby else []
+        if rows != self._rows:
+            table = self.query_one(DataTable)
+            cursor = table.cursor_row
+            table.clear()
+            for table_id, cells in rows:
+                table.add_row(*cells, key=table_id)
+            if rows:
+                table.move_cursor(row=min(cursor, len(rows) - 1))
+            self._rows = rows
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.stud.open_table(event.row_key.value)
+
+
+class WatchScreen(StudScreen):
+    """A table with no controls: what every spectator sees."""
+
+    KEYS_LINE = WATCH_KEYS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("h", "app.history", "History"),
+        Binding("l", "leave", "Lobby"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="info")
+            yield Static(id="fair")
+            yield Static(id="dealer")
+            yield Static(id="seats")
+            yield Static(id="player")
+            yield Static(self.KEYS_LINE, id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        snap = app.snapshot
+        if snap is None:
+            self.query_one("#info", Static).update(f"joining {app.table_id}… ({app.status})")
+            return
+        self.refresh_clock()
+        self.query_one("#fair", Static).update(app.fairness_line())
+        self.query_one("#dealer", Static).update(dealer_text(snap))
+        self.query_one("#seats", Static).update(seats_text(snap, app.player_id, app.selected))
+        self.query_one("#player", Static).update(app.player_panel())
+        self.query_one("#message", Static).update(app.message_text())
+
+    def refresh_clock(self) -> None:
+        app = self.stud
+        info = self.query("#info")
+        if self.ready and app.snapshot is not None and info:  # none while torn down
+            info.first(Static).update(
+                info_text(
+                    app.snapshot,
+                    app.seconds_left(),
+                    app.jackpot_amount(),
+                    app.variant_title(),
+                    offline=not app.link.connected,
+                )
+            )
+
+    def action_leave(self) -> None:
+        self.stud.leave_table()
+
+
+class PlayScreen(WatchScreen):
+    """The table with the player's keys."""
+
+    KEYS_LINE = PLAY_KEYS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "sit", "Sit"),
+        *(Binding(str(i + 1), f"chip({i})", money(c), show=False) for i, c in enumerate(CHIPS)),
+        Binding("backspace", "unchip", "Chip back", show=False),
+        Binding("p", "progressive", "Progressive"),
+        Binding("a", "rebet", "Rebet"),
+        Binding("x", "clear", "Clear"),
+        Binding("d", "deal", "Deal"),
+        Binding("f", "decide('fold')", "Fold"),
+        Binding("r", "decide('raise')", "Raise"),
+        Binding("tab", "next_seat", "Next seat", priority=True),
+        Binding("b", "buy", "Buy $100"),
+        Binding("c", "client_seed", "Client seed"),
+        Binding("h", "app.history", "History"),
+        Binding("l", "leave", "Leave"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def action_sit(self) -> None:
+        self.stud.sit()
+
+    def action_chip(self, index: int) -> None:
+        self.stud.add_chip(index)
+
+    def action_unchip(self) -> None:
+        self.stud.remove_chip()
+
+    def action_progressive(self) -> None:
+        self.stud.toggle_progressive()
+
+    def action_rebet(self) -> None:
+        self.stud.rebet()
+
+    def action_clear(self) -> None:
+        self.stud.clear_bets()
+
+    def action_deal(self) -> None:
+        self.stud.deal()
+
+    def action_decide(self, decision: str) -> None:
+        self.stud.decide(decision)
+
+    def action_next_seat(self) -> None:
+        self.stud.next_seat()
+
+    def action_buy(self) -> None:
+        self.stud.buy_chips()
+
+    def action_client_seed(self) -> None:
+        table = self.stud.table_id
+        if table is None:
+            return
+        current = self.stud.seed_choice.get(table, "")
+        self.app.push_screen(SeedScreen(table, current), self._seed_chosen)
+
+    def _seed_chosen(self, seed: str | None) -> None:
+        if seed is not None:
+            self.stud.set_client_seed(seed)
+
+
+class HistoryScreen(StudScreen):
+    """The player's last rounds, each with the check of its revealed proof."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("h", "back", "Back"),
+        Binding("r", "reload", "Refresh"),
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="head")
+            with VerticalScroll(id="rounds"):
+                yield Static(id="history")
+            yield Static(HISTORY_KEYS, id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#rounds", VerticalScroll).focus()
+        self.stud.load_history()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        self.query_one("#head", Static).update(
+            Text(f"Your last rounds · {app.player_name} · {app.status}")
+        )
+        if app.history is None:
+            body = Text("loading…", style="dim")
+        else:
+            body = history_text(
+                app.history,
+                app.player_id,
+                app.history_verdicts,
+                table_titles(app.lobby),
+                variant_titles(app.lobby),
+            )
+        self.query_one("#history", Static).update(body)
+        self.query_one("#message", Static).update(app.message_text())
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_reload(self) -> None:
+        self.stud.load_history()
