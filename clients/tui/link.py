@@ -71,6 +71,7 @@ class Link:
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()  # cuts a wait before the next try short (`follow`)
         self._going: str | None = None  # the process `follow` asked for
+        self._closing: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
@@ -95,8 +96,8 @@ class Link:
         here closes and the link reconnects there at once."""
         self._going = url
         self._wake.set()
-        if self.client is not None:
-            asyncio.get_running_loop().create_task(self.client.close())
+        if self.client is not None:  # (the task kept: the loop holds only a weak reference)
+            self._closing = asyncio.get_running_loop().create_task(self.client.close())
 
     def _next_url(self) -> str:
         """After a failed try: the next process of the casino, in turn (this one if alone)."""
