@@ -8,8 +8,8 @@
 // the others offer "Play here". Signing out in one tab revokes the
 // token on the server (a tab that gave its connection to another takes it back
 // first: it has nothing to send a sign-out on), and the other tabs of the origin
-// go back to the start, saying why. A password change signs out every other device (the server closes
-// their connections); this tab goes on.
+// go back to the start, saying why. A password change signs out every other
+// device (the server closes their connections); this tab goes on.
 //
 // The password is read from the form when it is sent and never stored.
 

@@ -1302,7 +1302,9 @@ function trimToasts(max) {
  * (a phone, a narrow window) the table's head is under the top bar, with the way out
  * and the phase's clock, and the dealer's row under it: the toasts go to the foot of
  * the screen instead, above the chip rack while it is there; but not over a decision's
- * Fold and Raise (its clock runs): then up top, where the dealer's row keeps a clock. */
+ * Fold and Raise (its clock runs) nor an own seat's buttons on the felt's arc: then the
+ * felt's middle, inside the arc, and failing that up top, where a phone's dealer's row
+ * keeps a clock. The jackpot's news at a table goes with them (`showBanner`). */
 function placeToasts() {
   const list = $("errors");
   if (!list.children.length) return;
