@@ -240,6 +240,19 @@ async def test_a_long_username_fits_a_laptop_and_a_replaced_tab_signs_out(
     assert await tab.evaluate(TOP_BAR) == []
 
     token = await ann.evaluate("() => JSON.parse(localStorage.getItem('stud.account')).token")
+    # seated in the tab that plays: the sign-out is refused there, said in both tabs, and
+    # the game stays where it is (it used to move to the idle tab, still signed in)
+    await tab.get_by_test_id("play-alpha").click()
+    await expect(tab.get_by_test_id("table-view")).to_have_attribute("data-role", "player")
+    await ann.get_by_test_id("signout").click()
+    for page in (ann, tab):
+        await expect(page.get_by_test_id("error-message").last).to_contain_text("leave the table")
+    await expect(tab.get_by_test_id("conn-status")).not_to_have_text(
+        "Playing in another tab or device"
+    )
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+    await tab.get_by_test_id("leave").click()
+    await expect(tab.get_by_test_id("lobby-table-alpha")).to_be_visible()
     await ann.get_by_test_id("signout").click()
     for page in (ann, tab):
         await expect(page.get_by_test_id("name-input")).to_be_visible(timeout=WAIT_MS)

@@ -146,6 +146,14 @@ async def test_the_jackpot_banner_leaves_the_dealer_head_and_results_in_view(
             f"{BOB} won", timeout=15_000
         )
     await banner_clear(lou, "phone-lobby")
+    # the same prize told again (a repeated frame) adds no second banner over the felt
+    await wendy.evaluate(
+        """() => { const snap = window.stud.state.tables.nine, seat = snap.seats[0];
+          window.stud.absorb({t: "jackpot_won", table: "nine", round_id: snap.round_id,
+            seat: 0, player_id: seat.player_id, category: "STRAIGHT_FLUSH",
+            name: seat.name, amount: 10005}); }"""
+    )
+    await expect(wendy.get_by_test_id("jackpot-banner")).to_have_count(1)
     await expect(bob.get_by_test_id("seat-8-result")).to_be_visible()
     # (measured first: the banner goes by itself after 12 s)
     # a phone has no room beside its hands: the news goes over the foot of the screen,

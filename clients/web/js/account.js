@@ -6,9 +6,11 @@
 // goes on signed in: `accountToken()` is what app.js says hello with first.
 // Only one tab plays at a time (the server keeps one connection per player);
 // the others offer "Play here". Signing out in one tab revokes the
-// token on the server (a tab that gave its connection to another takes it back
-// first: it has nothing to send a sign-out on), and the other tabs of the origin
-// go back to the start, saying why. A password change signs out every other
+// token on the server, and the other tabs of the origin go back to the start,
+// saying why. A tab that gave its connection to another has nothing to send a
+// sign-out on: it asks the tab of this browser that plays to do it (which may be
+// refused there, the account seated: both tabs say so, the game stays where it
+// is); with none here (another device took it) it takes the connection back. A password change signs out every other
 // device (the server closes their connections); this tab goes on.
 //
 // The password is read from the form when it is sent and never stored.
@@ -24,6 +26,10 @@ let app = null; // {conn, welcome, showError}
 let me = null; // the last welcome's {username} (null before one)
 let onWelcome = null; // a sign-out waiting for its connection back (`takeBack`)
 const TAKE_BACK_MS = 10000;
+// this browser's tabs of the origin: a replaced tab's sign-out is done by the tab that plays
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("stud.account") : null;
+const ASK_TAB_MS = 1500; // no answer by then: no tab of this browser plays
+let asked = null; // {id, settle(outcome)} of this tab's sign-out request
 
 const $ = (id) => document.getElementById(id);
 
@@ -62,6 +68,7 @@ export function setupAccount(hooks) {
     if (action === "signup" || action === "signin" || action === "password") openDialog(action);
     if (action === "signout") signOut();
   });
+  tabs?.addEventListener("message", (event) => heardFromTab(event.data));
   $("signin-start").addEventListener("click", () => openDialog("signin"));
   $("account-cancel").addEventListener("click", () => $("account-dialog").close());
   $("account-form").addEventListener("submit", (event) => {
@@ -169,7 +176,13 @@ async function submit() {
 
 async function signOut() {
   try {
-    if (app.conn.status.state === "replaced") await takeBack();
+    if (app.conn.status.state === "replaced") {
+      if (await askPlayingTab()) { // that tab signed out (its storage event may come first)
+        restart();
+        return;
+      }
+      await takeBack();
+    }
     await app.conn.request("logout");
   } catch (err) {
     app.showError(err);
@@ -177,6 +190,42 @@ async function signOut() {
   }
   forgetAccount();
   restart();
+}
+
+/** Ask the tab of this browser that plays to sign out: true once it did; false when
+ * none answered; throws its refusal (seated, say). */
+function askPlayingTab() {
+  if (!tabs) return Promise.resolve(false);
+  return new Promise((resolve, reject) => {
+    const id = `${Date.now()}-${Math.random()}`;
+    const timer = setTimeout(() => settle(() => resolve(false)), ASK_TAB_MS);
+    const settle = (then) => {
+      clearTimeout(timer);
+      asked = null;
+      then();
+    };
+    asked = { id, done: () => settle(() => resolve(true)),
+      refused: (text) => settle(() => reject(new Error(text))) };
+    tabs.postMessage({ type: "signout", id });
+  });
+}
+
+async function heardFromTab(msg) {
+  if (msg?.type === "signout" && me?.username && app.conn.status.state === "open") {
+    try {
+      await app.conn.request("logout");
+    } catch (err) {
+      tabs.postMessage({ type: "signout-refused", id: msg.id, text: errorText(err) });
+      app.showError(err);
+      return;
+    }
+    tabs.postMessage({ type: "signout-done", id: msg.id });
+    forgetAccount();
+    restart();
+  } else if (msg?.id !== undefined && msg.id === asked?.id) {
+    if (msg.type === "signout-done") asked.done();
+    if (msg.type === "signout-refused") asked.refused(msg.text);
+  }
 }
 
 /** Connect again, as "Play here" does, and wait for the welcome: a tab that another

@@ -1423,7 +1423,12 @@ window.addEventListener("resize", placeToasts);
 /** The jackpot's news. At a table it goes with the toasts, and where they go: it comes
  * as the winning table turns its cards and to other tables mid-decision, and under the
  * top bar it covered the phase's clock, or on a phone the dealer's row stuck there. */
+const bannersShown = new Set(); // round:seat of each prize announced: a repeat says nothing new
+
 function showBanner(frame) {
+  const key = `${frame.round_id}:${frame.seat}`;
+  if (bannersShown.has(key)) return;
+  bannersShown.add(key);
   const atTable = Boolean(state.current) && !$("table").hidden;
   const host = atTable ? $("errors") : $("banners");
   const label = categoryLabel(frame.category);
