@@ -62,6 +62,12 @@ async def bots_command(
     return 1 if failed else 0
 
 
+FALLBACK_HELP = (
+    "another process of the same casino, tried when --url cannot be reached (may be given "
+    "again; those hosting tables are learned from the lobby, a standby hosting none is not)"
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="stud-client", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -71,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--name", default=_default_name(), help="your name at the table")
     play.add_argument("--table", help="open this table straight away instead of the lobby")
     play.add_argument("--token", help="resume the player of an earlier session (printed on exit)")
+    play.add_argument("--fallback-url", action="append", default=[], help=FALLBACK_HELP)
     play.add_argument("--user", help="sign in to this account (the password is asked for)")
     play.add_argument(
         "--register",
@@ -82,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     watch.add_argument("--url", default=DEFAULT_URL)
     watch.add_argument("--table", help="the table to watch (default: choose in the lobby)")
     watch.add_argument("--name", default="spectator", help="name the server knows you by")
+    watch.add_argument("--fallback-url", action="append", default=[], help=FALLBACK_HELP)
 
     bots = sub.add_parser("bots", help="run bot players (and spectators) at tables")
     bots.add_argument("--url", default=DEFAULT_URL)
@@ -160,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--register needs --user NAME")
     app = StudApp(args.url, args.name, table=args.table, watch=args.command == "watch", token=token)
     app.link.account = account
+    app.link.known = list(args.fallback_url)
     app.run()
     if account is not None:
         print(f"Signed in as {account[0]}: sign in again with stud-client play --user {account[0]}")
@@ -168,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         # once, on the player's own terminal, when the table is closed.
         print(
             f"Your session token: {app.link.token}\n"
-            f"  resume:  stud-client play --url {args.url} --token {app.link.token}\n"
-            f"  verify:  stud-client verify --url {args.url} --token {app.link.token} --last 10"
+            f"  resume:  stud-client play --url {app.link.url} --token {app.link.token}\n"
+            f"  verify:  stud-client verify --url {app.link.url} --token {app.link.token} --last 10"
         )
     return 0
 

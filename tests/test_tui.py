@@ -398,6 +398,8 @@ async def test_a_token_from_an_earlier_session_resumes_the_same_player(
         await until(p, lambda: app.link.welcome.get("resumed") is True, "a resumed welcome")
         assert app.link.welcome["player_id"] == earlier.player_id
         assert app.link.welcome["seats"] == {"alpha": [0]}
+        await sees(p, app, "#head", "gus")  # the player's own name, not the one typed here
+        assert app.player_name == "gus"
 
 
 # ----- the kept bet: explicit rebet and clear ---------------------------------------------

@@ -5,8 +5,10 @@ other process opens there. Needs redis-server on the PATH."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -106,3 +108,36 @@ async def test_a_table_of_the_other_process_opens_there(
         assert app.player_id == player  # the same player, by the token
         await p.press("s")
         await until(p, lambda: app.own_seats() == [0], "a seat there")
+
+
+async def test_a_table_its_host_left_opens_again_once_this_process_takes_it_over(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    """The terminal reached the standby before it had taken the table over: back in the
+    lobby, told what became of the seats (not sent to the host that just failed, which
+    the lobby still named); the table opens by itself once the standby hosts it."""
+    first, second = pair
+    gate = asyncio.Event()
+    claim = second.hosting.leases.claim_many
+
+    async def held_back(*args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        return await claim(*args, **kwargs)
+
+    app = StudApp(ws(first), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        second.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+        gone = ws(first)
+        await first.stop(grace=0)
+        await until(p, lambda: app.link.url == ws(second) and app.link.connected, "the other")
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        message = shown(app, "#message")
+        assert "opens here by itself" in message and gone not in message
+        del second.hosting.leases.claim_many
+        gate.set()  # the standby takes the table over now
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
+        assert app.table_id == "east" and app.own_seats() == []

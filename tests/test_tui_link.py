@@ -9,7 +9,10 @@ import asyncio
 import contextlib
 from typing import Any
 
-from clients.tui.link import Link
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from clients.tui.link import Link, NotConnected
 from tests.conftest import ClientFactory, ServerFactory
 
 
@@ -127,3 +130,54 @@ async def test_a_password_changed_elsewhere_signs_the_link_out_once(
         assert link.welcome["username"] is None and link.token != token  # a new guest
     finally:
         await link.stop()
+
+
+async def test_a_request_the_dying_link_could_not_send_is_told_not_sent(
+    make_server: ServerFactory,
+) -> None:
+    """A raise pressed as the link died: websockets refused to send it and the terminal
+    crashed with ConnectionClosedError. It is `NotConnected` now: nothing was sent."""
+    server = await make_server()
+
+    async def welcomed(welcome: dict[str, Any], session_lost: bool) -> None:
+        pass
+
+    link = Link(
+        f"ws://127.0.0.1:{server.port}/ws",
+        "Ann",
+        on_frame=lambda frame: None,
+        on_welcome=welcomed,
+        on_status=lambda status: None,
+    )
+    link.start()
+    try:
+        for _ in range(600):  # bounded: 60 s at most
+            if link.connected:
+                break
+            await asyncio.sleep(0.1)
+        assert link.client is not None
+
+        async def refused(frame: dict[str, Any]) -> None:
+            raise ConnectionClosed(None, None)
+
+        link.client.send = refused  # type: ignore[method-assign,assignment]
+        with pytest.raises(NotConnected, match="nothing was sent"):
+            await link.request("raise", table="alpha", seat=0)
+    finally:
+        await link.stop()
+
+
+def test_the_processes_are_tried_in_turn_the_named_ones_too() -> None:
+    """A standby hosting no table is in no lobby row: `--fallback-url` names it."""
+
+    async def welcomed(welcome: dict[str, Any], session_lost: bool) -> None:
+        pass
+
+    link = Link("ws://a/ws", "Ann", on_frame=lambda f: None, on_welcome=welcomed, on_status=print)
+    assert link._next_url() == "ws://a/ws"  # alone: this one again
+    link.known, link.fleet = ["ws://standby/ws"], ["ws://b/ws", "ws://a/ws"]
+    seen = []
+    for _ in range(4):
+        link.url = link._next_url()
+        seen.append(link.url)
+    assert seen == ["ws://standby/ws", "ws://b/ws", "ws://a/ws", "ws://standby/ws"]

@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Final
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
+from websockets.exceptions import WebSocketException
 
 from clients.bots import money
 from clients.connection import (
@@ -124,6 +125,7 @@ class StudApp(App[None]):
         self.selected: int | None = None
         self.message = ""
         self.message_is_error = False
+        self.message_of_link = False  # the message is about the link: gone once it is back
         self.last_round = ""  # the player's results at the last showdown, in words
         self.status = "connecting…"
         self.deadline: float | None = None
@@ -151,6 +153,7 @@ class StudApp(App[None]):
         self.purchase: tuple[int, str] | None = None  # (amount, key) sent, not yet answered
         self.purchase_lost = False  # a try of it went without an answer
         self.going_to: str | None = None  # the table to open once `link.follow` got there
+        self.awaiting: str | None = None  # the table left by a failed host: open it when here
 
     # ----- the model ------------------------------------------------------------------
 
@@ -242,8 +245,9 @@ class StudApp(App[None]):
             my_seed = self.seed_choice.get(self.table_id, "")
         return fairness_text(snap, verdict, my_seed)
 
-    def say(self, message: str, *, error: bool = False) -> None:
-        self.message, self.message_is_error = message, error
+    def say(self, message: str, *, error: bool = False, link: bool = False) -> None:
+        """`link`: about the connection, so over once it is back (cleared by the welcome)."""
+        self.message, self.message_is_error, self.message_of_link = message, error, link
         self.redraw_soon()
 
     # ----- frames ---------------------------------------------------------------------
@@ -275,6 +279,7 @@ class StudApp(App[None]):
             self.lobby = frame
             self.jackpots.update(frame.get("jackpots", {}))
             self.link.fleet = sorted({str(r["url"]) for r in frame["tables"] if r.get("url")})
+            self._reopen_awaited(frame)
         elif t == "balance":
             self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}
         elif t == "history":
@@ -294,6 +299,14 @@ class StudApp(App[None]):
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
 
+    def _reopen_awaited(self, lobby: dict[str, Any]) -> None:
+        """The table a failed host left is hosted here now (this process took it over):
+        open it again, as its new host has it."""
+        here = ("", self.link.welcome.get("url"))
+        row = next((r for r in lobby["tables"] if r.get("id") == self.awaiting), None)
+        if row is not None and self.table_id is None and row.get("url", "") in here:
+            self.open_table(str(self.awaiting), follow=False)
+
     def _fix_selection(self) -> None:
         mine = self.own_seats()
         if self.selected not in mine:
@@ -301,6 +314,9 @@ class StudApp(App[None]):
         self.slip.keep_only(mine)
 
     async def _on_welcome(self, welcome: dict[str, Any], session_lost: bool) -> None:
+        self.player_name = str(welcome.get("name") or self.player_name)  # a resumed player's
+        if self.message_of_link:
+            self.message = ""
         self.balance = dict(welcome.get("balance", {}))
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
@@ -328,7 +344,8 @@ class StudApp(App[None]):
                 self.open_table(target or str(self.start_table), follow=False)
         except ServerError as e:
             if e.code in MOVED and self.table_id is not None:  # its host failed, or moved it
-                self.say(not_here_text(self._close_table(), e.frame), error=True)
+                self.awaiting = self._close_table()
+                self.say(not_here_text(self.awaiting), error=True)
             else:
                 self.say(describe_error(e.frame), error=True)
         if self.purchase is not None:
@@ -387,9 +404,9 @@ class StudApp(App[None]):
             except ServerError as e:
                 self.say(describe_error(e.frame), error=True)
             except NotConnected as e:
-                self.say(str(e), error=True)
-            except (ConnectionError, TimeoutError):
-                self.say("The server did not answer; reconnecting…", error=True)
+                self.say(str(e), error=True, link=True)
+            except (ConnectionError, TimeoutError, WebSocketException):
+                self.say("The server did not answer; reconnecting…", error=True, link=True)
             self.redraw_soon()
 
     # ----- what the keys do ------------------------------------------------------------
@@ -398,7 +415,7 @@ class StudApp(App[None]):
         """Join the table; one hosted by another process of the casino: go there, once."""
 
         async def job() -> None:
-            self.table_id = table_id
+            self.table_id, self.awaiting = table_id, None
             self.deadline = None
             try:
                 await self.link.request("join", table=table_id)
@@ -422,7 +439,9 @@ class StudApp(App[None]):
 
     def leave_table(self) -> None:
         if not self.link.connected:  # the table on screen is as last seen: nothing to warn of
-            self.say("Not connected: seats can be left once the link is back.", error=True)
+            self.say(
+                "Not connected: seats can be left once the link is back.", error=True, link=True
+            )
             return
         snap, now = self.snapshot, asyncio.get_running_loop().time()
         folds = folded_by_leaving(snap, self.own_seats())

@@ -11,7 +11,8 @@ again instead; if that password no longer signs in (changed on another device,
 which also closes this connection), it goes on as a new guest and says so.
 
 A casino may run several server processes on one store: the token is good at
-any of them. `fleet` holds the others' addresses (the lobby's rows name them);
+any of them. `fleet` holds the others' addresses (the lobby's rows name those
+hosting tables; `known`, the ones the player named, a standby among them);
 a process that cannot be reached is left for the next of them, so a player whose
 server died reaches the one that took its tables over. `follow` moves the link
 to another process on purpose (a table hosted there).
@@ -48,9 +49,10 @@ class Link:
         on_status: StatusListener,
         backoff: tuple[float, float] = (0.25, 8.0),
         request_timeout: float = 15.0,
-        liveness: tuple[float, float] = (5.0, 5.0),
+        liveness: tuple[float, float] = (3.0, 4.0),
     ) -> None:
         self.url = url
+        self.home = url  # the process first asked for: the ring of processes starts there
         self.name = name
         self.on_frame = on_frame
         self.on_welcome = on_welcome
@@ -67,6 +69,7 @@ class Link:
         self.welcome: dict[str, Any] = {}
         self.connects = 0  # successful hellos, for the status line and tests
         self.fleet: list[str] = []  # the casino's other processes, to try when this one is down
+        self.known: list[str] = []  # more of them, given by the player (a standby hosts nothing)
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()  # cuts a wait before the next try short (`follow`)
@@ -101,14 +104,17 @@ class Link:
 
     def _next_url(self) -> str:
         """After a failed try: the next process of the casino, in turn (this one if alone)."""
-        ring = list(dict.fromkeys([self.url, *self.fleet]))
-        return ring[(ring.index(self.url) + 1) % len(ring)]
+        ring = list(dict.fromkeys([self.home, *self.known, *self.fleet]))  # one order always
+        return ring[(ring.index(self.url) + 1) % len(ring)] if self.url in ring else ring[0]
 
     async def request(self, t: str, **fields: Any) -> dict[str, Any]:
         client = self.client
         if client is None or client.closed.done():
             raise NotConnected("not connected to the server: reconnecting…")
-        return await asyncio.wait_for(client.request(t, **fields), self.request_timeout)
+        try:
+            return await asyncio.wait_for(client.request(t, **fields), self.request_timeout)
+        except ConnectionClosed:  # the frame could not be sent: the link died just now
+            raise NotConnected("the connection was lost: nothing was sent; reconnecting…") from None
 
     async def _run(self) -> None:
         delay, misses = self.backoff[0], 0
@@ -124,7 +130,8 @@ class Link:
                     ping_interval=self.liveness[0],
                     ping_timeout=self.liveness[1],
                     close_timeout=self.liveness[1],  # a dead link answers no close either
-                    open_timeout=self.request_timeout,
+                    # a frozen process takes the TCP connection, then never answers
+                    open_timeout=sum(self.liveness),
                 )
             except (OSError, WebSocketException, TimeoutError) as e:
                 misses += 1

@@ -149,14 +149,15 @@ def jackpot_won_text(frame: Frame) -> str:
     )
 
 
-def not_here_text(table: str | None, frame: Frame) -> str:
-    """Back at a process that no longer hosts the table on screen (`unknown_table` or
-    `table_moved` to its re-join): what became of the seats, and how to get there."""
-    where = frame.get("url")
-    there = f" It is hosted at {where} now: Enter on it in the lobby goes there." if where else ""
+def not_here_text(table: str | None) -> str:
+    """At a process that does not host the table on screen (`unknown_table` or
+    `table_moved` to its re-join): what became of the seats, and what happens next. (Its
+    lobby row may still name a host that just failed: no address is claimed.)"""
     return (
-        f"Table {table} is not hosted by this server any more (its host failed, or moved it): "
-        f"your seats there are gone, and a round in play is refunded by its new host.{there}"
+        f"Table {table} is not hosted by this server (its host failed, or moved it): your "
+        "seats there are gone, and a round in play is refunded by its new host. It opens "
+        "here by itself once this server takes it over; Enter on it in the lobby goes to "
+        "wherever it is."
     )
 
 
