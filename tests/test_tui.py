@@ -713,3 +713,23 @@ async def test_offline_the_table_says_so_and_l_warns_of_nothing_it_cannot_know(
         await p.press("l")
         await sees(p, app, "#message", "seats can be left once the link is back")
         assert isinstance(app.screen, PlayScreen) and "antes" not in shown(app, "#message")
+
+
+async def test_the_lobby_cursor_stays_on_its_table_when_rows_come_and_go(
+    make_server: ServerFactory,
+) -> None:
+    """A table appearing above the one under the cursor moved the cursor onto another
+    table, so Enter opened that one."""
+    server = await make_server()
+    app = StudApp(url(server), "ann")
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: app.screen.query_one(DataTable).row_count == 2, "the lobby")
+        await p.press("down")
+        lobby = app.screen.query_one(DataTable)
+        assert lobby.get_row_at(lobby.cursor_row)[0] == "beta"
+        assert app.lobby is not None
+        rows = app.lobby["tables"]
+        newcomer = {**rows[0], "id": "aaa", "title": "aaa"}
+        app._on_frame({**app.lobby, "tables": [newcomer, *rows]})
+        await until(p, lambda: lobby.row_count == 3, "the new row")
+        assert lobby.get_row_at(lobby.cursor_row)[0] == "beta"

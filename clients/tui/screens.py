@@ -143,11 +143,14 @@ class LobbyScreen(StudScreen):
         if rows != self._rows:
             table = self.query_one(DataTable)
             cursor = table.cursor_row
+            # the cursor stays on its table when rows come and go (Enter opened another)
+            was = self._rows[cursor][0] if 0 <= cursor < len(self._rows) else None
+            ids = [table_id for table_id, _ in rows]
             table.clear()
             for table_id, cells in rows:
                 table.add_row(*cells, key=table_id)
             if rows:
-                table.move_cursor(row=min(cursor, len(rows) - 1))
+                table.move_cursor(row=ids.index(was) if was in ids else min(cursor, len(rows) - 1))
             self._rows = rows
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
