@@ -81,11 +81,12 @@ class Lobby:
         return next((r for r in self.remote if r["id"] == table_id), None)
 
     def frame(self) -> dict[str, Any]:
-        return {
-            "t": "lobby",
-            "tables": self.local_rows() + self.remote,
-            "jackpots": dict(self.meters),
-        }
+        local = self.local_rows()
+        # a table this process just took over is still among the remote rows (its dead
+        # host's) until the next heartbeat's read: listed once, here, where it is hosted
+        hosted = {row["id"] for row in local}
+        remote = [row for row in self.remote if row["id"] not in hosted]
+        return {"t": "lobby", "tables": local + remote, "jackpots": dict(self.meters)}
 
     def flush(self) -> None:
         """Send the lobby to its watchers if it changed since the last push, and the

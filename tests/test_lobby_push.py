@@ -58,3 +58,19 @@ def test_a_small_lobby_goes_out_at_every_interval() -> None:
     assert len(outbox.sent) == 3
     lobby.flush()  # nothing changed: nothing sent
     assert len(outbox.sent) == 3
+
+
+def test_a_table_just_taken_over_is_listed_once_where_it_is_hosted() -> None:
+    """Until the next heartbeat's read, the remote rows still held the dead host's row
+    of a table this process had just claimed: the lobby listed it twice (a terminal
+    client crashed on the duplicate key)."""
+    hosted: list[dict[str, Any]] = [{"id": "other", "url": "ws://here/ws"}]
+    lobby = Lobby(lambda: list(hosted), {"main": 1}, Metrics(), CountingOutbox())  # type: ignore[arg-type]
+    lobby.set_remote([{"id": "casino-1", "url": "ws://dead/ws", "phase": "deciding"}])
+    assert [r["id"] for r in lobby.frame()["tables"]] == ["other", "casino-1"]
+    hosted.append({"id": "casino-1", "url": "ws://here/ws", "phase": "waiting"})  # claimed
+    tables = lobby.frame()["tables"]
+    assert [(r["id"], r["url"]) for r in tables] == [
+        ("other", "ws://here/ws"),
+        ("casino-1", "ws://here/ws"),
+    ]
