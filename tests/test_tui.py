@@ -733,3 +733,13 @@ async def test_the_lobby_cursor_stays_on_its_table_when_rows_come_and_go(
         app._on_frame({**app.lobby, "tables": [newcomer, *rows]})
         await until(p, lambda: lobby.row_count == 3, "the new row")
         assert lobby.get_row_at(lobby.cursor_row)[0] == "beta"
+
+
+def test_a_lobby_listing_a_table_twice_is_drawn_with_it_once() -> None:
+    """Two rows of one table (a dead host's beside its new host's) made the lobby's
+    table raise DuplicateKey, and the terminal exited."""
+    from clients.tui.render import lobby_rows
+
+    row = {"id": "casino-1", "seats": 5, "taken": 0, "min_ante": 100, "max_ante": 10_000}
+    rows = lobby_rows({"tables": [row, {**row, "taken": 1}, {**row, "id": "stud-1"}]}, {})
+    assert [table_id for table_id, _ in rows] == ["casino-1", "stud-1"]

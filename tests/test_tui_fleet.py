@@ -136,8 +136,34 @@ async def test_a_table_its_host_left_opens_again_once_this_process_takes_it_over
         await until(p, lambda: app.link.url == ws(second) and app.link.connected, "the other")
         await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         message = shown(app, "#message")
-        assert "opens here by itself" in message and gone not in message
+        assert "opens again by itself" in message and gone not in message
         del second.hosting.leases.claim_many
         gate.set()  # the standby takes the table over now
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
         assert app.table_id == "east" and app.own_seats() == []
+
+
+async def test_a_table_moved_away_is_followed_to_its_new_host(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    """Its host, cut off past its lease (its renewals held back here), lost the table to
+    the other process and told its viewers `table_moved`: the terminal goes along and
+    opens the table there, where it used to wait in the lobby."""
+    first, second = pair
+    gate = asyncio.Event()
+    renew = first.hosting.leases.claim_many
+
+    async def held_back(*args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        return await renew(*args, **kwargs)
+
+    app = StudApp(ws(first), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        first.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+        await until(p, lambda: second.rooms["east"].active, "the takeover")
+        del first.hosting.leases.claim_many
+        gate.set()  # the first learns it lost the table: table_moved
+        await until(p, lambda: app.link.url == ws(second), "the new host")
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
+        assert app.table_id == "east" and app.link.connected

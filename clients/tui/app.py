@@ -153,7 +153,8 @@ class StudApp(App[None]):
         self.purchase: tuple[int, str] | None = None  # (amount, key) sent, not yet answered
         self.purchase_lost = False  # a try of it went without an answer
         self.going_to: str | None = None  # the table to open once `link.follow` got there
-        self.awaiting: str | None = None  # the table left by a failed host: open it when here
+        self.awaiting: str | None = None  # the table a failed host left: open it where it goes
+        self.table_host = url  # the process the table on screen was opened at
 
     # ----- the model ------------------------------------------------------------------
 
@@ -293,19 +294,25 @@ class StudApp(App[None]):
         elif t == "jackpot_won":
             self.say(jackpot_won_text(frame))
         elif t == "table_moved" and frame.get("table") == self.table_id:
-            self._close_table()
+            self.awaiting = self._close_table()  # followed where the lobby next puts it
             self.say(moved_text(frame), error=True)
         elif t == "error" and frame.get("id") is None:  # replies' errors are raised instead
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
 
     def _reopen_awaited(self, lobby: dict[str, Any]) -> None:
-        """The table a failed host left is hosted here now (this process took it over):
-        open it again, as its new host has it."""
-        here = ("", self.link.welcome.get("url"))
+        """The table its host left (failed, frozen) is hosted again: here, open it as its
+        new host has it; at another process, go there. A row still naming the host it
+        was lost at is that host's own, left behind: wait for the takeover."""
         row = next((r for r in lobby["tables"] if r.get("id") == self.awaiting), None)
-        if row is not None and self.table_id is None and row.get("url", "") in here:
+        if row is None or self.table_id is not None:
+            return
+        url = str(row.get("url") or "")
+        if url in ("", self.link.welcome.get("url")):
             self.open_table(str(self.awaiting), follow=False)
+        elif url != self.table_host:
+            self.going_to, self.awaiting = self.awaiting, None
+            self.link.follow(url)
 
     def _fix_selection(self) -> None:
         mine = self.own_seats()
@@ -431,7 +438,7 @@ class StudApp(App[None]):
             except BaseException:
                 self.table_id = None
                 raise
-            self.message = ""
+            self.message, self.table_host = "", self.link.url
             self.push_screen(WatchScreen() if self.watch_only else PlayScreen())
             await self._send_seed(table_id)
 

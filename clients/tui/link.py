@@ -49,7 +49,7 @@ class Link:
         on_status: StatusListener,
         backoff: tuple[float, float] = (0.25, 8.0),
         request_timeout: float = 15.0,
-        liveness: tuple[float, float] = (3.0, 4.0),
+        liveness: tuple[float, float] = (2.0, 3.0),
     ) -> None:
         self.url = url
         self.home = url  # the process first asked for: the ring of processes starts there
@@ -129,7 +129,7 @@ class Link:
                     history=False,
                     ping_interval=self.liveness[0],
                     ping_timeout=self.liveness[1],
-                    close_timeout=self.liveness[1],  # a dead link answers no close either
+                    close_timeout=1.0,  # a dead link answers no close either: don't wait on it
                     # a frozen process takes the TCP connection, then never answers
                     open_timeout=sum(self.liveness),
                 )

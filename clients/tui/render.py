@@ -136,8 +136,8 @@ def moved_text(frame: Frame) -> str:
     there = f" at {where}" if isinstance(where, str) and where else ""
     return (
         f"Table {frame.get('table')} moved to another server of the casino{there}: your seats "
-        "here are gone, and a round in play is refunded by its new host. It shows in the "
-        "lobby again within seconds."
+        "here are gone, and a round in play is refunded by its new host. It opens there by "
+        "itself once the lobby lists it."
     )
 
 
@@ -156,8 +156,7 @@ def not_here_text(table: str | None) -> str:
     return (
         f"Table {table} is not hosted by this server (its host failed, or moved it): your "
         "seats there are gone, and a round in play is refunded by its new host. It opens "
-        "here by itself once this server takes it over; Enter on it in the lobby goes to "
-        "wherever it is."
+        "again by itself once a server of the casino has taken it over."
     )
 
 
@@ -208,7 +207,11 @@ def describe_error(frame: Frame) -> str:
 def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, list[str]]]:
     """(table id, cells) per lobby table, cells in the order of `LOBBY_COLUMNS`."""
     rows = []
+    listed: set[str] = set()
     for t in lobby.get("tables", []):
+        if str(t["id"]) in listed:  # never twice (a row key is unique): the first stands
+            continue
+        listed.add(str(t["id"]))
         variant = t.get("variant") or {}
         seats, taken = int(t.get("seats", 0)), int(t.get("taken", 0))
         jackpot = str(t.get("jackpot", ""))
