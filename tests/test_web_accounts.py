@@ -256,6 +256,9 @@ async def test_a_long_username_fits_a_laptop_and_a_replaced_tab_signs_out(
     await ann.get_by_test_id("signout").click()
     for page in (ann, tab):
         await expect(page.get_by_test_id("name-input")).to_be_visible(timeout=WAIT_MS)
+    # the tab that signed out for it says so; the one asked in blames no other tab
+    await expect(tab.get_by_test_id("error-message")).to_contain_text("as asked in another tab")
+    await expect(ann.locator('.toast[data-code="signed-out"]')).to_have_count(0)
     client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
     try:
         with pytest.raises(ServerError) as refused:

@@ -29,7 +29,8 @@ const TAKE_BACK_MS = 10000;
 // this browser's tabs of the origin: a replaced tab's sign-out is done by the tab that plays
 const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("stud.account") : null;
 const ASK_TAB_MS = 1500; // no answer by then: no tab of this browser plays
-let asked = null; // {id, settle(outcome)} of this tab's sign-out request
+let asked = null; // {id, done(), refused(text)} of this tab's sign-out request
+let signingOut = false; // this tab asked for a sign-out: the account's removal is its own
 
 const $ = (id) => document.getElementById(id);
 
@@ -79,8 +80,11 @@ export function setupAccount(hooks) {
     // Another tab signed out (or found itself signed out): this one goes back to the
     // start too, and says why there
     if (event.key === ACCOUNT && !event.newValue && me?.username) {
-      restart(`Signed out of ${me.username} in another tab of this browser (a sign-out, `
-        + "or the password changed on another device). Sign in again to play with it.");
+      if (signingOut) restart(); // this tab's own sign-out, done by the tab that plays
+      else {
+        restart(`Signed out of ${me.username} in another tab of this browser (a sign-out, `
+          + "or the password changed on another device). Sign in again to play with it.");
+      }
     }
   });
   drawBar();
@@ -175,6 +179,7 @@ async function submit() {
 }
 
 async function signOut() {
+  signingOut = true;
   try {
     if (app.conn.status.state === "replaced") {
       if (await askPlayingTab()) { // that tab signed out (its storage event may come first)
@@ -185,6 +190,7 @@ async function signOut() {
     }
     await app.conn.request("logout");
   } catch (err) {
+    signingOut = false;
     app.showError(err);
     return;
   }
@@ -220,8 +226,9 @@ async function heardFromTab(msg) {
       return;
     }
     tabs.postMessage({ type: "signout-done", id: msg.id });
+    const name = me.username;
     forgetAccount();
-    restart();
+    restart(`Signed out of ${name}, as asked in another tab of this browser.`);
   } else if (msg?.id !== undefined && msg.id === asked?.id) {
     if (msg.type === "signout-done") asked.done();
     if (msg.type === "signout-refused") asked.refused(msg.text);
