@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  resume:  stud-client play --url {app.link.url} --token {app.link.token}\n"
             f"  verify:  stud-client verify --url {app.link.url} --token {app.link.token} --last 10"
         )
-    return 0
+    return app.return_code or 0  # 1 when the app ended on an error, not the player's q
 
 
 def _sign_in(args: argparse.Namespace) -> tuple[tuple[str, str], str | None]:
