@@ -167,3 +167,19 @@ async def test_a_table_moved_away_is_followed_to_its_new_host(
         await until(p, lambda: app.link.url == ws(second), "the new host")
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
         assert app.table_id == "east" and app.link.connected
+
+
+async def test_a_table_not_where_it_was_looked_for_is_waited_for_and_followed(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    """Sent to a process by a lobby row that was out of date, the join is refused
+    there: the terminal said where the lobby had it (a host just killed) and gave up.
+    It waits for the lobby to list the table again, and goes there."""
+    first, second = pair
+    app = StudApp(ws(first), "ann", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        app.open_table("west", follow=False)  # as the join after a follow does
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        assert app.link.url == ws(second) and app.table_id == "west"

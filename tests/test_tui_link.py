@@ -181,3 +181,48 @@ def test_the_processes_are_tried_in_turn_the_named_ones_too() -> None:
         link.url = link._next_url()
         seen.append(link.url)
     assert seen == ["ws://standby/ws", "ws://b/ws", "ws://a/ws", "ws://standby/ws"]
+
+
+async def test_a_process_that_hangs_once_is_left_for_the_next(
+    make_server: ServerFactory,
+) -> None:
+    """A frozen process's kernel still takes the connection and nothing answers: the
+    link waited out two such hangs before trying the standby, and a long freeze kept
+    the player offline though the table was live there."""
+    standby = await make_server()
+
+    async def take_and_ignore(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # the handshake is never answered
+
+    frozen = await asyncio.start_server(take_and_ignore, "127.0.0.1", 0)
+    port = int(frozen.sockets[0].getsockname()[1])
+    statuses: list[str] = []
+
+    async def welcomed(welcome: dict[str, Any], session_lost: bool) -> None:
+        pass
+
+    link = Link(
+        f"ws://127.0.0.1:{port}/ws",
+        "Ann",
+        on_frame=lambda frame: None,
+        on_welcome=welcomed,
+        on_status=statuses.append,
+        backoff=(0.05, 0.1),
+        liveness=(0.5, 0.5),
+    )
+    link.known = [f"ws://127.0.0.1:{standby.port}/ws"]
+    link.start()
+    try:
+        for _ in range(600):  # bounded: 60 s at most
+            if link.connected:
+                break
+            await asyncio.sleep(0.1)
+        assert link.connected and link.url == link.known[0], statuses
+        hangs = [s for s in statuses if s.startswith(f"cannot reach ws://127.0.0.1:{port}")]
+        assert len(hangs) == 1, statuses
+        # a lobby row naming the frozen one is its own, left behind: not followed there
+        assert link.failed_lately(f"ws://127.0.0.1:{port}/ws")
+        assert not link.failed_lately(link.url)
+    finally:
+        await link.stop()
+        frozen.close()

@@ -300,17 +300,18 @@ class StudApp(App[None]):
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
 
-    def _reopen_awaited(self, lobby: dict[str, Any]) -> None:
+    def _reopen_awaited(self, lobby: dict[str, Any] | None) -> None:
         """The table its host left (failed, frozen) is hosted again: here, open it as its
         new host has it; at another process, go there. A row still naming the host it
         was lost at is that host's own, left behind: wait for the takeover."""
-        row = next((r for r in lobby["tables"] if r.get("id") == self.awaiting), None)
+        rows = (lobby or {}).get("tables", [])
+        row = next((r for r in rows if r.get("id") == self.awaiting), None)
         if row is None or self.table_id is not None:
             return
         url = str(row.get("url") or "")
         if url in ("", self.link.welcome.get("url")):
             self.open_table(str(self.awaiting), follow=False)
-        elif url != self.table_host:
+        elif url != self.table_host and not self.link.failed_lately(url):
             self.going_to, self.awaiting = self.awaiting, None
             self.link.follow(url)
 
@@ -353,6 +354,7 @@ class StudApp(App[None]):
             if e.code in MOVED and self.table_id is not None:  # its host failed, or moved it
                 self.awaiting = self._close_table()
                 self.say(not_here_text(self.awaiting), error=True)
+                self._reopen_awaited(self.lobby)
             else:
                 self.say(describe_error(e.frame), error=True)
         if self.purchase is not None:
@@ -429,6 +431,11 @@ class StudApp(App[None]):
             except ServerError as e:
                 self.table_id = None
                 there = e.frame.get("url")
+                if not follow and e.code in MOVED:  # not here yet (its takeover to come)
+                    self.awaiting = table_id
+                    self.say(not_here_text(table_id), error=True)
+                    self._reopen_awaited(self.lobby)
+                    return
                 if not (follow and e.code in MOVED and isinstance(there, str) and there):
                     raise
                 self.going_to = table_id
@@ -552,6 +559,8 @@ class StudApp(App[None]):
             snap, table = self.snapshot, self.table_id
             if snap is None or table is None:
                 return
+            if not self.link.connected:  # the table on screen is as last seen
+                raise NotConnected("not connected to the server: nothing was sent; reconnecting…")
             mine = self.own_seats()
             if not mine:
                 self.say("Sit down first: press s.", error=True)

@@ -75,6 +75,7 @@ class Link:
         self._wake = asyncio.Event()  # cuts a wait before the next try short (`follow`)
         self._going: str | None = None  # the process `follow` asked for
         self._closing: asyncio.Task[None] | None = None
+        self._failed: dict[str, float] = {}  # url -> when a try to reach it last failed
 
     @property
     def connected(self) -> bool:
@@ -101,6 +102,12 @@ class Link:
         self._wake.set()
         if self.client is not None:  # (the task kept: the loop holds only a weak reference)
             self._closing = asyncio.get_running_loop().create_task(self.client.close())
+
+    def failed_lately(self, url: str, within: float = 15.0) -> bool:
+        """Whether a try to reach `url` failed in the last `within` seconds: a lobby row
+        naming it is its own, left behind, not where a table went."""
+        when = self._failed.get(url)
+        return when is not None and asyncio.get_running_loop().time() - when < within
 
     def _next_url(self) -> str:
         """After a failed try: the next process of the casino, in turn (this one if alone)."""
@@ -136,7 +143,10 @@ class Link:
             except (OSError, WebSocketException, TimeoutError) as e:
                 misses += 1
                 gone = self.url
-                if misses >= 2:  # twice in a row: not a blip, the process is down
+                self._failed[gone] = asyncio.get_running_loop().time()
+                # twice in a row: not a blip, the process is down; a hang once: it is
+                # frozen (its kernel still takes the connection, nothing answers it)
+                if misses >= 2 or isinstance(e, TimeoutError):
                     self.url, misses = self._next_url(), 0
                 also = f"; trying {self.url}" if self.url != gone else ""
                 await self._wait(delay, f"cannot reach {gone} ({type(e).__name__}){also}")
@@ -150,6 +160,7 @@ class Link:
                 self.client = client
                 self.connects += 1
                 delay, misses = self.backoff[0], 0
+                self._failed.pop(self.url, None)
                 self.on_status("connected")
                 await self.on_welcome(self.welcome, session_lost)
                 await client.closed
