@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from server.admin.operators import read_file, write_file
 from server.app import StudServer
+from server.stores.admin import Operator
 from server.stores.admin_redis import RedisAdmin
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
@@ -88,11 +90,18 @@ async def test_a_server_on_the_memory_store_reads_the_file_as_it_changes(tmp_pat
         )
         bert = await http(port, "POST", "/api/session", {"name": "bert", "password": PASSWORD})
         assert bert.status == 200
+        # Adding bert reloaded the file: olga, unchanged in it, stays signed in.
+        assert (await http(port, "GET", "/api/books", token=olga.json["token"])).status == 200
         await asyncio.to_thread(operator, "remove", "olga", *common)
         gone = await http(port, "POST", "/api/session", {"name": "olga", "password": PASSWORD})
         assert gone.status == 401
         token = olga.json["token"]  # removed: its token is revoked too
         assert (await http(port, "GET", "/api/books", token=token)).status == 401
+        # bert's entry changed (a new password hash): his tokens are revoked.
+        changed = [Operator(o.name, o.password_hash + "x", o.created_ms) for o in read_file(file)]
+        write_file(file, changed)
+        await http(port, "POST", "/api/session", {"name": "bert", "password": PASSWORD})
+        assert (await http(port, "GET", "/api/books", token=bert.json["token"])).status == 401
     finally:
         await server.stop(grace=0)
 

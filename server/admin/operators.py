@@ -91,6 +91,9 @@ class Operators:
         found = read_file(path) if stamp != -1 else []
         now = int(time.time() * 1000)
         for op in found:
+            held = await self.admin.get_operator(op.name)
+            if held is not None and (held.name, held.password_hash) == (op.name, op.password_hash):
+                continue  # unchanged: replacing it would sign its operator out everywhere
             await self.admin.put_operator(
                 op.name, op.password_hash, replace=True, now_ms=op.created_ms or now
             )
