@@ -149,7 +149,8 @@ class StudServer:
         if self.fleet is not None:
             await self.fleet.start()
         await self.admin.start()  # paused tables are known before anyone can ante
-        await self.hosting.claim(list(self.rooms.values()))
+        # Bound before any lease is claimed, so a taken port fails with no table held;
+        # accepting starts once the tables are claimed.
         self.server = await serve(
             self.gateway.handler,
             self.config.host,
@@ -161,7 +162,10 @@ class StudServer:
             ping_interval=None,  # the outbox's keepalive pings (see `_sweep`)
             close_timeout=5,
             create_connection=self.outbox.connection_class(),
+            start_serving=False,
         )
+        await self.hosting.claim(list(self.rooms.values()))
+        await self.server.start_serving()
         self.spawn(self._pump())
         self.spawn(self._sweep())
         self.spawn(self._watch_loop())

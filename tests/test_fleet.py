@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -657,3 +658,31 @@ async def test_a_raise_sent_while_the_host_stood_still_is_not_folded_for_time(
         assert seat["decision"] == "raise" and not seat.get("auto")
     finally:
         await ann.close()
+
+
+async def test_a_process_that_cannot_bind_its_port_claims_no_table(
+    private_redis: RedisServer,
+) -> None:
+    """A `serve` whose port is taken fails before it claims a lease: its tables are free
+    at once for another process, not held for a lease's time by one that never served."""
+    namespace = fresh_namespace()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    servers: list[StudServer] = []
+    try:
+        store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+        config = replace(make_config(), host="127.0.0.1", port=taken.getsockname()[1])
+        unbound = StudServer(config, store=store, fleet=Fleet(store, "unbound", "", ttl=30))
+        servers.append(unbound)
+        with pytest.raises(OSError):
+            await unbound.start()
+        store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+        server = StudServer(make_config(), store=store, fleet=Fleet(store, "next", "", ttl=30))
+        servers.append(server)
+        await server.start()
+        assert server.census().tables == len(server.rooms) > 0
+    finally:
+        taken.close()
+        for server in reversed(servers):
+            await server.stop(grace=0)
