@@ -188,6 +188,13 @@ class StudServer:
         )
 
     @property
+    def store_data_lost(self) -> bool:
+        """Whether Redis answers without the data this process served from (either of
+        its connections found the namespace's origin mark gone)."""
+        stores = [self.store, *([self.fleet.store] if self.fleet is not None else [])]
+        return any(getattr(store, "data_lost", False) for store in stores)
+
+    @property
     def port(self) -> int:
         assert self.server is not None
         sock = next(iter(self.server.sockets))

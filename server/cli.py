@@ -230,6 +230,7 @@ async def _stores(config: Config) -> dict[str, Any]:
 
     from server.fleet import Fleet
     from server.stores.redis import RedisStore
+    from server.stores.redis_origin import persistence_gap
 
     store = await RedisStore.connect(
         config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
@@ -240,6 +241,11 @@ async def _stores(config: Config) -> dict[str, Any]:
         config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
     )
     fleet = Fleet(side, secrets.token_hex(6), config.public_url, ttl=config.fleet_ttl)
+    gap = await store.run("a persistence check", persistence_gap)
+    if gap:
+        logging.getLogger("stud.store").warning(
+            "%s: a restart of it loses every wallet, token and meter (OPERATIONS.md)", gap
+        )
     return {"store": store, "fleet": fleet}
 
 

@@ -56,6 +56,8 @@ class Served(Protocol):
     def metrics(self) -> Metrics: ...
     @property
     def meters(self) -> Mapping[str, int]: ...
+    @property
+    def store_data_lost(self) -> bool: ...
     def census(self) -> Census: ...
 
 
@@ -113,6 +115,9 @@ class HttpRoutes:
             # (requests that need the store get store_unavailable) and comes back
             # with it, so restarting the replica would not help.
             "store_connected": getattr(app.store, "connected", True),
+            # Redis back without its data: reported, not failed on, for a restart is how
+            # an operator accepts an empty store, never something to do by itself.
+            "store_data_lost": app.store_data_lost,
         }
         code = HTTPStatus.SERVICE_UNAVAILABLE if app.stopping else HTTPStatus.OK
         return response(code, json.dumps(body).encode(), "application/json")
@@ -159,6 +164,10 @@ class HttpRoutes:
             "stud_store_oldest_pending_seconds": (
                 "Seconds the oldest write in doubt has waited.",
                 _constant(census.oldest_pending),
+            ),
+            "stud_store_data_lost": (
+                "1 while Redis answers without the data this process served from.",
+                _constant(float(app.store_data_lost)),
             ),
         }
         for name, amount in app.meters.items():

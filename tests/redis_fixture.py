@@ -1,7 +1,7 @@
 """A private `redis-server` for the store tests, never the shared one on 6379.
 
 `redis_url` (session): REDIS_URL when set, else a redis-server of our own on a
-free port with no persistence, in a temporary directory, stopped at the end.
+free port, in a temporary directory, stopped at the end.
 `private_redis` (per test): always our own server, for tests that flush scripts,
 kill connections or restart Redis. Each test works under a fresh namespace
 (`fresh_namespace`), so tests never see each other's data.
@@ -55,7 +55,8 @@ def fresh_namespace() -> str:
 
 class RedisServer:
     """One redis-server process on 127.0.0.1; `stop()` then `start()` restarts it on
-    the same port (with no data: nothing is saved)."""
+    the same port with its data (saved on shutdown, as a durable Redis keeps it);
+    `forget()` between them makes it come back empty, as one that keeps nothing."""
 
     def __init__(self, port: int | None = None, password: str | None = None) -> None:
         if shutil.which("redis-server") is None:
@@ -78,7 +79,7 @@ class RedisServer:
                 "redis-server",
                 "--port", str(self.port),
                 "--bind", "127.0.0.1",
-                "--save", "",
+                "--save", "3600 1",  # in effect: saved only when it shuts down
                 "--appendonly", "no",
                 "--dir", str(self.dir),
                 *(["--requirepass", self.password] if self.password else []),
@@ -128,6 +129,11 @@ class RedisServer:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+    def forget(self) -> None:
+        """Delete what a stopped server saved: its next start is empty."""
+        assert self.process is None, "stop it first"
+        (self.dir / "dump.rdb").unlink(missing_ok=True)
 
     def cleanup(self) -> None:
         self.stop()

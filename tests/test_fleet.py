@@ -308,7 +308,7 @@ async def test_the_server_keeps_serving_through_a_redis_restart(
             )
         )
         assert health["status"] == "ok" and health["store_connected"] is False
-        private_redis.start()  # empty: nothing was persisted, scripts must be loaded again
+        private_redis.start()  # with its data, but its scripts must be loaded again
         fresh = None
         for _ in range(100):
             try:
@@ -686,3 +686,47 @@ async def test_a_process_that_cannot_bind_its_port_claims_no_table(
         taken.close()
         for server in reversed(servers):
             await server.stop(grace=0)
+
+
+def _get(port: int, path: str) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as reply:
+        return str(reply.read().decode())
+
+
+async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
+    private_redis: RedisServer, processes: list[ServerProcess], tmp_path: Path
+) -> None:
+    """A Redis that keeps nothing is warned about at start; when it comes back empty the
+    process says so (log ERROR, /healthz, /metrics) and deals nothing on the empty store
+    until an operator restarts it, which accepts the empty store."""
+    assert private_redis.command("CONFIG", "SET", "save", "") == "+OK"
+    proc = ServerProcess(tmp_path, "alpha", private_redis.url, fresh_namespace())
+    processes.append(proc)
+    proc.start()
+    assert "keeps nothing on disk" in proc.log.read_text()
+    before = await open_client(proc.url, "before")
+    await before.close()
+    private_redis.stop()
+    private_redis.forget()
+    private_redis.start()
+    health: dict[str, Any] = {}
+    for _ in range(300):  # the next lease renewal finds the mark gone
+        health = json.loads(await asyncio.to_thread(_get, proc.port, "/healthz"))
+        if health["store_data_lost"] and health["suspended_tables"] == 1:
+            break
+        await asyncio.sleep(0.1)
+    assert health["store_data_lost"] is True and health["suspended_tables"] == 1
+    assert "stud_store_data_lost 1" in await asyncio.to_thread(_get, proc.port, "/metrics")
+    errors = [line for line in proc.log.read_text().splitlines() if " ERROR " in line]
+    assert errors and all("without its data" in line for line in errors), errors
+    assert len(errors) <= 2  # once for each of its two connections, not on every retry
+    with pytest.raises(ServerError) as refused:
+        await open_client(proc.url, "after")  # a new guest would be a wallet on nothing
+    assert refused.value.code == "store_unavailable"
+    assert "without its data" in str(refused.value)
+    proc.stop()
+    proc.start()  # the operator's restart accepts the empty store
+    health = json.loads(await asyncio.to_thread(_get, proc.port, "/healthz"))
+    assert health["store_data_lost"] is False
+    after = await open_client(proc.url, "after")
+    await after.close()

@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import asyncio_redis
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from server.game.ledger import HOUSE, Hold, JackpotClaim, Reason, Transfer, player_account
 from server.stores.base import Fence, OutcomeUnknown, Player, StoreError, Wallet
 from server.stores.redis import RedisStore, parse_redis_url
+from server.stores.redis_origin import persistence_gap
 from tests.redis_fixture import (
     RedisServer,
     drop_namespace,
@@ -172,13 +174,78 @@ async def test_redis_restart_fails_fast_then_reconnects(private_redis: RedisServ
         )
         assert all(isinstance(o, StoreError) for o in outcomes)
 
-        private_redis.start()  # same port, empty (nothing was saved)
-        assert await eventually(lambda: store.ensure_meter(JP, SEED)) == SEED
-        assert store.reconnects >= 1
-        await play_a_round(store, "r1")  # scripts loaded again on the new server
+        private_redis.start()  # same port, with its data (but not its scripts)
+        assert await eventually(lambda: store.wallet(pid)) == Wallet(9_900, 0, 0)
+        assert store.reconnects >= 1 and not store.data_lost
+        await play_a_round(store, "r2")  # scripts loaded again on the new server
         assert sum((await store.totals()).values()) == 0
     finally:
         await store.close()
+
+
+async def test_a_redis_back_without_its_data_is_refused_until_it_has_it_again(
+    private_redis: RedisServer,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A Redis that keeps nothing on disk comes back empty: every wallet, token and
+    meter gone. Serving on would hand out fresh credits and call the books whole, so
+    the store stays unavailable, says why once, and takes its data back when an
+    operator restores it."""
+    store = await connect(private_redis)
+    try:
+        pid = await play_a_round(store, "r1")
+        private_redis.stop()
+        saved = private_redis.dir / "dump.rdb"
+        kept = saved.read_bytes()
+        private_redis.forget()
+        private_redis.start()  # empty
+        for _ in range(200):  # a call finds the old connection gone and reconnects
+            with pytest.raises(StoreError) as e:
+                await store.wallet(pid)
+            if store.data_lost:
+                break
+            await asyncio.sleep(0.05)
+        assert store.data_lost
+        with pytest.raises(StoreError) as e:
+            await store.wallet(pid)
+        assert e.value.code == "store_unavailable" and "without its data" in e.value.message
+        with pytest.raises(StoreError):
+            await store.create_player("q", 1, 0)  # nothing is written to the empty one
+        errors = [r for r in caplog.records if r.levelname == "ERROR"]
+        assert len(errors) == 1 and "without its data" in errors[0].getMessage()
+        raw = await raw_connection(private_redis.url)
+        try:
+            assert await raw.dbsize() == 0
+        finally:
+            raw.close()
+        private_redis.stop()
+        saved.write_bytes(kept)  # the operator restores the backup
+        private_redis.start()
+        assert await eventually(lambda: store.wallet(pid)) == Wallet(9_900, 0, 0)
+        assert not store.data_lost
+        assert sum((await store.totals()).values()) == 0
+    finally:
+        await store.close()
+
+
+async def test_a_new_store_writes_its_marker_once(
+    private_redis: RedisServer,  # noqa: F811
+) -> None:
+    """The first process on an empty namespace marks it; later ones find the mark and
+    keep it (a restart of every process is how an operator accepts an empty store)."""
+    first = await connect(private_redis)
+    second = await connect(private_redis)
+    try:
+        raw = await raw_connection(private_redis.url)
+        try:
+            marks = await (await raw.scan(match="{stud}:origin")).fetchall()
+            assert marks == ["{stud}:origin"]
+        finally:
+            raw.close()
+        assert first.origin == second.origin != ""
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def test_a_killed_connection_is_replaced(private_redis: RedisServer) -> None:  # noqa: F811
@@ -480,3 +547,23 @@ def strip_times(value: Any) -> Any:
     if isinstance(value, list):
         return [strip_times(v) for v in value]
     return value
+
+
+async def test_a_redis_that_keeps_nothing_is_told_apart(
+    private_redis: RedisServer,  # noqa: F811
+) -> None:
+    raw = await raw_connection(private_redis.url)
+    try:
+        assert await persistence_gap(raw) is None  # it saves (on shutdown, at least)
+        assert private_redis.command("CONFIG", "SET", "save", "") == "+OK"
+        assert "keeps nothing on disk" in str(await persistence_gap(raw))
+        assert private_redis.command("CONFIG", "SET", "appendonly", "yes") == "+OK"
+        assert await persistence_gap(raw) is None
+    finally:
+        raw.close()
+
+    class Renamed:  # CONFIG renamed away, as hardened setups do: not reported
+        async def config_get(self, parameter: str) -> Any:
+            raise asyncio_redis.ErrorReply("ERR unknown command 'config'")
+
+    assert await persistence_gap(Renamed()) is None

@@ -61,7 +61,6 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from importlib import resources
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -102,6 +101,7 @@ from server.stores.base import (
     wallet_ids,
 )
 from server.stores.batches import Batches
+from server.stores.redis_origin import ORIGIN_KEY, DataLost, check, find_or_mark
 from server.stores.redis_replies import (
     BuyInRefused,
     claim_of,
@@ -110,31 +110,13 @@ from server.stores.redis_replies import (
     refusal,
     wallets_of,
 )
+from server.stores.redis_scripts import BATCHED, script_sources
 
 __all__ = ["RedisStore", "parse_redis_url"]
 
 log = logging.getLogger("stud.store")
 T = TypeVar("T")
 
-SCRIPTS = (
-    "create_player",
-    "wallets",
-    "buy_chips",
-    "bet",
-    "apply",
-    "abandon",
-    "claim",
-    "release",
-    "ensure_meter",
-    "meters",
-    "settle",
-    "void",
-    "recover",
-    "register",
-    "token",
-    "set_password",
-    "fail",
-)
 #: asyncio-redis' reply parser in C (hiredis, a dependency): replies are parsed without
 #: a Python coroutine and future per item (BENCHMARKS.md measures it).
 PROTOCOL: Any = asyncio_redis.HiRedisProtocol
@@ -147,28 +129,6 @@ def _request_json(request: Any) -> str:
     (2.2 against 0.2 µs a write), which was 4 % of the server at load. Transfer
     digests keep json's encoder: a replay is told by its digest (`transfers_digest`)."""
     return orjson.dumps(request).decode()
-
-
-#: Scripts whose calls of one event-loop turn go to Redis together, in `batch.lua`:
-#: the per-seat writes (antes, raises, folds) that many players send at once, and the
-#: settlements of the rounds those writes end.
-BATCHED = ("bet", "apply", "settle")
-
-
-def _script_sources() -> dict[str, str]:
-    """Each script with the shared helpers prepended (read next to this module); and
-    `batch`, which holds the BATCHED scripts as functions of their request and text."""
-    root = resources.files("server.stores") / "scripts"
-    lib = (root / "_lib.lua").read_text(encoding="utf-8")
-    body = {name: (root / f"{name}.lua").read_text(encoding="utf-8") for name in SCRIPTS}
-    sources = {name: f"{lib}\n-- {name}.lua\n{body[name]}" for name in SCRIPTS}
-    wrapped = "".join(
-        f"\n-- {name}.lua\nBATCHED['{name}'] = function(REQ, TEXT)\n{body[name]}\nend\n"
-        for name in BATCHED
-    )
-    batch = (root / "batch.lua").read_text(encoding="utf-8")
-    sources["batch"] = f"{lib}\nlocal BATCHED = {{}}\n{wrapped}\n-- batch.lua\n{batch}"
-    return sources
 
 
 def parse_redis_url(url: str) -> tuple[str, int, int, str | None]:
@@ -210,7 +170,7 @@ class RedisStore:
         self.reconnect_wait = reconnect_wait
         self.max_backoff = max_backoff
         self.retention = retention
-        self._sources = _script_sources()
+        self._sources = script_sources()
         self._shas: dict[str, str] = {}
         self._loaded_for_callers: set[str] = set()  # eval_script shas loaded once already
         self._batches = Batches(self._send_writes, self._unknown)
@@ -219,6 +179,8 @@ class RedisStore:
         self._reconnecting: asyncio.Task[None] | None = None
         self._closed = False
         self.reconnects = 0
+        self.origin = ""  # the namespace's mark, found on the first connection
+        self.data_lost = False  # Redis came back without it: unavailable until it is back
 
     @property
     def connected(self) -> bool:
@@ -291,11 +253,28 @@ class RedisStore:
             if self.db:
                 await conn.select(self.db)
             await self._load_scripts(conn)
+            await self._check_origin(conn)
         except BaseException:
             conn.close()
             raise
         self._conn = conn
         self._ready.set()
+
+    async def _check_origin(self, conn: Any) -> None:
+        key, where = self.prefix + ORIGIN_KEY, {"redis": self._where()}
+        if not self.origin:
+            self.origin = await find_or_mark(conn, key)
+            return
+        try:
+            await check(conn, key, self.origin)
+        except DataLost as e:
+            if not self.data_lost:
+                log.error("%s: the tables wait until it is restored", e, extra=where)
+            self.data_lost = True
+            raise
+        if self.data_lost:
+            log.warning("Redis has its data again", extra=where)
+        self.data_lost = False
 
     async def _load_scripts(self, conn: Any) -> None:
         for name, source in self._sources.items():
@@ -314,7 +293,11 @@ class RedisStore:
         try:
             await asyncio.wait_for(self._ready.wait(), self.reconnect_wait)
         except TimeoutError:
-            raise self._unavailable("is unreachable; reconnecting in the background") from None
+            raise self._unavailable(
+                "came back without its data; an operator must restore it"
+                if self.data_lost
+                else "is unreachable; reconnecting in the background"
+            ) from None
         if self._conn is None:
             raise self._unavailable("was lost again while reconnecting")
         return self._conn
@@ -339,7 +322,13 @@ class RedisStore:
         while not self._closed and self._conn is None:
             try:
                 await asyncio.wait_for(self._open(), self.timeout)
-            except (*_LOST, TimeoutError, asyncio_redis.ErrorReply, asyncio_redis.Error) as e:
+            except (
+                *_LOST,
+                TimeoutError,
+                DataLost,
+                asyncio_redis.ErrorReply,
+                asyncio_redis.Error,
+            ) as e:
                 log.info(
                     "Redis reconnect failed (%s); next try in %.2fs",
                     _describe(e),

@@ -1,0 +1,56 @@
+"""The store's origin mark, and whether Redis keeps anything on disk.
+
+A Redis restarted without persistence comes back empty: every wallet, token,
+operator and meter gone, and the books "sum to zero" over nothing. To a client
+it looks like any reconnect. So the first connection to a namespace writes a
+random mark (`<prefix>origin`), every store remembers the mark it found, and
+each reconnect reads it again: a mark that is gone or different means the data
+is not the data this process served from. The store then stays unavailable
+(tables pause, as in an outage) until the data is back; restarting every
+process is how an operator accepts an empty store instead.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+import asyncio_redis
+
+ORIGIN_KEY = "origin"
+
+
+class DataLost(Exception):
+    """Redis answers, but without the data this store was serving from."""
+
+
+async def find_or_mark(conn: Any, key: str) -> str:
+    """The namespace's mark, written first if it has none (SET NX: one mark wins)."""
+    mark = f"{secrets.token_hex(8)}@{int(time.time() * 1000)}"
+    await conn.set(key, mark, only_if_not_exists=True)
+    found = await conn.get(key)
+    return str(found) if found is not None else mark
+
+
+async def check(conn: Any, key: str, origin: str) -> None:
+    """Raise DataLost unless the namespace still holds `origin`."""
+    found = await conn.get(key)
+    if found != origin:
+        raise DataLost(
+            "Redis came back without its data (the store's origin mark "
+            f"{origin!r} is {'gone' if found is None else 'replaced'})"
+        )
+
+
+async def persistence_gap(conn: Any) -> str | None:
+    """Why a restart of this Redis would lose everything, or None when it persists
+    (AOF or RDB save points) or cannot be asked (CONFIG renamed or refused)."""
+    try:
+        aof = (await conn.config_get("appendonly")).value
+        save = (await conn.config_get("save")).value
+    except (asyncio_redis.Error, asyncio_redis.ErrorReply):
+        return None
+    if aof == "yes" or save:
+        return None
+    return "Redis keeps nothing on disk (appendonly no, no save points)"
