@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 from server.config import EVENT_LOOPS, Config, ConfigError, load_config
+from server.game.variants import VARIANTS
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
 
@@ -128,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "check-config":
         from server.analysis.odds import OddsReport, analyze
+        from server.analysis.warnings import percent, table_warnings
 
         reports: dict[str, OddsReport] = {}
         warnings = 0
@@ -139,25 +143,12 @@ def main(argv: list[str] | None = None) -> int:
             report = reports.get(t.variant.name) or analyze(t.variant)
             reports[t.variant.name] = report
             print(
-                f"  house edge {_percent(report.house_edge_ante)} of the ante, "
-                f"{_percent(report.element_of_risk)} of the total bet (optimal play)"
+                f"  house edge {percent(report.house_edge_ante)} of the ante, "
+                f"{percent(report.element_of_risk)} of the total bet (optimal play)"
             )
-            if report.player_edge:
+            for warning in table_warnings(config, t, report):
                 warnings += 1
-                print(
-                    f"stud-server: warning: table {t.table_id}: variant {t.variant.name} gives "
-                    f"the player an edge of {_percent(-report.house_edge_ante)} of the ante",
-                    file=sys.stderr,
-                )
-            seed = config.jackpots[t.jackpot].seed
-            if report.progressive_return(seed, t.stake) >= 1:
-                warnings += 1
-                print(
-                    f"stud-server: warning: table {t.table_id}: the progressive returns "
-                    f"{_percent(report.progressive_return(seed, t.stake))} of its stake already "
-                    f"at the seed meter ({seed} cents)",
-                    file=sys.stderr,
-                )
+                print(f"stud-server: warning: {warning}", file=sys.stderr)
         print(f"ok: {len(config.tables)} tables, {len(config.variants)} variants")
         if warnings and args.strict:
             print(f"stud-server: --strict: {warnings} warning(s)", file=sys.stderr)
@@ -184,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     if not config.public_url:
         config = replace(config, public_url=f"ws://{config.host}:{config.port}/ws")
     _setup_logging(args.log_format, args.log_level)
+    if any(VARIANTS.get(t.variant.name) != t.variant for t in config.tables):
+        threading.Thread(
+            target=_warn_of_paytables, args=(config,), name="paytable check", daemon=True
+        ).start()
 
     from server.app import StudServer
     from server.stores.base import StoreError
@@ -249,8 +244,15 @@ async def _stores(config: Config) -> dict[str, Any]:
     return {"store": store, "fleet": fleet}
 
 
-def _percent(value: Fraction) -> str:
-    return f"{float(value) * 100:.4f}%"
+def _warn_of_paytables(config: Config) -> None:
+    """Log what `check-config` warns of, for the variants the config defines: it takes
+    seconds of CPU, so it runs beside the starting server, not before it."""
+    from server.analysis.warnings import own_variant_warnings
+
+    with contextlib.suppress(OSError, AttributeError):  # Linux: this thread alone yields
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    for warning in own_variant_warnings(config):
+        logging.getLogger("stud.config").warning("%s (see stud-server check-config)", warning)
 
 
 def _odds(config: Config, name: str, as_json: bool) -> int:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from server.game.table import HANDS_MODES, MAX_SEATS, TableConfig, Timers
 from server.game.variants import VARIANTS, Variant, VariantError, parse_variants
-from server.stores.base import NAMESPACE
+from server.stores.base import MAX_CENTS, NAMESPACE
 
 
 class ConfigError(ValueError):
@@ -179,6 +179,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML: {e}") from e
     env = os.environ if env is None else env
+    given: dict[str, str] = {}  # a setting's dotted name -> the variable that set it
     for name, (dotted, kind) in _ENV.items():
         if name in env and env[name] != "":
             try:
@@ -188,7 +189,16 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
             section, _, key = dotted.rpartition(".")
             target = data.setdefault("server", {}) if not section else data.setdefault(section, {})
             target[key] = value
-    return build_config(data, source)
+            given[dotted if section else f"server.{dotted}"] = name
+    try:
+        return build_config(data, source)
+    except ConfigError as e:
+        # a setting the environment gave is named by its variable, as the operator wrote it
+        text = str(e)
+        for dotted, name in given.items():
+            if text.startswith((f"{dotted}:", f"{dotted} ")):
+                raise ConfigError(f"{name}={env[name]}: {text}") from e
+        raise
 
 
 def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
@@ -223,6 +233,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     for name in ("starting_credits", "starting_bonus", "max_buy_chips", "max_balance"):
         if getattr(wallet, name) < 0:
             raise ConfigError(f"wallet.{name}: must be >= 0 cents")
+        if getattr(wallet, name) > MAX_CENTS:
+            raise ConfigError(f"wallet.{name}: at most {MAX_CENTS} cents")
     if wallet.starting_credits > wallet.max_balance:
         # a new player would start past the ceiling no top-up or credit may pass
         raise ConfigError(
@@ -304,6 +316,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         )
     else:
         tables = default_tables(variants, timers, base.max_seats_per_player)
+    for i, t in enumerate(tables):
+        _check_bettable(f"tables[{i}] ({t.table_id})", t, wallet)
     ids = [t.table_id for t in tables]
     if len(set(ids)) != len(ids):
         raise ConfigError(f"tables: duplicate table id in {ids}")
@@ -329,6 +343,7 @@ def _table(
     tid = entry.get("id")
     if not isinstance(tid, str) or not tid or len(tid) > 32 or not _is_slug(tid):
         raise ConfigError(f"{where}.id: 1-32 characters of a-z, 0-9, _ or -")
+    where = f"{where} ({tid})"
     vname = entry.get("variant", "casino-stud")
     if vname not in variants:
         raise ConfigError(f"{where}.variant: unknown variant {vname!r} (have {sorted(variants)})")
@@ -362,6 +377,25 @@ def _table(
         )
     except ValueError as e:
         raise ConfigError(f"{where}: {e}") from e
+
+
+def _check_bettable(where: str, t: TableConfig, wallet: WalletConfig) -> None:
+    """Refuse a table no wallet could bet at: an ante is taken with its raise held
+    (3 x the ante), and no balance may pass `max_balance`."""
+    if 3 * t.min_ante > wallet.max_balance:
+        raise ConfigError(
+            f"{where}.min_ante: {t.min_ante} cents with its raise (3 x {t.min_ante}) is more "
+            f"than wallet.max_balance ({wallet.max_balance} cents): nobody could bet"
+        )
+    if 3 * t.max_ante > wallet.max_balance:
+        raise ConfigError(
+            f"{where}.max_ante: at most a third of wallet.max_balance "
+            f"({wallet.max_balance // 3} cents): the ante is held with its raise"
+        )
+    if t.stake > wallet.max_balance:
+        raise ConfigError(
+            f"{where}.progressive_stake: at most wallet.max_balance ({wallet.max_balance} cents)"
+        )
 
 
 def _check_redis_url(url: str) -> None:

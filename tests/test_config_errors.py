@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from server.config import ConfigError, build_config
+from server.config import ConfigError, build_config, load_config
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,39 @@ def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:
 )
 def test_a_redis_url_the_store_takes_is_taken(url: str) -> None:
     assert build_config({"server": {"redis_url": url}}).redis_url == url
+
+
+def _table(**fields: Any) -> dict[str, Any]:
+    return {"tables": [{"id": "high", "variant": "casino-stud", **fields}]}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {**_table(min_ante=400_000, max_ante=500_000), "wallet": {"max_balance": 1_000_000}},
+            "tables[0] (high).min_ante: 400000 cents with its raise (3 x 400000) is more than "
+            "wallet.max_balance (1000000 cents)",
+        ),
+        (_table(max_ante=99_999_999_999_999_999_999), "tables[0] (high).max_ante: at most"),
+        (_table(progressive_stake=99_999_999_999_999), "tables[0] (high).progressive_stake"),
+        (_table(seats=0), "tables[0] (high): seats must be"),
+        (_table(min_ante="5"), "tables[0] (high).min_ante: must be an integer"),
+        ({"wallet": {"max_balance": 2**53}}, "wallet.max_balance: at most 9007199254740991"),
+    ],
+)
+def test_a_table_nobody_could_bet_at_is_refused_by_its_id(
+    data: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError) as e:
+        build_config(data)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_a_setting_from_the_environment_is_named_by_its_variable() -> None:
+    with pytest.raises(ConfigError) as e:
+        load_config(env={"STUD_BETTING_SECONDS": "-3"})
+    assert str(e.value).startswith("STUD_BETTING_SECONDS=-3: timers.betting"), str(e.value)
+    with pytest.raises(ConfigError) as e:
+        load_config(env={"STUD_PORT": "70000"})
+    assert str(e.value).startswith("STUD_PORT=70000: server.port"), str(e.value)

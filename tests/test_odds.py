@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
+import subprocess
+import sys
+import time
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -27,7 +31,9 @@ from server.analysis.odds import (
     format_report,
     report_json,
 )
+from server.analysis.warnings import own_variant_warnings
 from server.cli import main
+from server.config import load_config
 from server.game.cards import DECK, Card, to_cards
 from server.game.categories import Category
 from server.game.evaluator import evaluate
@@ -292,3 +298,33 @@ def test_report_json_fields(stud: OddsReport) -> None:
     assert data["progressive"]["break_even_meter_cents"] == pytest.approx(
         float(stud.progressive_break_even_cents or 0)
     )
+
+
+def test_serve_logs_a_player_edge_of_a_variant_the_config_defines(tmp_path: Path) -> None:
+    """`serve` warns as `check-config` does, in its log, without holding its start up
+    for the analysis; the presets (whose edges are tested here) cost it nothing."""
+    path = tmp_path / "giveaway.toml"
+    path.write_text(GIVEAWAY_TOML, encoding="utf-8")
+    config = load_config(path, env={})
+    warned = own_variant_warnings(config)
+    assert len(warned) == 1 and warned[0].startswith("table gift: variant giveaway gives")
+    assert own_variant_warnings(load_config(None, env={})) == []
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve", "--config", str(path), "--port", "0"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={k: v for k, v in os.environ.items() if not k.startswith(("STUD_", "REDIS"))},
+        )
+    try:
+        for _ in range(1200):
+            if "gives the player an edge" in log.read_text() or server.poll() is not None:
+                break
+            time.sleep(0.05)
+        text = log.read_text()
+        assert "WARNING stud.config: table gift: variant giveaway gives the player" in text, text
+        assert "table plain" not in text
+    finally:
+        server.terminate()
+        server.wait(15)
