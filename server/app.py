@@ -23,7 +23,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from protocol.errors import CloseCode
 from server.admin.console import AdminConsole
-from server.config import Config
+from server.config import Config, ConfigError, shared_settings
 from server.dispatch import Requests
 from server.durable import Pending
 from server.fleet import Fleet, every
@@ -63,6 +63,7 @@ class StudServer:
             fleet.on_wallet = self._wallet_news
             fleet.on_signed_out = self._signed_out_news
             fleet.on_news_lost = self.news_lost
+            fleet.settings = shared_settings(config)
         self.stopping = False
         self.metrics = Metrics()
         self.pending = Pending()
@@ -145,6 +146,13 @@ class StudServer:
 
     async def start(self) -> None:
         await self.passwords.start()
+        if self.fleet is not None:
+            differ = await self.fleet.differing_settings()
+            if differ:
+                raise ConfigError(
+                    "[wallet] and [jackpots] must be the same on every process of one Redis: "
+                    + "; ".join(differ)
+                )
         await self.jackpots.ensure(announce=False)
         if self.fleet is not None:
             await self.fleet.start()

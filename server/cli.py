@@ -197,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as e:
         print(f"stud-server: {e.message}", file=sys.stderr)
         return 1
+    except ConfigError as e:  # the config disagrees with the fleet it would join
+        print(f"stud-server: {e}", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"stud-server: cannot serve on {config.host}:{config.port}: {e}", file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@ import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -377,6 +377,16 @@ def _table(
         )
     except ValueError as e:
         raise ConfigError(f"{where}: {e}") from e
+
+
+def shared_settings(config: Config) -> dict[str, int]:
+    """The settings every process on one Redis must share, by dotted name: the wallet's
+    (what a new player gets, what a top-up may do) and each jackpot's seed and share."""
+    found = {f"wallet.{f.name}": getattr(config.wallet, f.name) for f in fields(config.wallet)}
+    for name, jackpot in sorted(config.jackpots.items()):
+        found[f"jackpots.{name}.seed"] = jackpot.seed
+        found[f"jackpots.{name}.contribution_bp"] = jackpot.contribution_bp
+    return found
 
 
 def _check_bettable(where: str, t: TableConfig, wallet: WalletConfig) -> None:

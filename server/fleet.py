@@ -40,7 +40,9 @@ LobbyRow = tuple[Mapping[str, Any], Mapping[str, Any]]
 
 
 #: Write a process's changed lobby rows and its liveness; return every process's entry.
-#: lobby:procs: process -> {"ts", "v", "url"}; lobby:p:<process>: table -> row (JSON).
+#: lobby:procs: process -> {"ts", "v", "url", "cfg"}; lobby:p:<process>: table -> row
+#: (JSON). `cfg` is the process's shared settings as JSON text (cjson would round
+#: large integers).
 #: The rows come as arguments after the request (table, row, table, row...): JSON
 #: inside the request's JSON would be escaped, and decoded in Lua, a second time.
 PUBLISH = """
@@ -50,7 +52,8 @@ local had = redis.call('EXISTS', rows) == 1  -- false: none yet, or Redis lost t
 for i = 4, #ARGV, 2 do redis.call('HSET', rows, ARGV[i], ARGV[i + 1]) end
 for _, tid in ipairs(req.del) do redis.call('HDEL', rows, tid) end
 redis.call('PEXPIRE', rows, req.ttl_ms)
-redis.call('HSET', P .. 'lobby:procs', proc, cjson.encode({ts = req.now, v = req.v, url = req.url}))
+redis.call('HSET', P .. 'lobby:procs', proc,
+  cjson.encode({ts = req.now, v = req.v, url = req.url, cfg = req.cfg}))
 local out, flat = {}, redis.call('HGETALL', P .. 'lobby:procs')
 for i = 1, #flat, 2 do
   local entry = cjson.decode(flat[i + 1])
@@ -107,6 +110,7 @@ class Fleet:
         self._remote: dict[str, tuple[int, list[tuple[int, dict[str, Any]]]]] = {}
         self._urls: dict[str, str] = {}  # process -> its public address, from the last share
         self._hosts: dict[str, str] = {}  # table -> the process whose row the lobby lists
+        self.settings: Mapping[str, int] = {}  # what every process must share (`shared_settings`)
 
     @property
     def heartbeat(self) -> float:
@@ -160,6 +164,7 @@ class Fleet:
             "ttl_ms": int(3 * self.ttl * 1000),
             "del": gone,
             "url": self.public_url,
+            "cfg": json.dumps(dict(self.settings), sort_keys=True),
         }
         reply = await self.store.eval_script(
             PUBLISH,
@@ -174,6 +179,35 @@ class Fleet:
         procs = {str(k): dict(v) for k, v in data["procs"].items()}
         self._urls = {p: str(e.get("url") or "") for p, e in procs.items()}
         return procs
+
+    async def differing_settings(self) -> list[str]:
+        """How this process's shared settings differ from a live process's (empty: they
+        agree, or no process that publishes them is alive)."""
+        key = f"{self.prefix}lobby:procs"
+
+        async def read(conn: Any) -> dict[str, str]:
+            procs: dict[str, str] = await conn.hgetall_asdict(key)
+            return procs
+
+        horizon = time.time() - 3 * self.ttl
+        for proc, text in sorted((await self.store.run("read the processes", read)).items()):
+            entry = json.loads(text)
+            if proc == self.process_id or float(entry.get("ts", 0)) < horizon:
+                continue
+            if not isinstance(entry.get("cfg"), str):
+                continue  # a process of an earlier release: it says nothing
+            theirs, where = json.loads(entry["cfg"]), entry.get("url") or f"process {proc}"
+            if not theirs or not self.settings:
+                continue  # a bare fleet (a tool, a test) shares no settings
+            found = [
+                f"{k} is {theirs.get(k, 'not set')} on {where}, {self.settings.get(k, 'not set')}"
+                " here"
+                for k in sorted(set(self.settings) | set(theirs))
+                if theirs.get(k) != self.settings.get(k)
+            ]
+            if found:
+                return found
+        return []
 
     def others(self) -> list[str]:
         """The other processes heard from at the last share (alive within 3 TTLs)."""

@@ -730,3 +730,28 @@ async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
     assert health["store_data_lost"] is False
     after = await open_client(proc.url, "after")
     await after.close()
+
+
+async def test_a_process_whose_wallet_or_jackpots_differ_from_a_live_one_refuses_to_start(
+    private_redis: RedisServer, processes: list[ServerProcess], tmp_path: Path
+) -> None:
+    """`[wallet]` and `[jackpots]` must be the same on every process: one with other
+    starting credits or another meter contribution would hand out other money and feed
+    the shared meter otherwise. It refuses to start, naming what differs."""
+    namespace = fresh_namespace()
+    first = ServerProcess(tmp_path, "alpha", private_redis.url, namespace)
+    processes.append(first)
+    first.start()
+    other = ServerProcess(tmp_path, "beta", private_redis.url, namespace)
+    text = other.config.read_text()
+    text = text.replace(f"starting_credits = {START}", "starting_credits = 5000")
+    other.config.write_text(text.replace("contribution_bp = 5000", "contribution_bp = 100"))
+    with pytest.raises(RuntimeError):
+        other.start()
+    assert other.process is not None and other.process.wait(10) == 2
+    said = other.log.read_text()
+    assert "wallet.starting_credits" in said and "jackpots.main.contribution_bp" in said, said
+    assert "5000" in said and str(START) in said
+    same = ServerProcess(tmp_path, "gamma", private_redis.url, namespace)
+    processes.append(same)
+    same.start()  # the same settings: it joins
