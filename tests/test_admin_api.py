@@ -191,6 +191,11 @@ async def test_bad_requests_apply_nothing(make_console: ConsoleFactory) -> None:
          400, "round_id"),
         ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amount": 100,
          "currency": "EUR"}, 400, "currency"),
+        # a misspelt amount is named as written, not as the missing field
+        ("/api/players/p/credit", {"action_id": new_id(), "reason": "x", "amout": 500}, 400,
+         "amout"),
+        ("/api/jackpots/main/correct", {"action_id": new_id(), "reason": "x", "amout": 5}, 400,
+         "amout"),
         ("/api/session", {"name": "ops", "password": "x", "remember": True}, 400, "remember"),
         # the audit log is read by people and exported: no control characters in it
         ("/api/tables/alpha/pause", {"action_id": new_id(), "reason": "t\u0000\u0007"}, 400,

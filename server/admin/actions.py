@@ -114,6 +114,7 @@ class Acts:
             raise BadAct(404, "not_found", f"no player act {action!r}")
         target = f"player:{player_id}"
         if action in ("credit", "debit"):
+            known_fields(body, ("action_id", "reason", "amount"))  # a misspelling by its name
             amount = _cents(body, "amount")
             act = self._act(operator, action, target, body, {"amount": amount})
             signed = amount if action == "credit" else -amount
@@ -142,6 +143,7 @@ class Acts:
     async def jackpot(self, operator: str, name: str, action: str, body: Any) -> Answer:
         if action not in JACKPOT_ACTS:
             raise BadAct(404, "not_found", f"no jackpot act {action!r}")
+        known_fields(body, ("action_id", "reason", *(["amount"] if action == "correct" else [])))
         amount = _cents(body, "amount", zero=True) if action == "correct" else None
         fields = {} if amount is None else {"amount": amount}
         act = self._act(operator, action, f"jackpot:{name}", body, fields)
