@@ -152,6 +152,8 @@ class StudServer:
                 raise ConfigError(
                     "[wallet] and [jackpots] must be the same on every process of one Redis: "
                     + "; ".join(differ)
+                    + f" (a process killed counts until {3 * self.fleet.ttl:.0f} s after its"
+                    " last heartbeat)"
                 )
         await self.jackpots.ensure(announce=False)
         if self.fleet is not None:

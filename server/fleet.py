@@ -196,7 +196,9 @@ class Fleet:
                 continue
             if not isinstance(entry.get("cfg"), str):
                 continue  # a process of an earlier release: it says nothing
-            theirs, where = json.loads(entry["cfg"]), entry.get("url") or f"process {proc}"
+            theirs = json.loads(entry["cfg"])
+            heard = max(0.0, time.time() - float(entry["ts"]))
+            where = f"{entry.get('url') or 'process ' + proc} (heard from {heard:.0f} s ago)"
             if not theirs or not self.settings:
                 continue  # a bare fleet (a tool, a test) shares no settings
             found = [
