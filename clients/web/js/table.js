@@ -48,7 +48,8 @@ export function buildAmount(build) {
 /** Why a suspended table waits, in words (PROTOCOL.md §6, Faults). */
 const PAUSED_WHY = {
   store: "Paused: the game's data store is not answering. Nothing is lost; play goes on where it stopped.",
-  lease: "Paused: this server is out of touch with the others. Nothing is lost; play goes on where it stopped.",
+  lease: "Paused: this server is out of touch with the others. Nothing is lost: play goes on where it stopped, "
+    + "or, if another server takes the table over, the round is voided and every bet refunded.",
 };
 
 export function renderTable(ctx) {
@@ -192,7 +193,8 @@ function message(v) {
   if (v.online === false) {
     const undecided = snap.phase === "deciding" && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
     return undecided
-      ? "Connection lost — the table's clock may run on: an undecided hand folds at zero. Reconnecting…"
+      ? "Connection lost — the table's clock may run on: an undecided hand folds when the clock reaches zero; "
+        + "if another server takes the table over, the round is voided and every bet refunded. Reconnecting…"
       : "Connection lost: the table as it last stood. Reconnecting…";
   }
   if (snap.paused?.shutdown && snap.phase === "waiting") {

@@ -83,3 +83,34 @@ test("Rebet says last round's whole bet, as Deal reads it after, whatever is bui
   assert.equal(all.byTestId("rebet").getAttribute("disabled"), "");
   assert.match(all.byTestId("deal").textContent, /^Deal · \$109\.00/);
 });
+
+/** The table's message for Ann with an undecided hand dealt, drawn with `extra`. */
+function deciding(extra) {
+  const snap = waiting();
+  Object.assign(snap, { phase: "deciding", round_id: "alpha-1", ends_in_ms: 20000 });
+  Object.assign(snap.seats[0], { ante: 500, ready: true, cards: ["As", "Kd", "7s", "7c", "2d"] });
+  snap.dealer.cards = [null, null, null, null, "Qs"];
+  const root = renderTable({
+    snap: { ...snap, ...extra }, me: { player_id: "p-ann" }, row: null,
+    build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: false, jackpot: 100000,
+    available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
+    rebet: null, fair: {},
+  });
+  return root.byTestId("table-message").textContent;
+}
+
+test("offline mid-decision, the page says both things that may come: a fold by the clock, or a void", () => {
+  // its server may be frozen (no clock runs) and another take the table over: that
+  // round is voided and refunded, not folded (it used to say only "folds at zero")
+  const text = deciding({});
+  assert.match(text, /^Connection lost/);
+  assert.match(text, /undecided hand folds when the clock reaches zero/);
+  assert.match(text, /another server takes the table over, the round is voided and every bet refunded/);
+});
+
+test("a table paused for its lease says a takeover voids the round, not only that play goes on", () => {
+  const text = deciding({ phase: "suspended", suspended: { phase: "deciding", reason: "lease", since_ms: 0 } });
+  assert.match(text, /out of touch with the others/);
+  assert.match(text, /if another server takes the table over, the round is voided and every bet refunded/);
+});
