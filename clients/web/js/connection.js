@@ -1,11 +1,16 @@
 // The WebSocket link to the table server: msgpack in binary frames, requests
 // matched to their replies by `id`, and reconnection with backoff after a drop.
+// With several server processes on one store (a fleet), it reconnects through the
+// ring of them (ring.js): a process that hangs, or refuses twice in a row, is left
+// for the next, and `follow` goes on at a given one (where the page's table went).
 //
 // The connection knows nothing about poker: it hands every server frame to
 // `onFrame`, calls `onOpen` each time a socket opens (the app then says hello,
 // with its token after a drop), and reports its state through `onStatus`.
 
 import { decode, encode } from "@msgpack/msgpack";
+
+import { Ring } from "./ring.js";
 
 /** Frames that answer a request carrying `id` (see PROTOCOL.md, "Requests"). */
 const REPLY_TYPES = new Set(["ok", "error", "welcome", "pong", "lobby", "balance"]);
@@ -16,11 +21,15 @@ const REQUEST_TIMEOUT_MS = 15000;
 // A link can die without a close: Wi-Fi gone, a laptop lid, a frozen server. The
 // page then hears nothing, so silence is the sign: after PROBE_AFTER_MS of it the
 // page pings; after DEAD_AFTER_MS it calls the link lost and reconnects. A socket
-// that has not opened after CONNECT_TIMEOUT_MS is given up and tried again.
+// that has not opened after CONNECT_TIMEOUT_MS is given up and tried again. Either is
+// a hang of that process (a frozen one takes connections and answers nothing): the
+// next try goes to the next process of the ring.
 const PROBE_AFTER_MS = 4000;
 const DEAD_AFTER_MS = 10000;
 const CONNECT_TIMEOUT_MS = 10000;
 const WATCH_MS = 1000;
+const SILENT = 4001; // our own close codes: the link went silent, the socket never opened
+const NEVER_OPENED = 4002;
 
 /** The server refused a request: `code` is the stable error code, `frame` the whole error. */
 export class ServerError extends Error {
@@ -46,7 +55,7 @@ export class Connection {
    * @param {{onOpen: Function, onFrame: Function, onStatus: Function}} handlers
    */
   constructor(url, { onOpen, onFrame, onStatus }) {
-    this.url = url;
+    this.ring = new Ring(url);
     this.onOpen = onOpen;
     this.onFrame = onFrame;
     this.onStatus = onStatus;
@@ -61,6 +70,36 @@ export class Connection {
     this.heardAt = 0; // when the server was last heard from (any frame)
     this.probedAt = 0; // when the last liveness ping went out
     this.watch = null;
+    this.opened = new WeakSet(); // the sockets that opened
+  }
+
+  /** The process connected to, or tried now. */
+  get url() {
+    return this.ring.url;
+  }
+
+  /** The addresses the lobby's rows name: the processes to go on at when this one fails. */
+  setFleet(urls) {
+    this.ring.setFleet(urls);
+  }
+
+  /** Whether a try to reach `url` failed lately (a lobby row naming it is stale). */
+  failedLately(url) {
+    return this.ring.failedLately(url, performance.now());
+  }
+
+  /**
+   * Go on at the process at `url` at once, as the same player (the page says hello
+   * with its token on the new socket): the socket here closes, what waits on it fails
+   * as on any drop.
+   */
+  follow(url) {
+    if (this.stopped) return;
+    this.ring.go(url);
+    clearTimeout(this.retryTimer);
+    if (this.ws) this.#detach(this.ws, "going to another server of the casino");
+    this.attempt = 0;
+    this.#open();
   }
 
   /** Open the socket, and keep it open until `stop()`. */
@@ -87,7 +126,7 @@ export class Connection {
     const now = performance.now();
     const asked = this.probedAt > this.heardAt; // a ping is out, unanswered so far
     if (asked && now - this.probedAt > DEAD_AFTER_MS - PROBE_AFTER_MS) {
-      this.#closed(ws, 4001, "no answer from the server");
+      this.#closed(ws, SILENT, "no answer from the server");
       return;
     }
     if (!asked && now - this.heardAt > PROBE_AFTER_MS) {
@@ -139,15 +178,25 @@ export class Connection {
   }
 
   #open() {
-    this.#setStatus(this.attempt === 0 ? "connecting" : "reconnecting");
-    const ws = new WebSocket(this.url);
+    this.#setStatus(this.opens === 0 && this.attempt === 0 ? "connecting" : "reconnecting", { url: this.url });
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch {
+      // an address this page may not open: a refusal, as far as the ring goes
+      this.ws = { readyState: WebSocket.CLOSED };
+      this.#closed(this.ws, 4003, "not an address this page can open");
+      return;
+    }
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     const connecting = setTimeout(() => {
-      if (ws.readyState === WebSocket.CONNECTING) this.#closed(ws, 4002, "the server did not open the connection");
+      if (ws.readyState === WebSocket.CONNECTING) this.#closed(ws, NEVER_OPENED, "the server did not open the connection");
     }, CONNECT_TIMEOUT_MS);
     ws.onopen = () => {
       clearTimeout(connecting);
+      this.opened.add(ws);
+      this.ring.reached();
       this.attempt = 0;
       this.opens += 1;
       this.heardAt = performance.now();
@@ -178,9 +227,39 @@ export class Connection {
     };
   }
 
-  /** The socket is gone (closed, or given up as silent): fail what waits, then reconnect. */
+  /** The socket is gone (closed, or given up as silent): fail what waits, then reconnect,
+   * at the next process of the ring when this one hung or refused twice. */
   #closed(ws, code, reason) {
     if (this.ws !== ws) return;
+    this.#detach(ws, reason);
+    if (this.stopped) {
+      this.#setStatus("closed");
+      return;
+    }
+    if (code === 1000) {
+      // The server closes with 1000 only when the same player connected again
+      // (another tab with this session): reconnecting would take it back and
+      // the two tabs would evict each other forever. Wait for the player.
+      this.stopped = true;
+      this.#setStatus("replaced", { reason });
+      return;
+    }
+    // A socket that never opened failed to reach its process; one that went silent hung
+    // there. A socket closed after it was open (a restart, a shutdown) is tried again.
+    const opened = this.opened.has(ws);
+    if (!opened || code === SILENT) {
+      this.ring.failed(performance.now(), { hung: code === SILENT || code === NEVER_OPENED });
+    }
+    // Exponential backoff with jitter, so a restarted server is not stampeded.
+    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt);
+    const delay = Math.round(base * (0.75 + Math.random() / 2));
+    this.attempt += 1;
+    this.#setStatus("waiting", { delay, code, reason, url: this.url });
+    this.retryTimer = setTimeout(() => this.#open(), delay);
+  }
+
+  /** Let a socket go: closed if it is not yet, its watch stopped, what waits on it failed. */
+  #detach(ws, reason) {
     this.ws = null;
     clearInterval(this.watch);
     if (ws.readyState !== WebSocket.CLOSED) {
@@ -198,24 +277,6 @@ export class Connection {
         + "the table shows what was done once reconnected."));
     }
     this.pending.clear();
-    if (this.stopped) {
-      this.#setStatus("closed");
-      return;
-    }
-    if (code === 1000) {
-      // The server closes with 1000 only when the same player connected again
-      // (another tab with this session): reconnecting would take it back and
-      // the two tabs would evict each other forever. Wait for the player.
-      this.stopped = true;
-      this.#setStatus("replaced", { reason });
-      return;
-    }
-    // Exponential backoff with jitter, so a restarted server is not stampeded.
-    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt);
-    const delay = Math.round(base * (0.75 + Math.random() / 2));
-    this.attempt += 1;
-    this.#setStatus("waiting", { delay, code, reason });
-    this.retryTimer = setTimeout(() => this.#open(), delay);
   }
 
   #dispatch(frame) {
