@@ -117,8 +117,9 @@ async def test_open_a_table_of_the_other_server_as_the_same_player(
     await page.goto(f"http://127.0.0.1:{east.port}/?table=west")
     toast = page.get_by_test_id("error").filter(has=page.get_by_test_id("error-open"))
     await expect(toast).to_have_attribute("data-code", "unknown_table")
+    # it says which table, and where (it used to end at "another server:", naming nothing)
     await expect(toast.get_by_test_id("error-message")).to_have_text(
-        "This table is on another server:"
+        f"Table “west” is hosted by another server of the casino (127.0.0.1:{west.port}):"
     )
     await toast.get_by_test_id("error-open").click()
     await page.wait_for_url(f"http://127.0.0.1:{west.port}/", timeout=WAIT_MS)
@@ -127,13 +128,13 @@ async def test_open_a_table_of_the_other_server_as_the_same_player(
     assert problems == []
 
 
-async def test_a_table_that_moves_to_the_other_server_is_left_with_the_way_there(
+async def test_a_table_that_moves_to_the_other_server_is_followed_there(
     private_redis: RedisServer, browser: Browser
 ) -> None:
     """The page's server stood still past its lease (its renewals held back here) and
-    the other took the table over: the page leaves the table, says what became of the
-    seats and bets, and offers the table at its new host. (It used to stay on the
-    table as it last was, with nothing said.)"""
+    the other took the table over: the page goes on through the other server, at the
+    table as it is hosted there, and says once that its seat is gone (no round was in
+    play: nothing is said of a void). It used to drop to the lobby with a link."""
     first, second = await start_pair(private_redis.url, ["east"])
     try:
         assert first.rooms["east"].active and not second.rooms["east"].active
@@ -142,6 +143,7 @@ async def test_a_table_that_moves_to_the_other_server_is_left_with_the_way_there
         await enter_name(page, "rover")
         await page.get_by_test_id("play-east").click()
         await expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", "east")
+        await expect(page.get_by_test_id("seat-0-name")).to_contain_text("rover")
         gate = asyncio.Event()
         renew = first.hosting.leases.claim_many
 
@@ -157,19 +159,22 @@ async def test_a_table_that_moves_to_the_other_server_is_left_with_the_way_there
             await asyncio.sleep(0.05)
         del first.hosting.leases.claim_many
         gate.set()  # the first server's renewal lands: the table is the other's now
-        toast = page.get_by_test_id("error").filter(has=page.get_by_test_id("error-open"))
-        await expect(toast).to_have_attribute("data-code", "table_moved", timeout=WAIT_MS)
-        await expect(toast.get_by_test_id("error-message")).to_contain_text(
-            "moved to another server of the casino: your seats here are gone"
+        await page.wait_for_function(
+            f"window.stud.conn.url === 'ws://127.0.0.1:{second.port}/ws'"
+            " && window.stud.state.tables.east !== undefined",
+            timeout=30_000,
         )
-        await expect(page.get_by_test_id("lobby")).to_be_visible()
-        await expect(page.get_by_test_id("table-view")).to_be_hidden()
-        await expect(toast.get_by_test_id("error-open")).to_have_attribute(
-            "data-href", f"http://127.0.0.1:{second.port}/?table=east"
-        )
-        await toast.get_by_test_id("error-open").click()
-        await page.wait_for_url(f"http://127.0.0.1:{second.port}/", timeout=WAIT_MS)
-        await expect(page.get_by_test_id("table-view")).to_have_attribute("data-table", "east")
+        view = page.get_by_test_id("table-view")
+        await expect(view).to_have_attribute("data-table", "east")
+        await expect(view).to_have_attribute("data-role", "spectator")
+        told = page.locator('.toast[data-code="table-moved"]')
+        await expect(told).to_contain_text("“east” moved to another server of the casino")
+        await expect(told).to_contain_text("Your seat #1 there is gone")
+        await expect(told).not_to_contain_text("voided")
+        # the page plays on there: a seat taken again is the other server's
+        await page.get_by_test_id("take-seat").click()
+        await expect(page.get_by_test_id("seat-0-name")).to_contain_text("rover")
+        assert any(s.player_id for s in second.rooms["east"].table.seats if s is not None)
         assert problems == []
     finally:
         for server in (first, second):

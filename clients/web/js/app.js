@@ -27,6 +27,7 @@ import { renderHistory } from "./history.js";
 import { keyCommand, nextWaiting } from "./keys.js";
 import { seatLayout } from "./layout.js";
 import { renderLobby, tablePageUrl } from "./lobby.js";
+import { atStake, movedNotice, roundFate } from "./moved.js";
 import { Purchases } from "./purchase.js";
 import { breakdown } from "./chips.js";
 import { buildAmount, buildable, countdownText, rebetSeats, remainingMs, renderTable } from "./table.js";
@@ -110,6 +111,10 @@ const state = {
   verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
   history: { open: false, rounds: null, loading: false, error: null },
   linkDown: null, // {at: when the table was last heard before the link went, tables: {id: round id}}
+  // a fleet's tables (several server processes on one store; see followTable)
+  seenAt: {}, // table id -> the address of the process its last snapshot came from
+  away: {}, // table id -> {snap, from, lost}: its last snapshot, while it is looked for elsewhere
+  awaiting: null, // the table on screen, not hosted where the page is connected: found where it went
 };
 
 function loadJSON(key, fallback) {
@@ -267,6 +272,7 @@ function welcome(w) {
   state.balance = w.balance ?? null;
   state.jackpots = { ...(w.jackpots ?? {}) };
   state.serverUrl = w.url || null; // lobby rows with this address are this server's tables
+  state.here = connectedTo(); // and those at its host:port (reached by another name)
   state.needName = false;
   sessionStorage.setItem(KEYS.token, w.token);
   sessionStorage.setItem(KEYS.name, w.name);
@@ -286,6 +292,12 @@ function welcome(w) {
   }
   for (const table of tables) {
     conn.request("join", { table }).then(() => sendSeed(table), (err) => {
+      // the table the player was at (not one only asked for, by a link: that is offered)
+      const wasAt = state.tables[table] || state.away[table] || state.awaiting === table;
+      if (table === state.current && wasAt && MOVED.has(err.code)) {
+        notHere(table, err.frame?.url); // its host failed, or lost it: followed where it went
+        return;
+      }
       if (table === state.current) setCurrent(null);
       showError(Object.assign(err, { table }));
     });
@@ -301,13 +313,23 @@ function absorb(frame) {
     case "table": {
       const old = state.tables[frame.table];
       if (old && old.seq > frame.seq) return; // an older snapshot: keep the newer
+      // the table as last seen before it was looked for at another process, if it was
+      const away = state.away[frame.table];
+      const prev = away?.snap ?? old;
+      const from = away ? away.from : state.seenAt[frame.table];
+      delete state.away[frame.table];
+      state.seenAt[frame.table] = state.serverUrl;
+      if (state.awaiting === frame.table) state.awaiting = null;
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
       if (old && old.phase !== frame.phase && frame.table === state.current) dismissMomentToasts();
       // the hands an armed Leave would fold are decided (the clock ran out), or gone
       if (leaveArmed?.table === frame.table && !foldedByLeaving(frame).seats.length) disarmLeave();
-      noticeUnseenDecisions(old, frame);
+      // shown by another process than before: that one lost it (a new host voids what it
+      // left open); said once, with what became of the seats and the round
+      if (prev && (away?.lost || (from && state.serverUrl && from !== state.serverUrl))) tellMoved(prev, frame);
+      else noticeUnseenDecisions(prev, frame);
       noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
@@ -331,6 +353,9 @@ function absorb(frame) {
     case "lobby":
       state.lobby = frame;
       Object.assign(state.jackpots, frame.jackpots ?? {});
+      // the processes hosting tables: where the link goes on when this one fails
+      conn.setFleet((frame.tables ?? []).map((row) => row.url));
+      reopenAwaited();
       break;
     case "balance":
       state.balance = { balance: frame.balance, bonus: frame.bonus, available: frame.available, held: frame.held };
@@ -354,25 +379,135 @@ function absorb(frame) {
   render();
 }
 
+/** Refusals that say the table is not hosted by the process asked. */
+const MOVED = new Set(["unknown_table", "table_moved"]);
+const AWAIT_EVERY_MS = 2000; // a table awaited is looked for again at most this often
+let awaitTimer = null;
+let awaitTried = -Infinity;
+
+/** The process the page is connected to (or tries), as a URL: its host is "here". */
+function connectedTo() {
+  try {
+    return new URL(conn.url);
+  } catch {
+    return location;
+  }
+}
+
+function titleOf(table) {
+  return state.tables[table]?.title ?? state.away[table]?.snap?.title ?? lobbyRow(table)?.title ?? table;
+}
+
 /**
  * The table is hosted by another server of the casino now (this one lost it): our seats
- * here are gone, and its new host refunds a round in play. Off the table, then, with
- * the way to its new host when the server knows it; else it is back in the lobby soon.
+ * here are gone, and its new host voids a round left open, refunding every bet. The
+ * table on screen is followed there; one watched off screen is said so, with the way.
  */
 function tableMoved(frame) {
   const table = frame.table;
   if (!state.tables[table] && state.current !== table) return;
-  const title = state.tables[table]?.title ?? lobbyRow(table)?.title ?? table;
+  if (state.current === table) {
+    notHere(table, frame.url, { lost: true });
+    return;
+  }
+  const title = titleOf(table);
+  delete state.tables[table]; // (told here, not again when it is opened there)
+  delete state.hands[table];
+  delete state.dealing[table];
+  const href = tablePageUrl(frame.url, table, connectedTo(), state.serverUrl);
+  const text = `${title} moved to another server of the casino: your seats there are gone, and `
+    + "its new host voids any round still in play there, refunding every bet. "
+    + (href ? "Open it there:" : "It shows in the lobby again within seconds.");
+  showError(text, { code: "table_moved", open: href });
+}
+
+/** Keep the table's last snapshot aside (what is told once it shows again) and off screen. */
+function setAway(table, lost) {
+  const snap = state.tables[table];
+  if (snap) state.away[table] = { snap, from: state.seenAt[table] ?? null, lost: false };
+  // lost for certain when the process that showed it says so (not one it never was at)
+  const away = state.away[table];
+  if (away && (lost || away.from === state.serverUrl)) away.lost = true;
   delete state.tables[table];
   delete state.hands[table];
   delete state.dealing[table];
-  const watched = state.current === table;
-  if (watched) setCurrent(null);
-  const href = tablePageUrl(frame.url, table, location, state.serverUrl);
-  const text = `${title} moved to another server of the casino: your `
-    + "seats here are gone, and a round in play is refunded by its new host. "
-    + (href ? "Open it there:" : "It shows in the lobby again within seconds.");
-  showError(text, { code: "table_moved", sticky: watched, open: href });
+}
+
+/**
+ * The table on screen is not hosted by the process connected to (`url`: where that
+ * process says it is, if it knows): go on there, as the terminal client does. A place it
+ * was just left at (a frozen host's row, left behind) is not gone back to: the lobby
+ * names its new host within seconds of a takeover, and it is followed then.
+ */
+function notHere(table, url, { lost = false } = {}) {
+  setAway(table, lost);
+  disarmLeave();
+  state.awaiting = table;
+  // (not at once again: two processes may name each other for the moment a takeover takes)
+  const soon = performance.now() - awaitTried < AWAIT_EVERY_MS;
+  if (url && url !== state.serverUrl && url !== conn.url && !conn.failedLately(url) && !soon) {
+    awaitTried = performance.now();
+    conn.follow(url); // its welcome joins the table on screen
+  } else {
+    reopenAwaited();
+  }
+  render();
+}
+
+/** The table awaited, where the lobby lists it now: joined here, or followed to its host. */
+function reopenAwaited() {
+  clearTimeout(awaitTimer);
+  const table = state.awaiting;
+  if (!table || state.current !== table) {
+    state.awaiting = null;
+    return;
+  }
+  const wait = awaitTried + AWAIT_EVERY_MS - performance.now();
+  const row = lobbyRow(table);
+  const url = row?.url ?? "";
+  const here = !url || url === state.serverUrl || url === conn.url;
+  if (!online() || wait > 0 || !row || (!here && conn.failedLately(url))) {
+    // not connected, just tried, not listed yet, or listed at the host just left: again soon
+    awaitTimer = setTimeout(reopenAwaited, Math.max(wait, AWAIT_EVERY_MS));
+    return;
+  }
+  awaitTried = performance.now();
+  if (!here) {
+    conn.follow(url);
+    return;
+  }
+  conn.request("join", { table }).then(() => sendSeed(table), (err) => {
+    if (state.current !== table) return;
+    if (MOVED.has(err.code)) {
+      notHere(table, err.frame?.url); // not taken over yet: waited for
+      return;
+    }
+    state.awaiting = null;
+    setCurrent(null);
+    showError(Object.assign(err, { table }));
+  });
+}
+
+/** The table shows at its new host: say once what became of the player's seats there
+ * and of their round in play, from the history (a settled round is in it, a voided one
+ * never). A spectator is told nothing: nothing of theirs moved. */
+async function tellMoved(prev, snap) {
+  const { seats, roundId } = atStake(prev, state.me?.player_id);
+  const gone = mySeats(snap).length ? [] : seats;
+  let round = null;
+  if (roundId && snap.round_id !== roundId) {
+    let records = null;
+    try {
+      await conn.request("history", { limit: HISTORY_LIMIT }); // its `history` frame comes before the ok
+      records = state.history.rounds;
+    } catch {
+      // not read: neither a void nor a settlement is claimed
+    }
+    round = roundFate(roundId, records);
+  }
+  if (!gone.length && !round) return;
+  showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round }),
+    { code: "table-moved", tone: "ok", sticky: true }); // news of money and seats: not to go by unseen
 }
 
 /**
@@ -1101,6 +1236,7 @@ function onClick(event) {
       render();
       break;
     case "open-remote": goRemote(el.dataset.href); break;
+    case "stop-awaiting": state.awaiting = null; setCurrent(null); render(); break;
     case "dismiss": el.closest(".toast, .banner")?.remove(); break;
     case "toggle-toast": el.closest(".toast")?.classList.toggle("collapsed"); placeToasts(); break;
     case "reconnect": conn.start(); break;
@@ -1249,8 +1385,12 @@ function showError(err, { code = null, tone = null, sticky = false, open = null 
   if (err?.frame?.code === "table_moved" && $("errors").querySelector('[data-code="table_moved"]')) return;
   // A table hosted by another server of the fleet: offer to go there.
   const remote = open ?? (err?.frame?.code === "unknown_table"
-    ? tablePageUrl(err.frame.url, err.table, location, state.serverUrl) : null);
-  const text = typeof err === "string" ? err : remote ? "This table is on another server:" : errorText(err);
+    ? tablePageUrl(err.frame.url, err.table, connectedTo(), state.serverUrl) : null);
+  // which table, and where: the button after the colon goes there
+  const text = typeof err === "string" ? err : remote
+    ? `${err.table ? `Table “${titleOf(err.table)}”` : "This table"} is hosted by another server of the `
+      + `casino (${new URL(remote).host}):`
+    : errorText(err);
   const list = $("errors");
   const last = list.lastElementChild;
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
@@ -1530,8 +1670,16 @@ function draw() {
         },
       }));
     } else {
-      morph($("table"), h("section", { id: "table", class: "table-view", "data-testid": "table-view" },
-        h("p", { class: "muted" }, "Joining the table…")));
+      const awaited = state.awaiting === state.current;
+      morph($("table"), h("section", { id: "table", class: "table-view", "data-testid": "table-view",
+        "data-table": state.current, "data-awaiting": awaited ? "true" : null },
+      awaited
+        ? h("div", { class: "awaiting", "data-testid": "table-awaited" },
+          h("p", {}, `Finding where ${titleOf(state.current)} is hosted now: its server stopped answering, `
+            + "or another server of the casino has taken it over. It opens here by itself."),
+          h("button", { class: "btn", "data-action": "stop-awaiting", "data-testid": "stop-awaiting" },
+            "Back to the lobby"))
+        : h("p", { class: "muted" }, "Joining the table…")));
     }
     watchFelt();
     fitFelt();

@@ -57,7 +57,8 @@ function tableCard(row, state) {
   const mine = state.tables[row.id]?.seats?.some((s) => s && s.player_id === state.me?.player_id);
   const variant = row.variant ?? {};
   const jackpot = state.jackpots[row.jackpot];
-  const remote = tablePageUrl(row.url, row.id, location, state.serverUrl);
+  // "here" is the process the page is connected to, which may not be the one that served it
+  const remote = tablePageUrl(row.url, row.id, state.here ?? location, state.serverUrl);
   // a phone shows the paytables of the table asked for only: all of them make a long page
   const paysOpen = state.paysOpen?.[row.id] ?? !window.matchMedia?.("(max-width: 640px)").matches;
   return h("article", { class: "table-card", "data-testid": `lobby-table-${row.id}`, "data-table": row.id },

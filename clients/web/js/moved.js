@@ -1,0 +1,63 @@
+// A table taken over by another server process of the casino (its host froze, died or
+// lost its hold on the table): what became of the player's seats and of the round they
+// had bets in, in words. The new host holds no seat of the old one's, and voids the
+// round its old host left open, refunding every bet; a round settled before the move
+// stands. Which of the two it was is read from what the server keeps: the player's
+// history holds every settled round and no voided one. No DOM.
+
+import { signedDollars } from "./format.js";
+
+/** The player's seats at the table as last seen, and their round in play there (bets on
+ * it, not yet settled: betting or deciding, a suspended table's too), if any. */
+export function atStake(snap, playerId) {
+  const seats = (snap?.seats ?? [])
+    .map((s, i) => (s && s.player_id === playerId ? i : -1))
+    .filter((i) => i >= 0);
+  const phase = snap?.suspended?.phase ?? snap?.phase;
+  const open = Boolean(snap?.round_id) && (phase === "betting" || phase === "deciding")
+    && seats.some((i) => snap.seats[i].ante > 0);
+  return { seats, roundId: open ? snap.round_id : null };
+}
+
+/**
+ * What became of a round the player had bets in, from their history's records (newest
+ * first, PROTOCOL.md `history`), or null when the history could not be read:
+ * `{fate: "settled", net}` when a record holds it, else `{fate: "voided"}` (a table taken
+ * over leaves no round of its old host open), `{fate: "unknown"}` without a history.
+ */
+export function roundFate(roundId, records) {
+  if (!Array.isArray(records)) return { fate: "unknown" };
+  const record = records.find((r) => r?.round_id === roundId);
+  if (!record) return { fate: "voided" };
+  const net = typeof record.balance_after === "number" && typeof record.balance_before === "number"
+    ? record.balance_after - record.balance_before : null;
+  return { fate: "settled", net };
+}
+
+function seatList(seats) {
+  return seats.map((i) => `#${i + 1}`).join(", ");
+}
+
+/**
+ * The notice, once the table shows at its new host. `seats`: the player's seats there
+ * before (gone now); `round`: roundFate's answer for their round in play, or null when
+ * they had none.
+ */
+export function movedNotice({ title, seats = [], round = null }) {
+  const parts = [`“${title}” moved to another server of the casino: its own stopped answering, or lost `
+    + "its hold on the table."];
+  if (round?.fate === "voided") {
+    parts.push("Your round there was voided: every bet of it (antes, raises, progressive) was refunded.");
+  } else if (round?.fate === "settled") {
+    const net = typeof round.net === "number" ? ` (${signedDollars(round.net)})` : "";
+    parts.push(`Your round there was settled before the move${net}: History shows it.`);
+  } else if (round?.fate === "unknown") {
+    parts.push("Your round there was either settled before the move or voided with every bet "
+      + "refunded: History and your wallet show which.");
+  }
+  if (seats.length) {
+    parts.push(`Your seat${seats.length > 1 ? "s" : ""} ${seatList(seats)} there `
+      + `${seats.length > 1 ? "are" : "is"} gone: take a seat to play on.`);
+  }
+  return parts.join(" ");
+}

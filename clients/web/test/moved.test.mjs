@@ -1,0 +1,55 @@
+// A table taken over by another server process (js/moved.js): what the page says of
+// the player's seats and round. A void is claimed only when the history (which holds
+// every settled round) has no record of the round; a settled round is never called
+// voided, and without a history neither is claimed.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { atStake, movedNotice, roundFate } from "../js/moved.js";
+
+const ME = "p-ann";
+const seat = (ante, extra = {}) => ({ player_id: ME, name: "Ann", ante, ...extra });
+const other = { player_id: "p-bob", name: "Bob", ante: 500 };
+
+test("a round in betting or deciding with an ante of ours is at stake; a showdown is not", () => {
+  const deciding = { round_id: "r-1", phase: "deciding", seats: [seat(500), other, seat(0)] };
+  assert.deepEqual(atStake(deciding, ME), { seats: [0, 2], roundId: "r-1" });
+  const suspended = { ...deciding, phase: "suspended", suspended: { phase: "betting" } };
+  assert.equal(atStake(suspended, ME).roundId, "r-1");
+  assert.equal(atStake({ ...deciding, phase: "showdown" }, ME).roundId, null);
+  assert.deepEqual(atStake({ round_id: "r-1", phase: "betting", seats: [seat(0), other] }, ME),
+    { seats: [0], roundId: null }); // Bob's bets are not ours
+  assert.deepEqual(atStake({ round_id: null, phase: "waiting", seats: [null, other] }, ME),
+    { seats: [], roundId: null });
+});
+
+test("the round's fate comes from the history: a record is a settled round", () => {
+  const records = [{ round_id: "r-2", balance_before: 10000, balance_after: 9500 }];
+  assert.deepEqual(roundFate("r-2", records), { fate: "settled", net: -500 });
+  assert.deepEqual(roundFate("r-1", records), { fate: "voided" });
+  assert.deepEqual(roundFate("r-1", []), { fate: "voided" });
+  assert.deepEqual(roundFate("r-1", null), { fate: "unknown" });
+});
+
+test("a voided round is said voided and refunded, and the seats gone", () => {
+  const text = movedNotice({ title: "Shared", seats: [0], round: { fate: "voided" } });
+  assert.match(text, /^“Shared” moved to another server of the casino/);
+  assert.match(text, /Your round there was voided: every bet of it \(antes, raises, progressive\) was refunded\./);
+  assert.match(text, /Your seat #1 there is gone: take a seat to play on\.$/);
+});
+
+test("a settled round is never called voided or refunded", () => {
+  const text = movedNotice({ title: "Shared", seats: [0, 2], round: { fate: "settled", net: 1000 } });
+  assert.doesNotMatch(text, /voided|refund/);
+  assert.match(text, /settled before the move \(\+\u2060\$10\.00\)/);
+  assert.match(text, /Your seats #1, #3 there are gone/);
+});
+
+test("without the history the page claims neither; with no round at stake it says none", () => {
+  const unknown = movedNotice({ title: "Shared", seats: [1], round: { fate: "unknown" } });
+  assert.match(unknown, /either settled before the move or voided/);
+  assert.doesNotMatch(unknown, /was voided|was refunded/);
+  const seatsOnly = movedNotice({ title: "Shared", seats: [1] });
+  assert.doesNotMatch(seatsOnly, /round|voided|refund/);
+  assert.match(seatsOnly, /Your seat #2 there is gone/);
+});
