@@ -33,29 +33,63 @@ def ws(server: StudServer) -> str:
     return f"ws://127.0.0.1:{server.port}/ws"
 
 
-@pytest.fixture
-async def pair(private_redis: RedisServer) -> AsyncIterator[tuple[StudServer, StudServer]]:
-    """Process "first" hosts table east; "second" hosts west and stands by for east."""
-    servers: list[StudServer] = []
-    try:
-        for name, tables in (("first", ["east"]), ("second", ["west", "east"])):
-            port = free_port()
-            public = f"ws://127.0.0.1:{port}/ws"
-            config = make_config(
-                tables=[{"id": t, "variant": "casino-stud", "seats": 3} for t in tables],
-                wallet={"starting_credits": START, "starting_bonus": 0},
-                timers=LONG,
-            )
-            config = replace(config, port=port, public_url=public, fleet_ttl=1.5)
-            store = await RedisStore.connect(private_redis.url, namespace="tui-fleet")
-            fleet = Fleet(store, f"proc-{name}", public, ttl=1.5)
-            server = StudServer(config, store=store, fleet=fleet)
-            await server.start()
-            servers.append(server)
-        yield servers[0], servers[1]
-    finally:
-        for server in servers:
+class Casino:
+    """Server processes on one Redis, each by name; one started again under its name
+    listens at its old address, as a process resumed or restarted in place does."""
+
+    def __init__(self, redis: RedisServer) -> None:
+        self.redis = redis
+        self.ports: dict[str, int] = {}
+        self.servers: list[StudServer] = []
+
+    async def start(self, name: str, tables: list[str]) -> StudServer:
+        port = self.ports.setdefault(name, free_port())
+        public = f"ws://127.0.0.1:{port}/ws"
+        config = make_config(
+            tables=[{"id": t, "variant": "casino-stud", "seats": 3} for t in tables],
+            wallet={"starting_credits": START, "starting_bonus": 0},
+            timers=LONG,
+        )
+        config = replace(config, port=port, public_url=public, fleet_ttl=1.5)
+        store = await RedisStore.connect(self.redis.url, namespace="tui-fleet")
+        fleet = Fleet(store, f"proc-{name}-{len(self.servers)}", public, ttl=1.5)
+        server = StudServer(config, store=store, fleet=fleet)
+        await server.start()
+        self.servers.append(server)
+        return server
+
+    async def stop(self) -> None:
+        for server in self.servers:
             await server.stop(grace=0)
+
+
+@pytest.fixture
+async def casino(private_redis: RedisServer) -> AsyncIterator[Casino]:
+    casino = Casino(private_redis)
+    try:
+        yield casino
+    finally:
+        await casino.stop()
+
+
+@pytest.fixture
+async def pair(casino: Casino) -> tuple[StudServer, StudServer]:
+    """Process "first" hosts table east; "second" hosts west and stands by for east."""
+    return await casino.start("first", ["east"]), await casino.start("second", ["west", "east"])
+
+
+def hold_renewals(server: StudServer) -> asyncio.Event:
+    """The server's lease renewals wait for the event set: to the others it stands
+    still (as one stopped with SIGSTOP), so another process takes its tables over."""
+    gate = asyncio.Event()
+    renew = server.hosting.leases.claim_many
+
+    async def held_back(*args: Any, **kwargs: Any) -> Any:
+        await gate.wait()
+        return await renew(*args, **kwargs)
+
+    server.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+    return gate
 
 
 async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
@@ -183,3 +217,49 @@ async def test_a_table_not_where_it_was_looked_for_is_waited_for_and_followed(
         app.open_table("west", follow=False)  # as the join after a follow does
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
         assert app.link.url == ws(second) and app.table_id == "west"
+
+
+async def back_and_forth(casino: Casino, p: Any, app: StudApp, *, long_after: bool) -> StudServer:
+    """Table east goes from process a to b, the terminal with it, and back to a (in
+    place again) while the terminal is taken by its ring to c, which hosts only west;
+    returns the a that hosts east again. `long_after`: a's failure, seen by the
+    terminal on the way to b, is long past when b fails (minutes, in the report)."""
+    a, b = casino.servers[:2]
+    await until(p, lambda: isinstance(app.screen, PlayScreen), "the table at a")
+    await until(p, lambda: len(app.link.fleet) == 2, "a and c in the lobby")
+    await p.press("s")
+    await until(p, lambda: app.own_seats() == [0], "the seat")
+    hold_renewals(a)  # a stands still: b takes the table over
+    await until(p, lambda: b.rooms["east"].active, "the takeover by b")
+    await a.stop(grace=0)
+    await until(p, lambda: len(b.rooms["east"].viewers) == 1, "the table rejoined at b")
+    assert app.table_id == "east" and app.awaiting is None
+    if long_after:
+        app.link._failed.clear()
+    a = await casino.start("a", ["east"])  # back, standing by for east
+    await b.stop(grace=0)  # a takes the table back
+    c = casino.servers[2]
+    await until(p, lambda: app.link.url == ws(c) and app.link.connected, "the ring's next: c")
+    await until(p, lambda: a.rooms["east"].active, "the table back at a")
+    return a
+
+
+async def test_a_table_taken_back_by_its_first_host_is_followed_there(casino: Casino) -> None:
+    """The table went to the standby and back to its first host. The terminal had
+    rejoined it at the standby without noting that it was hosted there now, so the
+    row naming the first host again read as that host's own, left behind where the
+    table was lost: it waited in c's lobby for good, though Enter there went to a."""
+    a = await casino.start("a", ["east"])
+    await casino.start("b", ["east"])
+    await casino.start("c", ["west"])
+    assert a.rooms["east"].active
+    app = StudApp(ws(a), "ann", table="east", backoff=FAST)
+    app.link.known = [f"ws://127.0.0.1:{casino.ports['b']}/ws"]  # --fallback-url
+    async with app.run_test(size=(120, 40)) as p:
+        a = await back_and_forth(casino, p, app, long_after=True)
+        await until(
+            p,
+            lambda: app.link.url == ws(a) and isinstance(app.screen, PlayScreen),
+            "the table followed back to a",
+        )
+        assert app.table_id == "east" and app.link.connected

@@ -154,9 +154,14 @@ class StudApp(App[None]):
         self.purchase_lost = False  # a try of it went without an answer
         self.going_to: str | None = None  # the table to open once `link.follow` got there
         self.awaiting: str | None = None  # the table a failed host left: open it where it goes
-        self.table_host = url  # the process the table on screen was opened at
+        self.table_host = url  # the process the table on screen was last joined at
 
     # ----- the model ------------------------------------------------------------------
+
+    @property
+    def here(self) -> str:
+        """This process's address as lobby rows give it (else the one dialled)."""
+        return str(self.link.welcome.get("url") or self.link.url)
 
     @property
     def player_id(self) -> str | None:
@@ -309,7 +314,7 @@ class StudApp(App[None]):
         if row is None or self.table_id is not None:
             return
         url = str(row.get("url") or "")
-        if url in ("", self.link.welcome.get("url")):
+        if url in ("", self.here):
             self.open_table(str(self.awaiting), follow=False)
         elif url != self.table_host and not self.link.failed_lately(url):
             self.going_to, self.awaiting = self.awaiting, None
@@ -347,6 +352,8 @@ class StudApp(App[None]):
             target, self.going_to = self.going_to, None
             if self.table_id is not None:
                 await self.link.request("join", table=self.table_id)  # spectators re-join
+                # hosted here now: a row naming the host it was at before is where it went
+                self.table_host = self.here
                 await self._send_seed(self.table_id)
             elif target is not None or (first and self.start_table is not None):
                 self.open_table(target or str(self.start_table), follow=False)
@@ -445,7 +452,7 @@ class StudApp(App[None]):
             except BaseException:
                 self.table_id = None
                 raise
-            self.message, self.table_host = "", self.link.url
+            self.message, self.table_host = "", self.here
             self.push_screen(WatchScreen() if self.watch_only else PlayScreen())
             await self._send_seed(table_id)
 
