@@ -263,3 +263,33 @@ async def test_a_table_taken_back_by_its_first_host_is_followed_there(casino: Ca
             "the table followed back to a",
         )
         assert app.table_id == "east" and app.link.connected
+
+
+async def test_a_row_passed_over_as_a_failed_hosts_is_read_again_once_that_is_old(
+    casino: Casino,
+) -> None:
+    """A lobby row naming a process that failed moments ago is passed over as that
+    process's own, left behind. Here it is true (the process is back and took the
+    table back), and once the failure is old no new lobby need come to read the row
+    again: the terminal waited in the lobby for good."""
+    a = await casino.start("a", ["east"])
+    await casino.start("b", ["east"])
+    await casino.start("c", ["west"])
+    app = StudApp(ws(a), "ann", table="east", backoff=FAST)
+    app.link.known = [f"ws://127.0.0.1:{casino.ports['b']}/ws"]
+    async with app.run_test(size=(120, 40)) as p:
+        a = await back_and_forth(casino, p, app, long_after=False)
+
+        def host_in_lobby() -> str | None:
+            rows = (app.lobby or {}).get("tables", [])
+            return next((r.get("url") for r in rows if r.get("id") == "east"), None)
+
+        await until(p, lambda: host_in_lobby() == ws(a), "c's lobby naming a")
+        await p.pause()
+        assert app.awaiting == "east" and app.link.failed_lately(ws(a))  # passed over
+        app.link._failed = {u: t - 60 for u, t in app.link._failed.items()}  # a minute on
+        await until(
+            p,
+            lambda: app.link.url == ws(a) and isinstance(app.screen, PlayScreen),
+            "the table followed to a",
+        )

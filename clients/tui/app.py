@@ -305,17 +305,19 @@ class StudApp(App[None]):
             self.say(describe_error(frame), error=True)
         self.redraw_soon()
 
-    def _reopen_awaited(self, lobby: dict[str, Any] | None) -> None:
+    def _reopen_awaited(self, lobby: dict[str, Any] | None, *, here: bool = True) -> None:
         """The table its host left (failed, frozen) is hosted again: here, open it as its
-        new host has it; at another process, go there. A row still naming the host it
-        was lost at is that host's own, left behind: wait for the takeover."""
+        new host has it (unless not `here`); at another process, go there. A row still
+        naming the host it was lost at, or one that failed lately, is that host's own,
+        left behind: wait for the takeover."""
         rows = (lobby or {}).get("tables", [])
         row = next((r for r in rows if r.get("id") == self.awaiting), None)
         if row is None or self.table_id is not None:
             return
         url = str(row.get("url") or "")
         if url in ("", self.here):
-            self.open_table(str(self.awaiting), follow=False)
+            if here:
+                self.open_table(str(self.awaiting), follow=False)
         elif url != self.table_host and not self.link.failed_lately(url):
             self.going_to, self.awaiting = self.awaiting, None
             self.link.follow(url)
@@ -387,6 +389,11 @@ class StudApp(App[None]):
             screen.redraw()
 
     def _tick(self) -> None:
+        if self.awaiting is not None and self.link.connected:
+            # a row passed over as a failed process's own is true once that failure is
+            # old, and no new lobby may come to say so: read it again (joins here are
+            # left to the lobby's changes, so a refused one is not repeated each tick)
+            self._reopen_awaited(self.lobby, here=False)
         screen = self.screen
         if isinstance(screen, WatchScreen) and self.deadline is not None:
             screen.refresh_clock()
