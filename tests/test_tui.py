@@ -14,8 +14,9 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from clients.connection import ServerError, absorb_hand
+from clients.connection import ServerError, StudClient, absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
+from clients.tui import link as link_module
 from clients.tui.link import sign_in
 from clients.tui.render import (
     PLAY_KEYS,
@@ -24,6 +25,7 @@ from clients.tui.render import (
     fairness_text,
     next_waiting,
     seats_text,
+    unseen_round_text,
     waiting_hands,
 )
 from clients.tui.screens import HistoryScreen
@@ -597,6 +599,59 @@ def test_the_two_clients_use_the_same_words() -> None:
         assert f'"{words}"' in js, words
     for words in LOBBY_PHASES.values():
         assert f'"{words}"' in lobby_js, words
+    app_js = (web / "app.js").read_text(encoding="utf-8")  # a round that ended out of sight
+    voided = unseen_round_text(None, shutdown=False)
+    assert voided.startswith("Your round was voided: no hand was ")
+    assert voided.removeprefix("Your round was voided: no hand was ") in app_js
+    assert unseen_round_text(None, shutdown=True).startswith(
+        "Your round was voided as the server shut down: "
+    )
+    assert 'Your round was voided${shutdown ? " as the server shut down" : ""}: ' in app_js
+    record = {"balance_before": 10_000, "balance_after": 11_500}
+    ended = unseen_round_text(record, shutdown=False)
+    assert ended == "Your round ended while you were away (+$15.00): History shows how it went."
+    assert "`Your round ended while you were away${net}: History shows how it went.`" in app_js
+
+
+async def test_a_round_that_ended_out_of_sight_is_told_as_the_history_has_it(
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal's link was down while its round was decided (on the player's other
+    device) and settled: back, the table shows no round. It says the round ended and
+    that History shows how; never that it was voided, which only a round the history
+    has no settlement of was."""
+    server = await make_server()
+    app = StudApp(url(server), "cleo", table="alpha", backoff=(0.05, 0.2))
+    async with app.run_test(size=SIZE) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("2", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        gate = asyncio.Event()
+
+        class HeldBack(StudClient):
+            """The terminal's reconnects wait for the gate."""
+
+            @classmethod
+            async def open(cls, url: str, *, history: bool = True, **kwargs: Any) -> StudClient:
+                await gate.wait()
+                return await StudClient.open(url, history=history, **kwargs)
+
+        monkeypatch.setattr(link_module, "StudClient", HeldBack)
+        other = await connect(server, None, token=app.link.token)  # the terminal's closes
+        await until(p, lambda: not app.link.connected, "the terminal cut off")
+        await other.request("raise", table="alpha", seat=0)
+        await until(
+            p, lambda: (other.tables.get("alpha") or {}).get("phase") == "waiting", "settled"
+        )
+        await other.close()
+        gate.set()
+        message = await sees(p, app, "#message", "Your round ended while you were away")
+        assert "History shows how it went." in message and "voided" not in message
+        assert app.player_id is not None
+        wallet = await server.store.wallet(app.player_id)
+        await until(p, lambda: app.balance.get("balance") == wallet.balance, "the wallet")
 
 
 async def test_an_account_signs_in_and_signs_in_again_when_its_token_is_revoked(

@@ -18,7 +18,7 @@ from server.fleet import Fleet
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.redis_fixture import RedisServer, free_port, private_redis, time_limit
-from tests.test_tui import shown, until
+from tests.test_tui import phase, sees, settle, shown, until
 
 __all__ = ["private_redis", "time_limit"]  # fixtures used below
 
@@ -27,6 +27,7 @@ pytestmark = pytest.mark.usefixtures("time_limit")
 START = 100_000
 FAST = (0.05, 0.2)  # the link's backoff: retries come quick in a test
 LONG = {"betting": 30, "decision": 30, "results": 30}
+VOIDED = "every bet of it (antes, raises, progressive) was refunded"  # as the browser says
 
 
 def ws(server: StudServer) -> str:
@@ -97,7 +98,8 @@ async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
 ) -> None:
     """A dealt round dies with its host: the terminal says it is offline while it is
     (the table as last seen, no clock), reaches the other process, which took the table
-    over, and shows the table as it is there: no seat, the bet refunded."""
+    over, and shows the table as it is there: no seat, the bet refunded, and says
+    that the round was voided as its server shut down."""
     first, second = pair
     assert first.rooms["east"].active
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
@@ -122,9 +124,41 @@ async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
         )
         await until(p, lambda: app.balance.get("held") == 0, "the refund pushed")
         assert app.balance["balance"] == START
-        assert "OFFLINE" not in shown(app, "#info") and "Not connected" not in shown(
-            app, "#message"
-        )
+        message = await sees(p, app, "#message", VOIDED)
+        assert "as the server shut down" in message and "Not connected" not in message
+        assert "OFFLINE" not in shown(app, "#info")
+
+
+async def test_a_round_its_new_host_voided_is_told_where_the_table_is_rejoined(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    """Its host stood still past its lease and the other process took the table over,
+    voiding the round; the terminal, back at the new host, rejoined the table there and
+    a raised hand vanished, its $30 back, without a word. It says now that the round
+    was voided, every bet refunded (the history has no settlement of it), and shows
+    the wallet as refunded."""
+    first, second = pair
+    app = StudApp(ws(first), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1], "two seats")
+        await settle(app)
+        await p.press("3", "tab", "3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("r")  # seat 1 raises, seat 2 has yet to decide
+        await until(p, lambda: "Raised" in shown(app, "#seats"), "the raise")
+        assert app.balance["balance"] < START
+        gate = hold_renewals(first)  # it stands still, as one stopped with SIGSTOP
+        await until(p, lambda: second.rooms["east"].active, "the takeover")
+        await first.stop(grace=0)
+        await until(p, lambda: len(second.rooms["east"].viewers) == 1, "rejoined there")
+        message = await sees(p, app, "#message", VOIDED)
+        assert "Your round was voided:" in message
+        await until(p, lambda: app.balance.get("held") == 0, "the refund")
+        assert app.balance["balance"] == START
+        await sees(p, app, "#player", "$1,000.00")
+        gate.set()
 
 
 async def test_a_table_of_the_other_process_opens_there(
@@ -151,30 +185,27 @@ async def test_a_table_its_host_left_opens_again_once_this_process_takes_it_over
     lobby, told what became of the seats (not sent to the host that just failed, which
     the lobby still named); the table opens by itself once the standby hosts it."""
     first, second = pair
-    gate = asyncio.Event()
-    claim = second.hosting.leases.claim_many
-
-    async def held_back(*args: Any, **kwargs: Any) -> Any:
-        await gate.wait()
-        return await claim(*args, **kwargs)
-
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
         await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
         await p.press("s")
         await until(p, lambda: app.own_seats() == [0], "the seat")
-        second.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+        await p.press("3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        gate = hold_renewals(second)
         gone = ws(first)
-        await first.stop(grace=0)
+        await first.stop(grace=0)  # the round voided as it shuts down
         await until(p, lambda: app.link.url == ws(second) and app.link.connected, "the other")
         await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         message = shown(app, "#message")
         assert "opens again by itself" in message and gone not in message
-        del second.hosting.leases.claim_many
         gate.set()  # the standby takes the table over now
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
         assert app.table_id == "east" and app.own_seats() == []
+        message = await sees(p, app, "#message", VOIDED)
+        assert "Your round was voided as the server shut down" in message
+        assert app.balance["balance"] == START and app.balance["held"] == 0
 
 
 async def test_a_table_moved_away_is_followed_to_its_new_host(
@@ -182,25 +213,26 @@ async def test_a_table_moved_away_is_followed_to_its_new_host(
 ) -> None:
     """Its host, cut off past its lease (its renewals held back here), lost the table to
     the other process and told its viewers `table_moved`: the terminal goes along and
-    opens the table there, where it used to wait in the lobby."""
+    opens the table there, where it used to wait in the lobby; and says that the round
+    in play was voided there, every bet refunded."""
     first, second = pair
-    gate = asyncio.Event()
-    renew = first.hosting.leases.claim_many
-
-    async def held_back(*args: Any, **kwargs: Any) -> Any:
-        await gate.wait()
-        return await renew(*args, **kwargs)
-
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        first.hosting.leases.claim_many = held_back  # type: ignore[method-assign]
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        gate = hold_renewals(first)
         await until(p, lambda: second.rooms["east"].active, "the takeover")
-        del first.hosting.leases.claim_many
         gate.set()  # the first learns it lost the table: table_moved
         await until(p, lambda: app.link.url == ws(second), "the new host")
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
         assert app.table_id == "east" and app.link.connected
+        message = await sees(p, app, "#message", VOIDED)
+        assert "Your round was voided:" in message
+        await until(p, lambda: app.balance.get("held") == 0, "the refund")
+        assert app.balance["balance"] == START
 
 
 async def test_a_table_not_where_it_was_looked_for_is_waited_for_and_followed(

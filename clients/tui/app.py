@@ -20,6 +20,10 @@ the table's snapshot with those filled in (clients/connection.py
 `with_own_hands`), so the player's own hands are drawn face up and the others'
 face down.
 
+A round of the player's that ends out of sight (the link down, the table taken over
+by another process, which voids it) is told once the table is back on screen, as the
+player's history has it: voided, every bet refunded, or settled (clients/tui/unseen.py).
+
 Fairness: the app remembers each round's commitment from before the deal and
 the client seeds it may have had in effect, and checks every revealed proof
 (at showdown, and in the history screen) against them with `clients.verify`.
@@ -60,6 +64,7 @@ from clients.tui.render import (
     next_waiting,
     not_here_text,
     player_text,
+    unseen_round_text,
     waiting_hands,
 )
 from clients.tui.screens import (
@@ -70,6 +75,7 @@ from clients.tui.screens import (
     TableApp,
     WatchScreen,
 )
+from clients.tui.unseen import RoundWatch
 from clients.tui.witness import FairnessWitness
 from clients.verify import Verdict
 
@@ -77,6 +83,7 @@ BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
 #: Refusals that say only that this try of a purchase was not taken.
 NOT_THIS_TRY: Final = frozenset({"store_unavailable", "rate_limited", "shutting_down"})
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
+UNSEEN_ROUNDS: Final = 50  # rounds asked for to find one that ended out of sight (the most)
 LEAVE_ARMED_SECONDS: Final = 6.0  # a leave that folds hands waits this long for its second l
 MOVED: Final = frozenset({"unknown_table", "table_moved"})  # the table is hosted elsewhere
 
@@ -155,6 +162,7 @@ class StudApp(App[None]):
         self.going_to: str | None = None  # the table to open once `link.follow` got there
         self.awaiting: str | None = None  # the table a failed host left: open it where it goes
         self.table_host = url  # the process the table on screen was last joined at
+        self.round_watch = RoundWatch()  # our round in play, to tell if it ends out of sight
 
     # ----- the model ------------------------------------------------------------------
 
@@ -277,6 +285,9 @@ class StudApp(App[None]):
                 self.deadline = None if ends is None else now + ends / 1000
                 self._fix_selection()
                 self.slip.settle(frame, self.player_id)
+                gone = self.round_watch.note(frame, self.player_id)
+                if gone is not None and not gone.shutdown:  # a shutdown's: once rejoined
+                    self.submit(self._tell_untold)
                 if frame["phase"] == "showdown":
                     self.last_round = last_round_text(frame, self.player_id) or self.last_round
         elif t == "hand":
@@ -322,6 +333,26 @@ class StudApp(App[None]):
             self.going_to, self.awaiting = self.awaiting, None
             self.link.follow(url)
 
+    async def _tell_untold(self) -> None:
+        """Say how our round that ended out of sight ended, from the history (which keeps
+        settled rounds only: none there means it was voided), and show the wallet as it
+        is now. Not heard (the link down again): told after the next join instead."""
+        untold, self.round_watch.untold = self.round_watch.untold, None
+        if untold is None or untold.table != self.table_id:
+            self.round_watch.untold = untold  # told when that table is on screen again
+            return
+        record = None
+        try:
+            if not untold.shutdown:  # (`history` comes before the `ok`)
+                await self.link.request("history", limit=UNSEEN_ROUNDS)
+                rounds = self.history or []
+                record = next((r for r in rounds if r.get("round_id") == untold.round_id), None)
+            await self.link.request("balance")
+        except (ServerError, ConnectionError, TimeoutError, WebSocketException):
+            self.round_watch.untold = untold
+            return
+        self.say(unseen_round_text(record, shutdown=untold.shutdown))
+
     def _fix_selection(self) -> None:
         mine = self.own_seats()
         if self.selected not in mine:
@@ -336,6 +367,7 @@ class StudApp(App[None]):
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
             self.slip.reset()
+            self.round_watch.forget()  # the old player's rounds: not this one's to be told
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
             gone = self.link.signed_out
             self.say(
@@ -356,6 +388,7 @@ class StudApp(App[None]):
                 await self.link.request("join", table=self.table_id)  # spectators re-join
                 # hosted here now: a row naming the host it was at before is where it went
                 self.table_host = self.here
+                self.submit(self._tell_untold)
                 await self._send_seed(self.table_id)
             elif target is not None or (first and self.start_table is not None):
                 self.open_table(target or str(self.start_table), follow=False)
@@ -461,6 +494,7 @@ class StudApp(App[None]):
                 raise
             self.message, self.table_host = "", self.here
             self.push_screen(WatchScreen() if self.watch_only else PlayScreen())
+            self.submit(self._tell_untold)
             await self._send_seed(table_id)
 
         self.submit(job)
@@ -481,6 +515,7 @@ class StudApp(App[None]):
 
         async def job() -> None:
             table_id = self._close_table()
+            self.round_watch.forget()  # what becomes of its bets is the leave's to say
             if table_id is not None:
                 await self.link.request("leave", table=table_id)
 

@@ -160,6 +160,22 @@ def not_here_text(table: str | None) -> str:
     )
 
 
+def unseen_round_text(record: Frame | None, *, shutdown: bool) -> str:
+    """The player's round that ended out of sight (the link down, the table gone to
+    another process), as the player's history has it: no record (the history keeps
+    settled rounds only), or its server shutting down, means it was voided, every bet
+    refunded. The browser's words (clients/web/js/app.js, `tellUnseenRound`)."""
+    if record is None:
+        why = " as the server shut down" if shutdown else ""
+        return (
+            f"Your round was voided{why}: no hand was played out, and every bet of it "
+            "(antes, raises, progressive) was refunded."
+        )
+    net = round_net(record)
+    signed = "" if net is None else f" ({money(net, sign=net > 0)})"
+    return f"Your round ended while you were away{signed}: History shows how it went."
+
+
 def table_titles(lobby: Frame | None) -> dict[str, str]:
     """Table id -> its title, from the lobby."""
     rows = (lobby or {}).get("tables", [])

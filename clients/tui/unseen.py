@@ -1,0 +1,66 @@
+"""The player's round at the table on screen, kept through reconnects and moves.
+
+A round with the player's bets can end out of sight: the link was down while it
+was decided and settled, the server shut down and voided it, or its host lost the
+table and the new host voided it (PROTOCOL.md section 6, Faults). The next
+snapshot just shows no round, and the wallet moves without a word. `RoundWatch`
+notices the round gone and keeps it `untold` until the app has asked the history
+how it ended (a settled round is in it, a voided one is not) and said so, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from clients.connection import as_it_stands
+
+IN_PLAY: Final = frozenset({"betting", "deciding"})  # phases a bet of the round is at stake
+
+
+@dataclass(frozen=True, slots=True)
+class Untold:
+    table: str
+    round_id: str
+    shutdown: bool  # gone as its server shut down: voided, and no history to ask there
+
+
+def own_bet(snap: Mapping[str, Any], me: str | None) -> bool:
+    """Whether a seat of `me` has an ante in the snapshot's round."""
+    seats = snap.get("seats") or []
+    return any(isinstance(s, dict) and s.get("player_id") == me and s.get("ante") for s in seats)
+
+
+class RoundWatch:
+    """The last round seen in play with a bet of the player's, and one gone untold."""
+
+    def __init__(self) -> None:
+        self.table: str | None = None
+        self.round_id: str | None = None
+        self.untold: Untold | None = None
+
+    def note(self, snap: Mapping[str, Any], me: str | None) -> Untold | None:
+        """A snapshot of the table on screen; returns the round it shows gone, if so.
+        A round ends in sight through its showdown, which forgets it; one that is
+        simply no longer there ended out of sight."""
+        table, rid = str(snap.get("table")), snap.get("round_id")
+        gone = None
+        if self.round_id is not None and table == self.table and rid != self.round_id:
+            paused = snap.get("paused")
+            shutdown = isinstance(paused, dict) and bool(paused.get("shutdown"))
+            gone = self.untold = Untold(table, self.round_id, shutdown)
+            self.round_id = None
+        if rid is not None and as_it_stands(dict(snap)).get("phase") in IN_PLAY:
+            if own_bet(snap, me):
+                self.table, self.round_id = table, str(rid)
+            elif table == self.table and rid == self.round_id:
+                self.round_id = None  # the bet withdrawn: nothing of ours in it any more
+        elif table == self.table and rid == self.round_id:
+            self.round_id = None  # its showdown, seen
+        return gone
+
+    def forget(self) -> None:
+        """The player left the table, or is another player now: nothing to tell."""
+        self.table = self.round_id = None
+        self.untold = None
