@@ -141,6 +141,7 @@ class StudServer:
         self.server: Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._rooms_to_refresh: set[Room] = set()
+        self._store_lost_shown = False  # what the suspended tables were last told
 
     # ----- lifecycle -----------------------------------------------------------
 
@@ -470,6 +471,11 @@ class StudServer:
         whose peer is gone (silent through a ping and its timeout); ping silent ones."""
         while True:
             await asyncio.sleep(SWEEP_INTERVAL)
+            lost = self.store_data_lost
+            if lost != self._store_lost_shown:  # the tables say so (or stop saying it)
+                self._store_lost_shown = lost
+                for room in self.hosting.hosted():
+                    room.store_lost(lost)
             self.outbox.sweep(PING_TIMEOUT)
             self.outbox.keepalive(self.outbox.next_share(), PING_INTERVAL, PING_TIMEOUT)
 

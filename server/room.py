@@ -74,6 +74,8 @@ class RoomHost(Protocol):
     @property
     def stopping(self) -> bool: ...
     @property
+    def store_data_lost(self) -> bool: ...
+    @property
     def store_patience(self) -> float:
         """Seconds a player's write may stay in doubt before it is abandoned."""
 
@@ -196,7 +198,7 @@ class Room:
         # itself when it fires, one timer a lease's life rather than one a renewal
         if self._lease_timer is None or self._lease_timer.when() > lease.valid_until:
             self._arm_lease_timer()
-        if self.suspended is not None and self.suspended.reason == "lease":
+        if self.suspended is not None and self.suspended.reason in ("lease", "store_lost"):
             self.host.spawn(self._resume_locked())
 
     def _arm_lease_timer(self) -> None:
@@ -269,6 +271,7 @@ class Room:
         """Stop the table's clock as of `since` and show every viewer why."""
         if self.suspended is not None or self.lease is None:
             return
+        reason = "store_lost" if self.host.store_data_lost else reason
         self.suspended = Suspension(reason, since, int(time.time() * 1000))
         self._resumed.clear()
         self.table.freeze(since)
@@ -279,6 +282,15 @@ class Room:
         self.publish()
         if reason == "store":
             self._start_probe()
+
+    def store_lost(self, lost: bool) -> None:
+        """The store lost its data (or has it back): a suspended table says so, rather
+        than that the store merely does not answer; it resumes once its lease is renewed."""
+        if self.suspended is None or (self.suspended.reason == "store_lost") == lost:
+            return
+        self.suspended = replace(self.suspended, reason="store_lost" if lost else "lease")
+        self.table.touch()
+        self.publish()
 
     def _resume(self) -> None:
         """The store answers (the lock is held): the clock runs again, where it stopped."""

@@ -30,7 +30,8 @@ class Lease:
 
 @dataclass(frozen=True, slots=True)
 class Suspension:
-    reason: str  # "store": the store does not answer; "lease": the lease is not renewed
+    reason: str  # "store": the store does not answer; "lease": the lease is not renewed;
+    # "store_lost": the store answers without its data (`RedisStore.data_lost`)
     since: float
     wall_ms: int
 
@@ -41,6 +42,10 @@ REASONS = {
     "lease": (
         "this server cannot reach the fleet to keep the table: play waits; if another "
         "server takes the table over, it voids the round and refunds every bet"
+    ),
+    "store_lost": (
+        "the game's data store came back without its data: play waits until the casino "
+        "restores it; nothing more is taken or paid meanwhile"
     ),
 }
 

@@ -705,7 +705,7 @@ async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
     proc.start()
     assert "keeps nothing on disk" in proc.log.read_text()
     before = await open_client(proc.url, "before")
-    await before.close()
+    await before.request("join", table="alpha")
     private_redis.stop()
     private_redis.forget()
     private_redis.start()
@@ -717,6 +717,14 @@ async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
         await asyncio.sleep(0.1)
     assert health["store_data_lost"] is True and health["suspended_tables"] == 1
     assert "stud_store_data_lost 1" in await asyncio.to_thread(_get, proc.port, "/metrics")
+    # the viewer is told the store lost its data, not that it merely does not answer
+    await before.wait_table(
+        "alpha", lambda s: (s["suspended"] or {}).get("reason") == "store_lost", timeout=15
+    )
+    with pytest.raises(ServerError) as paused:
+        await before.request("sit", table="alpha")
+    assert paused.value.code == "table_suspended" and "without its data" in str(paused.value)
+    await before.close()
     errors = [line for line in proc.log.read_text().splitlines() if " ERROR " in line]
     assert errors and all("without its data" in line for line in errors), errors
     assert len(errors) <= 2  # once for each of its two connections, not on every retry

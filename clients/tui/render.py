@@ -31,8 +31,11 @@ PHASES: Final = {
 PAUSED: Final = {
     "store": "the game's data store is not answering. Nothing is lost; play goes on where it "
     "stopped.",
-    "lease": "this server is out of touch with the others. Nothing is lost; play goes on where "
-    "it stopped.",
+    "lease": "this server is out of touch with the others. Nothing is lost: play goes on where "
+    "it stopped, or, if another server takes the table over, the round is voided and every bet "
+    "refunded.",
+    "store_lost": "the game's data store came back without its data. Play waits until the "
+    "casino restores it; nothing is taken or paid meanwhile.",
 }
 #: the lobby's word for a table's phase (the browser's lobby uses the same)
 LOBBY_PHASES: Final = {

@@ -50,6 +50,8 @@ const PAUSED_WHY = {
   store: "Paused: the game's data store is not answering. Nothing is lost; play goes on where it stopped.",
   lease: "Paused: this server is out of touch with the others. Nothing is lost: play goes on where it stopped, "
     + "or, if another server takes the table over, the round is voided and every bet refunded.",
+  store_lost: "Paused: the game's data store came back without its data. Play waits until the casino "
+    + "restores it; nothing is taken or paid meanwhile.",
 };
 
 export function renderTable(ctx) {
