@@ -200,8 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:  # the config disagrees with the fleet it would join
         print(f"stud-server: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"stud-server: cannot serve on {config.host}:{config.port}: {e}", file=sys.stderr)
+    except OSError as e:  # e names the address it could not bind: the players' or the console's
+        console = config.admin
+        where = f"players on {config.host}:{config.port}" + (
+            f", console on {console.host}:{console.port}" if console.port >= 0 else ""
+        )
+        print(f"stud-server: cannot listen ({where}): {e}", file=sys.stderr)
         return 1
     return 0
 

@@ -92,7 +92,7 @@ class AdminConsole:
     async def start(self) -> None:
         """Before the tables are hosted: the operators file, then the acts and flags."""
         await self.admin.prepare()
-        await self.operators.load_file()
+        await self.operators.load_file(at_start=True)
         await self.agent.start()
         if self.config.port < 0:
             return

@@ -11,7 +11,8 @@ the window ends.
 
 The memory store lives and dies with its process, so `stud-server operator`
 writes operators to a file (`admin.operators_file`) that a server loads at
-start and again when it changed (a sign-in looks); with Redis the command
+start and again when it changed (each sign-in and each request looks, so a
+removal or a new password takes effect at once); with Redis the command
 writes to Redis directly, and a file, if given, is loaded into it at start.
 """
 
@@ -77,8 +78,9 @@ class Operators:
 
     # ----- the operators file --------------------------------------------------------
 
-    async def load_file(self) -> None:
-        """Load (or reload, if it changed) the operators file into the store."""
+    async def load_file(self, *, at_start: bool = False) -> None:
+        """Load (or reload, if it changed) the operators file into the store. A file that
+        cannot be read stops a start (ValueError); later, it is logged and skipped."""
         path = self.config.operators_file
         if not path:
             return
@@ -88,7 +90,14 @@ class Operators:
             stamp = -1
         if stamp == self._file_stamp:
             return
-        found = read_file(path) if stamp != -1 else []
+        try:
+            found = read_file(path) if stamp != -1 else []
+        except ValueError as e:  # a hand-edited file gone wrong: keep who was signed in
+            if at_start:
+                raise
+            self._file_stamp = stamp
+            log.error("operators file not loaded: %s", e, extra={"file": path})
+            return
         now = int(time.time() * 1000)
         for op in found:
             held = await self.admin.get_operator(op.name)
@@ -134,6 +143,7 @@ class Operators:
     async def check(self, token: str) -> str | None:
         if not token:
             return None
+        await self.load_file()  # an operator removed from the file is out at their next request
         return await self.admin.operator_for_token(token)
 
     async def sign_out(self, token: str, operator: str) -> None:
