@@ -109,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     rng.add_argument("--source", choices=["fair", "secrets"], default="fair")
     rng.add_argument("--workers", type=int, default=2, help="processes to deal in (2)")
     rng.add_argument("--json", action="store_true", help="print one JSON object")
+    accept = sub.add_parser(
+        "accept-empty-store",
+        help="take a Redis that came back without its data as a new, empty store",
+    )
+    accept.add_argument("--config", help="TOML config file (redis_url, redis_namespace)")
+    accept.add_argument("--redis", help="redis://HOST:PORT/DB (env REDIS_URL)")
     from server.admin import cli as operator_cli
 
     operator_cli.add_parser(sub)
@@ -128,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "operator":
         return operator_cli.run(args, config)
+
+    if args.command == "accept-empty-store":
+        return asyncio.run(_accept_empty_store(args.redis or config.redis_url, config))
 
     if args.command == "check-config":
         from server.analysis.odds import OddsReport, analyze
@@ -249,6 +258,31 @@ async def _stores(config: Config) -> dict[str, Any]:
             "%s: a restart of it loses every wallet, token and meter (OPERATIONS.md)", gap
         )
     return {"store": store, "fleet": fleet}
+
+
+async def _accept_empty_store(url: str, config: Config) -> int:
+    """`stud-server accept-empty-store`: the operator's word that a Redis found back
+    empty is not to be restored; the processes that found it so are restarted after."""
+    from server.stores.base import StoreError
+    from server.stores.redis import RedisStore
+
+    if not url:
+        print(
+            "stud-server: give --redis URL (or REDIS_URL, or the config's redis_url)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        store = await RedisStore.connect(url, config.redis_namespace, accept_loss=True)
+    except StoreError as e:
+        print(f"stud-server: {e.message}", file=sys.stderr)
+        return 1
+    await store.close()
+    print(
+        f"the store {config.redis_namespace!r} at {store.host}:{store.port}/{store.db} is "
+        f"taken as it is now (mark {store.origin}); restart every stud-server process on it"
+    )
+    return 0
 
 
 def _warn_of_paytables(config: Config) -> None:

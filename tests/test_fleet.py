@@ -697,8 +697,9 @@ async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
     private_redis: RedisServer, processes: list[ServerProcess], tmp_path: Path
 ) -> None:
     """A Redis that keeps nothing is warned about at start; when it comes back empty the
-    process says so (log ERROR, /healthz, /metrics) and deals nothing on the empty store
-    until an operator restarts it, which accepts the empty store."""
+    process says so (log ERROR, /healthz, /metrics, its tables) and deals nothing on the
+    empty store, nor does a process started later, until an operator accepts the loss
+    (`accept-empty-store`) and restarts the processes."""
     assert private_redis.command("CONFIG", "SET", "save", "") == "+OK"
     proc = ServerProcess(tmp_path, "alpha", private_redis.url, fresh_namespace())
     processes.append(proc)
@@ -732,8 +733,23 @@ async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
         await open_client(proc.url, "after")  # a new guest would be a wallet on nothing
     assert refused.value.code == "store_unavailable"
     assert "without its data" in str(refused.value)
+    # a process started now does not take the emptied store for a new one
+    late = ServerProcess(tmp_path, "beta", private_redis.url, proc.env["STUD_REDIS_NAMESPACE"])
+    with pytest.raises(RuntimeError):
+        late.start()
+    assert late.process is not None and late.process.wait(10) == 1
+    assert "accept-empty-store" in late.log.read_text()
+    accepted = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "server.cli", "accept-empty-store"],
+        env=proc.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert accepted.returncode == 0 and "restart every" in accepted.stdout, accepted.stderr
     proc.stop()
-    proc.start()  # the operator's restart accepts the empty store
+    proc.start()  # restarted after the operator accepted the empty store
     health = json.loads(await asyncio.to_thread(_get, proc.port, "/healthz"))
     assert health["store_data_lost"] is False
     after = await open_client(proc.url, "after")

@@ -101,7 +101,7 @@ from server.stores.base import (
     wallet_ids,
 )
 from server.stores.batches import Batches
-from server.stores.redis_origin import ORIGIN_KEY, DataLost, check, find_or_mark
+from server.stores.redis_origin import ACCEPT, ORIGIN_KEY, DataLost, check, find_or_mark
 from server.stores.redis_replies import (
     BuyInRefused,
     claim_of,
@@ -181,6 +181,7 @@ class RedisStore:
         self.reconnects = 0
         self.origin = ""  # the namespace's mark, found on the first connection
         self.data_lost = False  # Redis came back without it: unavailable until it is back
+        self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
 
     @property
     def connected(self) -> bool:
@@ -198,9 +199,11 @@ class RedisStore:
         reconnect_wait: float = 1.0,
         max_backoff: float = 5.0,
         retention: int = 7 * 86_400,
+        accept_loss: bool = False,
     ) -> RedisStore:
         """Connect and load the scripts, or raise StoreError: a server should not start
-        without its store, so the first connection is not retried."""
+        without its store, so the first connection is not retried. `accept_loss`: take a
+        namespace a process found emptied as a new one (redis_origin)."""
         store = cls(
             url,
             namespace,
@@ -209,8 +212,11 @@ class RedisStore:
             max_backoff=max_backoff,
             retention=retention,
         )
+        store.accept_loss = accept_loss
         try:
             await asyncio.wait_for(store._open(), timeout)
+        except DataLost as e:
+            raise StoreError(f"cannot use Redis at {store._where()}: {e}") from e
         except (*_LOST, TimeoutError, asyncio_redis.ErrorReply, asyncio_redis.Error) as e:
             raise StoreError(f"cannot use Redis at {store._where()}: {_describe(e)}") from e
         return store
@@ -263,13 +269,15 @@ class RedisStore:
     async def _check_origin(self, conn: Any) -> None:
         key, where = self.prefix + ORIGIN_KEY, {"redis": self._where()}
         if not self.origin:
-            self.origin = await find_or_mark(conn, key)
+            self.origin = await find_or_mark(conn, key, accept_loss=self.accept_loss)
             return
         try:
             await check(conn, key, self.origin)
         except DataLost as e:
             if not self.data_lost:
-                log.error("%s: the tables wait until it is restored", e, extra=where)
+                log.error(
+                    "%s: the tables wait until it is restored (or: %s)", e, ACCEPT, extra=where
+                )
             self.data_lost = True
             raise
         if self.data_lost:
@@ -342,9 +350,7 @@ class RedisStore:
                 log.warning("Redis connection restored", extra={"redis": self._where()})
 
     def _unavailable(self, what: str) -> StoreUnavailable:
-        return StoreUnavailable(
-            f"the game's data store (Redis at {self._where()}) {what}; please try again shortly"
-        )
+        return StoreUnavailable(f"the game's data store (Redis) {what}; please try again shortly")
 
     async def ping(self) -> None:
         await self._run("a ping", lambda conn: conn.ping())
@@ -382,9 +388,7 @@ class RedisStore:
             raise StoreError(f"Redis refused {what}: {e.args[0] if e.args else e}") from e
 
     def _unknown(self, what: str) -> OutcomeUnknown:
-        return OutcomeUnknown(
-            f"the game's data store (Redis at {self._where()}) {what}; the outcome is unknown"
-        )
+        return OutcomeUnknown(f"the game's data store (Redis) {what}; the outcome is unknown")
 
     async def _script(
         self, name: str, request: Any, text: str | None = None, *, write: bool = True

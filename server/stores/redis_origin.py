@@ -6,8 +6,11 @@ it looks like any reconnect. So the first connection to a namespace writes a
 random mark (`<prefix>origin`), every store remembers the mark it found, and
 each reconnect reads it again: a mark that is gone or different means the data
 is not the data this process served from. The store then stays unavailable
-(tables pause, as in an outage) until the data is back; restarting every
-process is how an operator accepts an empty store instead.
+(tables pause, as in an outage) until the data is back, and leaves a note
+(`<prefix>origin_lost`) in the empty Redis, so that no process starting later
+takes the empty store for a new one. Restoring the backup removes the note with
+the rest; `stud-server accept-empty-store` is how an operator accepts the loss
+instead (then every process is restarted).
 """
 
 from __future__ import annotations
@@ -19,14 +22,27 @@ from typing import Any
 import asyncio_redis
 
 ORIGIN_KEY = "origin"
+LOST_KEY = "origin_lost"
+ACCEPT = "stud-server accept-empty-store"
 
 
 class DataLost(Exception):
     """Redis answers, but without the data this store was serving from."""
 
 
-async def find_or_mark(conn: Any, key: str) -> str:
-    """The namespace's mark, written first if it has none (SET NX: one mark wins)."""
+async def find_or_mark(conn: Any, key: str, *, accept_loss: bool = False) -> str:
+    """The namespace's mark, written first if it has none (SET NX: one mark wins); a
+    namespace a process found emptied is refused until the loss is accepted."""
+    lost_key = key + "_lost"
+    if accept_loss:
+        await conn.delete([lost_key])
+    elif await conn.get(key) is None:
+        lost = await conn.get(lost_key)
+        if lost is not None:
+            raise DataLost(
+                f"Redis lost its data (a process found it back empty: {lost}): restore the "
+                f"backup, or accept the loss with `{ACCEPT}`"
+            )
     mark = f"{secrets.token_hex(8)}@{int(time.time() * 1000)}"
     await conn.set(key, mark, only_if_not_exists=True)
     found = await conn.get(key)
@@ -36,6 +52,9 @@ async def find_or_mark(conn: Any, key: str) -> str:
 async def check(conn: Any, key: str, origin: str) -> None:
     """Raise DataLost unless the namespace still holds `origin`."""
     found = await conn.get(key)
+    if found is None:  # the note for processes starting later (nothing else is written)
+        note = f"mark {origin!r} missing at {time.strftime('%Y-%m-%d %H:%M:%S %Z')}"
+        await conn.set(key + "_lost", note, only_if_not_exists=True)
     if found != origin:
         raise DataLost(
             "Redis came back without its data (the store's origin mark "
