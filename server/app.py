@@ -42,6 +42,7 @@ from server.seating import Seating
 from server.sessions import SIGNED_OUT, Sessions
 from server.stores.base import Store, StoreError, Wallet
 from server.stores.memory import MemoryStore
+from server.stores.redis import RedisStore
 
 log = logging.getLogger("stud.server")
 
@@ -64,6 +65,7 @@ class StudServer:
             fleet.on_signed_out = self._signed_out_news
             fleet.on_news_lost = self.news_lost
             fleet.settings = shared_settings(config)
+            fleet.on_origin_lost = self._origin_lost
         self.stopping = False
         self.metrics = Metrics()
         self.pending = Pending()
@@ -197,6 +199,12 @@ class StudServer:
             ", ".join(hosted) or "none (standing by)",
             extra={"port": self.port, "tables": hosted, "event_loop": loop},
         )
+
+    def _origin_lost(self) -> None:
+        """The fleet's heartbeat found the store's mark gone: both connections look again."""
+        for store in (self.store, *([self.fleet.store] if self.fleet is not None else [])):
+            if isinstance(store, RedisStore):
+                store.check_origin_again()
 
     @property
     def store_data_lost(self) -> bool:

@@ -63,7 +63,8 @@ for i = 1, #flat, 2 do
     out[flat[i]] = entry
   end
 end
-return cjson.encode({procs = out, had = had})
+local origin = redis.call('GET', P .. 'origin')  -- false: Redis was emptied under us
+return cjson.encode({procs = out, had = had, origin = origin})
 """
 
 #: Forget a process's lobby rows (it is shutting down).
@@ -99,6 +100,7 @@ class Fleet:
         self.on_signed_out = on_signed_out
         self.on_acts = on_acts
         self.on_news_lost = on_news_lost  # the channel came back: what it carried meanwhile is lost
+        self.on_origin_lost: Callable[[], None] = store.check_origin_again
         self.prefix = store.prefix
         self.channel = f"{self.prefix}jackpot"
         self._subscriber: asyncio.Task[None] | None = None
@@ -142,7 +144,7 @@ class Fleet:
         """Write the rows that changed since the last heartbeat (one round trip, also
         when none did: it says this process is alive); returns every process's entry
         (process -> {ts, v}) for `remote_rows`. Rows Redis no longer has (restarted
-        empty, flushed) are all written again at once."""
+        empty, flushed, expired) are all written again at once."""
         wrote_before = bool(self._published)
         now = time.time()
         current: dict[str, LobbyRow] = {
@@ -173,6 +175,8 @@ class Fleet:
         )
         self._published = current
         data = json.loads(reply)
+        if self.store.origin and data.get("origin") != self.store.origin:
+            self.on_origin_lost()  # emptied (a FLUSHALL) with no reconnect to tell it
         if wrote_before and not data["had"] and len(changed) < len(current):
             self._published = {}  # every row counts as changed: all are written again
             return await self.publish_rows(rows)

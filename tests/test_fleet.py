@@ -376,15 +376,15 @@ async def test_the_fleet_channel_follows_a_redis_restart(private_redis: RedisSer
 
 
 async def test_lobby_rows_come_back_after_redis_lost_them(private_redis: RedisServer) -> None:
-    """Rows are written only when they change; a Redis restarted empty (or flushed) has
-    none, so the next heartbeat notices and writes them all again at once."""
+    """Rows are written only when they change; rows Redis no longer has (expired while
+    their process stood still) are noticed at the next heartbeat and all written again."""
     store = await RedisStore.connect(private_redis.url, "stud", timeout=2.0)
     try:
         here = Fleet(store, "here", "ws://here/ws", ttl=3.0)
         there = Fleet(store, "there", "", ttl=3.0)
         rows = [({"id": "quiet"}, {"taken": 0}), ({"id": "busy"}, {"taken": 3})]
         await here.publish_rows(rows)
-        assert private_redis.command("FLUSHALL") == "+OK"
+        assert private_redis.command("DEL", "{stud}:lobby:p:here") == ":1"
         await here.publish_rows(rows)  # nothing changed here, but Redis has no rows
         procs = await there.publish_rows([])
         seen = await there.remote_rows(set(), procs)
@@ -779,3 +779,24 @@ async def test_a_process_whose_wallet_or_jackpots_differ_from_a_live_one_refuses
     same = ServerProcess(tmp_path, "gamma", private_redis.url, namespace)
     processes.append(same)
     same.start()  # the same settings: it joins
+
+
+async def test_a_redis_flushed_under_a_live_connection_is_found_out(
+    private_redis: RedisServer,
+) -> None:
+    """FLUSHALL on the wrong server breaks no connection, so no reconnect looks at the
+    mark: the lobby's heartbeat reads it too, and a process finds the loss within
+    seconds instead of writing on into the emptied store."""
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
+    server = StudServer(make_config(), store=store, fleet=Fleet(store, "solo", "", ttl=1.5))
+    await server.start()
+    try:
+        assert not server.store_data_lost
+        assert private_redis.command("FLUSHALL") == "+OK"
+        for _ in range(300):
+            if server.store_data_lost:
+                break
+            await asyncio.sleep(0.05)
+        assert server.store_data_lost
+    finally:
+        await server.stop(grace=0)

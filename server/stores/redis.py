@@ -284,6 +284,13 @@ class RedisStore:
             log.warning("Redis has its data again", extra=where)
         self.data_lost = False
 
+    def check_origin_again(self) -> None:
+        """The mark was seen missing on a live connection (a FLUSHALL): reconnect, which
+        reads it again and, if it is still gone, keeps the store unavailable."""
+        if self._conn is not None and not self.data_lost:
+            log.warning("the store's origin mark is gone under a live connection: reconnecting")
+            self._lost(self._conn, None)
+
     async def _load_scripts(self, conn: Any) -> None:
         for name, source in self._sources.items():
             self._shas[name] = await conn.script_load(source)
