@@ -467,12 +467,22 @@ class StudServer:
     # ----- background ----------------------------------------------------------
 
     async def _watch_loop(self) -> None:
-        """Sample how late the event loop runs a timer (every request waits that long)."""
+        """Sample how late the event loop runs a timer (every request waits that long). A
+        process that stood still (SIGSTOP, a VM paused, starved of CPU) says so: the
+        store timeouts and lost tables logged just after are its own doing."""
         loop = asyncio.get_running_loop()
         while True:
             due = loop.time() + LOOP_SAMPLE
             await asyncio.sleep(LOOP_SAMPLE)
-            self.metrics.loop_lag.observe(max(0.0, loop.time() - due))
+            lag = max(0.0, loop.time() - due)
+            self.metrics.loop_lag.observe(lag)
+            if lag >= STOOD_STILL:
+                log.warning(
+                    "this process stood still for %.1f s (paused or starved of CPU): what "
+                    "timed out meanwhile timed out here, not in Redis or the network",
+                    lag,
+                    extra={"seconds": round(lag, 3)},
+                )
 
     async def _sweep(self) -> None:
         """Close connections that stopped reading (their buffer never drains) and those
@@ -520,6 +530,8 @@ SWEEP_INTERVAL = 1.0
 
 #: Seconds between samples of the event loop's lag.
 LOOP_SAMPLE = 0.05
+#: A timer this late (seconds) means the process itself stood still.
+STOOD_STILL = 2.0
 
 #: Allocations between young-generation collections, and the older generations' ratios.
 GC_THRESHOLD = (200_000, 50, 100)
