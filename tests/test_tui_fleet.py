@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from clients.tui import LobbyScreen, PlayScreen, StudApp
+from clients.tui.render import unseen_round_text
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.redis import RedisStore
@@ -28,6 +29,7 @@ START = 100_000
 FAST = (0.05, 0.2)  # the link's backoff: retries come quick in a test
 LONG = {"betting": 30, "decision": 30, "results": 30}
 VOIDED = "every bet of it (antes, raises, progressive) was refunded"  # as the browser says
+SEAT_GONE = "Your seat #1 there is gone: press s to sit."  # the browser's, with the key to sit
 
 
 def ws(server: StudServer) -> str:
@@ -99,7 +101,7 @@ async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
     """A dealt round dies with its host: the terminal says it is offline while it is
     (the table as last seen, no clock), reaches the other process, which took the table
     over, and shows the table as it is there: no seat, the bet refunded, and says
-    that the round was voided as its server shut down."""
+    that the round was voided as its server shut down, and that the seat is gone."""
     first, second = pair
     assert first.rooms["east"].active
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
@@ -126,6 +128,8 @@ async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
         assert app.balance["balance"] == START
         message = await sees(p, app, "#message", VOIDED)
         assert "as the server shut down" in message and "Not connected" not in message
+        # one line: the round first, then the seat the new host does not hold
+        assert message == f"{unseen_round_text(None, shutdown=True)} {SEAT_GONE}"
         assert "OFFLINE" not in shown(app, "#info")
 
 
@@ -135,8 +139,9 @@ async def test_a_round_its_new_host_voided_is_told_where_the_table_is_rejoined(
     """Its host stood still past its lease and the other process took the table over,
     voiding the round; the terminal, back at the new host, rejoined the table there and
     a raised hand vanished, its $30 back, without a word. It says now that the round
-    was voided, every bet refunded (the history has no settlement of it), and shows
-    the wallet as refunded."""
+    was voided, every bet refunded (the history has no settlement of it), and that both
+    seats are gone (it said only "No seat: press s to sit"), and shows the wallet as
+    refunded."""
     first, second = pair
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
@@ -155,6 +160,8 @@ async def test_a_round_its_new_host_voided_is_told_where_the_table_is_rejoined(
         await until(p, lambda: len(second.rooms["east"].viewers) == 1, "rejoined there")
         message = await sees(p, app, "#message", VOIDED)
         assert "Your round was voided:" in message
+        gone = "Your seats #1, #2 there are gone: press s to sit."
+        assert message == f"{unseen_round_text(None, shutdown=False)} {gone}"
         await until(p, lambda: app.balance.get("held") == 0, "the refund")
         assert app.balance["balance"] == START
         await sees(p, app, "#player", "$1,000.00")
@@ -205,6 +212,7 @@ async def test_a_table_its_host_left_opens_again_once_this_process_takes_it_over
         assert app.table_id == "east" and app.own_seats() == []
         message = await sees(p, app, "#message", VOIDED)
         assert "Your round was voided as the server shut down" in message
+        assert message == f"{unseen_round_text(None, shutdown=True)} {SEAT_GONE}"
         assert app.balance["balance"] == START and app.balance["held"] == 0
 
 
@@ -214,7 +222,7 @@ async def test_a_table_moved_away_is_followed_to_its_new_host(
     """Its host, cut off past its lease (its renewals held back here), lost the table to
     the other process and told its viewers `table_moved`: the terminal goes along and
     opens the table there, where it used to wait in the lobby; and says that the round
-    in play was voided there, every bet refunded."""
+    in play was voided there, every bet refunded, and that the seat is gone."""
     first, second = pair
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
@@ -231,6 +239,7 @@ async def test_a_table_moved_away_is_followed_to_its_new_host(
         assert app.table_id == "east" and app.link.connected
         message = await sees(p, app, "#message", VOIDED)
         assert "Your round was voided:" in message
+        assert message == f"{unseen_round_text(None, shutdown=False)} {SEAT_GONE}"
         await until(p, lambda: app.balance.get("held") == 0, "the refund")
         assert app.balance["balance"] == START
 
@@ -266,6 +275,7 @@ async def back_and_forth(casino: Casino, p: Any, app: StudApp, *, long_after: bo
     await a.stop(grace=0)
     await until(p, lambda: len(b.rooms["east"].viewers) == 1, "the table rejoined at b")
     assert app.table_id == "east" and app.awaiting is None
+    assert await sees(p, app, "#message", SEAT_GONE) == SEAT_GONE  # no round was in play
     if long_after:
         app.link._failed.clear()
     a = await casino.start("a", ["east"])  # back, standing by for east
@@ -325,3 +335,30 @@ async def test_a_row_passed_over_as_a_failed_hosts_is_read_again_once_that_is_ol
             lambda: app.link.url == ws(a) and isinstance(app.screen, PlayScreen),
             "the table followed to a",
         )
+
+
+async def test_seats_left_before_the_move_are_not_said_gone(
+    pair: tuple[StudServer, StudServer],
+) -> None:
+    """The player sat, then left the table (l) before its host froze: opened again at the
+    new host, it says nothing of seats gone, which were given up, not lost to the move."""
+    first, second = pair
+    app = StudApp(ws(first), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("l")
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        gate = hold_renewals(first)
+        await until(p, lambda: second.rooms["east"].active, "the takeover")
+        await first.stop(grace=0)
+        await until(p, lambda: app.link.url == ws(second) and app.link.connected, "the other")
+        app.open_table("east")  # as Enter on its row does
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
+        await until(p, lambda: len(second.rooms["east"].viewers) == 1, "joined there")
+        await settle(app)  # what the join had to say, said
+        await p.pause()
+        assert "gone" not in shown(app, "#message")
+        gate.set()

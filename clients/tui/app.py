@@ -23,6 +23,8 @@ face down.
 A round of the player's that ends out of sight (the link down, the table taken over
 by another process, which voids it) is told once the table is back on screen, as the
 player's history has it: voided, every bet refunded, or settled (clients/tui/unseen.py).
+A table shown by another process than before (its host froze, failed or lost it) holds
+none of the player's seats there: that is said too, once, on the same line.
 
 Fairness: the app remembers each round's commitment from before the deal and
 the client seeds it may have had in effect, and checks every revealed proof
@@ -64,6 +66,7 @@ from clients.tui.render import (
     next_waiting,
     not_here_text,
     player_text,
+    seats_gone_text,
     unseen_round_text,
     waiting_hands,
 )
@@ -75,7 +78,7 @@ from clients.tui.screens import (
     TableApp,
     WatchScreen,
 )
-from clients.tui.unseen import RoundWatch
+from clients.tui.unseen import RoundWatch, SeatWatch
 from clients.tui.witness import FairnessWitness
 from clients.verify import Verdict
 
@@ -163,6 +166,7 @@ class StudApp(App[None]):
         self.awaiting: str | None = None  # the table a failed host left: open it where it goes
         self.table_host = url  # the process the table on screen was last joined at
         self.round_watch = RoundWatch()  # our round in play, to tell if it ends out of sight
+        self.seat_watch = SeatWatch()  # our seats at the table, to tell if a move loses them
 
     # ----- the model ------------------------------------------------------------------
 
@@ -285,6 +289,7 @@ class StudApp(App[None]):
                 self.deadline = None if ends is None else now + ends / 1000
                 self._fix_selection()
                 self.slip.settle(frame, self.player_id)
+                self.seat_watch.note(frame, self.player_id, self.here)  # told with the round
                 gone = self.round_watch.note(frame, self.player_id)
                 if gone is not None and not gone.shutdown:  # a shutdown's: once rejoined
                     self.submit(self._tell_untold)
@@ -336,22 +341,32 @@ class StudApp(App[None]):
     async def _tell_untold(self) -> None:
         """Say how our round that ended out of sight ended, from the history (which keeps
         settled rounds only: none there means it was voided), and show the wallet as it
-        is now. Not heard (the link down again): told after the next join instead."""
+        is now; then, on the same line, our seats a move of the table left behind (its
+        new host holds none). Not heard (the link down again): told after the next join."""
+        table = self.table_id
         untold, self.round_watch.untold = self.round_watch.untold, None
-        if untold is None or untold.table != self.table_id:
-            self.round_watch.untold = untold  # told when that table is on screen again
+        if untold is not None and untold.table != table:
+            self.round_watch.untold, untold = untold, None  # told when that table is back
+        seats = self.seat_watch.take_gone(table)
+        if table is None or (untold is None and not seats):
             return
-        record = None
-        try:
-            if not untold.shutdown:  # (`history` comes before the `ok`)
-                await self.link.request("history", limit=UNSEEN_ROUNDS)
-                rounds = self.history or []
-                record = next((r for r in rounds if r.get("round_id") == untold.round_id), None)
-            await self.link.request("balance")
-        except (ServerError, ConnectionError, TimeoutError, WebSocketException):
-            self.round_watch.untold = untold
-            return
-        self.say(unseen_round_text(record, shutdown=untold.shutdown))
+        words = []
+        if untold is not None:
+            record = None
+            try:
+                if not untold.shutdown:  # (`history` comes before the `ok`)
+                    await self.link.request("history", limit=UNSEEN_ROUNDS)
+                    rounds = self.history or []
+                    record = next((r for r in rounds if r.get("round_id") == untold.round_id), None)
+                await self.link.request("balance")
+            except (ServerError, ConnectionError, TimeoutError, WebSocketException):
+                self.round_watch.untold = untold
+                self.seat_watch.keep_untold(table, seats)
+                return
+            words.append(unseen_round_text(record, shutdown=untold.shutdown))
+        if seats:
+            words.append(seats_gone_text(seats))
+        self.say(" ".join(words))
 
     def _fix_selection(self) -> None:
         mine = self.own_seats()
@@ -368,6 +383,7 @@ class StudApp(App[None]):
         if session_lost:
             self.slip.reset()
             self.round_watch.forget()  # the old player's rounds: not this one's to be told
+            self.seat_watch.forget()  # nor the old player's seats
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
             gone = self.link.signed_out
             self.say(
@@ -516,6 +532,7 @@ class StudApp(App[None]):
         async def job() -> None:
             table_id = self._close_table()
             self.round_watch.forget()  # what becomes of its bets is the leave's to say
+            self.seat_watch.forget()  # and its seats were given up, not lost to a move
             if table_id is not None:
                 await self.link.request("leave", table=table_id)
 

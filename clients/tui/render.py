@@ -179,6 +179,17 @@ def unseen_round_text(record: Frame | None, *, shutdown: bool) -> str:
     return f"Your round ended while you were away{signed}: History shows how it went."
 
 
+def seats_gone_text(seats: Sequence[int]) -> str:
+    """The player's seats (0-based) the table's old host held, none of which its new host
+    does: the browser's words (clients/web/js/moved.js `movedNotice`), with the key to sit."""
+    if not seats:
+        return ""
+    where = ", ".join(f"#{i + 1}" for i in seats)
+    if len(seats) > 1:
+        return f"Your seats {where} there are gone: press s to sit."
+    return f"Your seat {where} there is gone: press s to sit."
+
+
 def table_titles(lobby: Frame | None) -> dict[str, str]:
     """Table id -> its title, from the lobby."""
     rows = (lobby or {}).get("tables", [])

@@ -6,11 +6,15 @@ table and the new host voided it (PROTOCOL.md section 6, Faults). The next
 snapshot just shows no round, and the wallet moves without a word. `RoundWatch`
 notices the round gone and keeps it `untold` until the app has asked the history
 how it ended (a settled round is in it, a voided one is not) and said so, once.
+
+The new host of a table holds none of the old host's seats: the table shows there with
+the player unseated. `SeatWatch` notices the table shown by another process than the
+one it was last seen at, and keeps the player's seats there `gone` until said, once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -64,3 +68,45 @@ class RoundWatch:
         """The player left the table, or is another player now: nothing to tell."""
         self.table = self.round_id = None
         self.untold = None
+
+
+def seats_of(snap: Mapping[str, Any], me: str | None) -> list[int]:
+    """The seats of `me` in the snapshot (0-based)."""
+    seats: Sequence[Any] = snap.get("seats") or []
+    return [i for i, s in enumerate(seats) if isinstance(s, dict) and s.get("player_id") == me]
+
+
+class SeatWatch:
+    """The player's seats at the table on screen, at the process it was last seen at;
+    and those a move to another process left behind, not yet said."""
+
+    def __init__(self) -> None:
+        self.table: str | None = None
+        self.host: str | None = None
+        self.seats: list[int] = []
+        self.gone: tuple[str, list[int]] | None = None  # (table, seats) lost to a move
+
+    def note(self, snap: Mapping[str, Any], me: str | None, host: str) -> None:
+        """A snapshot of the table on screen, from the process at `host`. Shown by another
+        process than before, with none of the player's seats: those are gone."""
+        table, mine = str(snap.get("table")), seats_of(snap, me)
+        if table == self.table and host != self.host and self.seats and not mine:
+            self.gone = (table, self.seats)
+        self.table, self.host, self.seats = table, host, mine
+
+    def take_gone(self, table: str | None) -> list[int]:
+        """The seats a move of `table` left behind, to be said now (none: [])."""
+        if self.gone is None or self.gone[0] != table:
+            return []
+        seats, self.gone = self.gone[1], None
+        return seats
+
+    def keep_untold(self, table: str, seats: list[int]) -> None:
+        """Taken, but not said (the link down again): said after the next join."""
+        if seats:
+            self.gone = (table, seats)
+
+    def forget(self) -> None:
+        """The player left the table, or is another player now: nothing to tell."""
+        self.table = self.host = self.gone = None
+        self.seats = []
