@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+from clients.bots import money
+from clients.connection import StudClient
 from clients.tui import LobbyScreen, PlayScreen, StudApp
+from clients.tui import link as link_module
 from clients.tui.render import unseen_round_text
 from server.app import StudServer
 from server.fleet import Fleet
@@ -45,13 +48,15 @@ class Casino:
         self.ports: dict[str, int] = {}
         self.servers: list[StudServer] = []
 
-    async def start(self, name: str, tables: list[str]) -> StudServer:
+    async def start(
+        self, name: str, tables: list[str], timers: dict[str, float] | None = None
+    ) -> StudServer:
         port = self.ports.setdefault(name, free_port())
         public = f"ws://127.0.0.1:{port}/ws"
         config = make_config(
             tables=[{"id": t, "variant": "casino-stud", "seats": 3} for t in tables],
             wallet={"starting_credits": START, "starting_bonus": 0},
-            timers=LONG,
+            timers=timers or LONG,
         )
         config = replace(config, port=port, public_url=public, fleet_ttl=1.5)
         store = await RedisStore.connect(self.redis.url, namespace="tui-fleet")
@@ -362,3 +367,60 @@ async def test_seats_left_before_the_move_are_not_said_gone(
         await p.pause()
         assert "gone" not in shown(app, "#message")
         gate.set()
+
+
+async def test_a_round_settled_out_of_sight_is_the_last_round_shown(
+    casino: Casino, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round's last action came from the player's other device while the terminal
+    was cut off, and its host froze right after settling it. Back at the new host, the
+    terminal says the round ended while away; its "Last round" line kept showing the
+    round before (the only showdown it saw), as if that were the last one played."""
+    first = await casino.start("first", ["east"], timers={**LONG, "results": 0.2})
+    second = await casino.start("second", ["west", "east"])
+    app = StudApp(ws(first), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("1", "d")
+        await until(p, lambda: phase(app) == "deciding", "the first deal")
+        await p.press("f")  # seen: the Last round line says so
+        await sees(p, app, "#player", "Last round: seat 1")
+        assert "Folded -$1.00" in shown(app, "#player")
+        await until(p, lambda: phase(app) == "waiting", "the next round")
+        await p.press("3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the second deal")
+        gate = asyncio.Event()
+
+        class HeldBack(StudClient):
+            """The terminal's reconnects wait for the gate."""
+
+            @classmethod
+            async def open(cls, url: str, *, history: bool = True, **kwargs: Any) -> StudClient:
+                await gate.wait()
+                return await StudClient.open(url, history=history, **kwargs)
+
+        monkeypatch.setattr(link_module, "StudClient", HeldBack)
+        other = await StudClient.open(ws(first), history=False)
+        await other.hello(token=app.link.token)  # the same player: the terminal's closes
+        await until(p, lambda: not app.link.connected, "the terminal cut off")
+        await other.request("raise", table="east", seat=0)
+        await until(
+            p, lambda: (other.tables.get("east") or {}).get("phase") == "waiting", "settled"
+        )
+        await other.close()
+        frozen = hold_renewals(first)
+        await until(p, lambda: second.rooms["east"].active, "the takeover")
+        await first.stop(grace=0)
+        gate.set()
+        message = await sees(p, app, "#message", "Your round ended while you were away")
+        record = next(r for r in app.history or [] if r.get("table") == "east")
+        net = record["balance_after"] - record["balance_before"]
+        last = [x for x in shown(app, "#player").splitlines() if "Last round" in x]
+        assert last and "Folded" not in last[0] and "-$1.00" not in last[0], last
+        assert last[0].startswith("Last round: seat 1 ")
+        assert last[0].endswith(money(net, sign=True)), last[0]
+        assert message.endswith(SEAT_GONE)  # one line: the round, then the seat
+        frozen.set()

@@ -66,6 +66,7 @@ from clients.tui.render import (
     next_waiting,
     not_here_text,
     player_text,
+    record_round_text,
     seats_gone_text,
     unseen_round_text,
     waiting_hands,
@@ -136,7 +137,7 @@ class StudApp(App[None]):
         self.message = ""
         self.message_is_error = False
         self.message_of_link = False  # the message is about the link: gone once it is back
-        self.last_round = ""  # the player's results at the last showdown, in words
+        self.last_round = ""  # the player's results in the last round settled, in words
         self.status = "connecting…"
         self.deadline: float | None = None
         self._leave_armed_until = 0.0  # a leave that folds hands needs a second l by then
@@ -364,6 +365,9 @@ class StudApp(App[None]):
                 self.seat_watch.keep_untold(table, seats)
                 return
             words.append(unseen_round_text(record, shutdown=untold.shutdown))
+            # its showdown was not seen: the Last round line is this round's (none when
+            # voided), never the one before as if it were the last
+            self.last_round = "" if record is None else record_round_text(record, self.player_id)
         if seats:
             words.append(seats_gone_text(seats))
         self.say(" ".join(words))

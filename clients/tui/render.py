@@ -7,7 +7,7 @@ a terminal. Everything returns `rich.text.Text` built from Rich markup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from rich.markup import escape
@@ -380,13 +380,25 @@ def bet_total(chips: Sequence[int]) -> int:
     return sum(chips)
 
 
-def last_round_text(snap: Frame, me: str | None) -> str:
-    """The player's hands at a showdown, kept on screen after the table clears."""
+def hands_words(hands: Iterable[tuple[int, Frame | None]], me: str | None) -> str:
+    """(seat, hand) pairs: the settled hands of `me` in words, "seat 1 One Pair: Win +$5.00"."""
     parts = []
-    for i, seat in enumerate(snap.get("seats") or []):
+    for i, seat in hands:
         if seat is not None and seat.get("player_id") == me and seat.get("result"):
             parts.append(f"seat {i + 1} {hand_label(seat.get('hand'))}: {seat_status(seat)}")
     return "; ".join(parts)
+
+
+def last_round_text(snap: Frame, me: str | None) -> str:
+    """The player's hands at a showdown, kept on screen after the table clears."""
+    return hands_words(enumerate(snap.get("seats") or []), me)
+
+
+def record_round_text(record: Frame, me: str | None) -> str:
+    """The player's hands in a history record (PROTOCOL.md `history`) as `last_round_text`
+    words them: the last round of one whose showdown was not seen (it settled out of sight)."""
+    seats = [s for s in record.get("seats") or [] if isinstance(s, dict)]
+    return hands_words(((int(s.get("seat", 0)), s) for s in seats), me)
 
 
 def player_text(
