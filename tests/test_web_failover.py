@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from tests.redis_fixture import RedisServer, free_port, private_redis, time_limit
 from tests.test_web import (
+    VIEWPORT,
     browser,
     build_ante,
     expect_phase,
@@ -209,7 +211,18 @@ async def test_a_frozen_host_is_left_for_the_one_that_took_the_table_over(
     await page.get_by_test_id("deal").click()
     await expect(page.get_by_test_id("fold-0")).to_be_visible()  # dealt, decision due
     await expect(page.get_by_test_id("balance")).not_to_have_attribute("data-cents", str(START))
+    await expect(page.get_by_test_id("countdown")).to_have_text(re.compile(r"^\d+s$"))
     await asyncio.to_thread(a.freeze)
+    # A's clock stopped with it, and nothing may happen at zero: once the page has heard
+    # nothing for as long as it waits before a ping, it counts no seconds down
+    for clock in ("countdown", "dealer-countdown"):
+        await expect(page.get_by_test_id(clock)).to_have_text("waiting for the server…")
+    await expect(page.get_by_test_id("table-message")).to_contain_text("Waiting for the server")
+    laptop: ViewportSize = {"width": 1280, "height": 800}
+    for name, size in (("1280", laptop), ("phone", PHONE)):
+        await resize(page, size)
+        await shot(page, f"failover-frozen-{name}.png")
+    await resize(page, VIEWPORT)
     await followed_to(page, b)
     told = page.locator('.toast[data-code="table-moved"]')
     await expect(told).to_contain_text("voided")
@@ -222,7 +235,6 @@ async def test_a_frozen_host_is_left_for_the_one_that_took_the_table_over(
     seen = await page.evaluate("window.toastsSeen.filter((t) => /voided/.test(t)).length")
     assert seen == 1, await page.evaluate("window.toastsSeen")  # told once
     await shot(page, "failover-voided-1400.png")
-    laptop: ViewportSize = {"width": 1280, "height": 800}
     for name, size in (("1280", laptop), ("phone", PHONE)):
         await resize(page, size)
         await expect(told).to_be_in_viewport()

@@ -102,6 +102,16 @@ async def retry_now(page: Page) -> None:
     await expect(page.get_by_test_id("conn-status")).to_have_text("Connected")
 
 
+CLOCKS = ("countdown", "dealer-countdown")  # the table head's clock, and the dealer's
+
+
+async def expect_no_clock(page: Page) -> None:
+    """Offline: neither clock shows, and no seconds are said anywhere in them."""
+    for clock in CLOCKS:
+        await expect(page.get_by_test_id(clock)).to_be_hidden()
+        await expect(page.get_by_test_id(clock)).not_to_have_text(re.compile(r"\d"))
+
+
 def decided(server: StudServer) -> bool:
     seat = server.rooms["alpha"].table.seats[0]
     return seat is not None and seat.decision is not None
@@ -124,6 +134,8 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
     await expect(page.get_by_test_id("fold-0")).to_be_disabled()
     await expect(page.get_by_test_id("raise-0")).to_be_disabled()
     await expect(page.get_by_test_id("retry-now")).to_be_visible()
+    # no clock runs next to "Offline": what happens at zero is not seen from here
+    await expect_no_clock(page)
     await shot(page, "offline-deciding.png")
     await page.get_by_test_id("history-button").click()  # an empty panel would say nothing
     await expect(page.get_by_test_id("history-error")).to_contain_text("Offline")
@@ -143,6 +155,7 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
             " && el.scrollWidth <= el.clientWidth + 1"
         )
         assert legible, (name, await status.text_content())
+        await expect_no_clock(page)
         await shot(page, f"offline-deciding-{name}.png")
     await resize(page, VIEWPORT)
 
@@ -211,12 +224,27 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
     server = await make_server(timers={"betting": 30, "decision": 60, "results": 30})
     page, wire, problems = await deciding(browser, server)
     await page.evaluate(TOASTS_SEEN)
+    await resize(page, {"width": 1280, "height": 800})
+    await expect(page.get_by_test_id("countdown")).to_have_text(re.compile(r"^\d+s$"))
     wire.silent = True
     await page.get_by_test_id("raise-0").click()  # into the silence: never arrives
+    # silent until the ping: the server's clock may have stopped (a frozen host), so the
+    # page counts no seconds down; it says it waits for the server, and why the pressed
+    # buttons are off
+    message = page.get_by_test_id("table-message")
+    for clock in CLOCKS:
+        await expect(page.get_by_test_id(clock)).to_have_text("waiting for the server…")
+    await expect(message).to_contain_text("Waiting for the server")
+    await expect(page.get_by_test_id("fold-0")).to_be_disabled()
+    await shot(page, "silent-deciding-1280.png")
+    await resize(page, PHONE)
+    await shot(page, "silent-deciding-phone.png")
+    await resize(page, VIEWPORT)
     status = page.get_by_test_id("conn-status")
     await expect(status).not_to_have_text("Connected", timeout=20_000)
-    await expect(page.get_by_test_id("table-message")).to_contain_text("Connection lost")
+    await expect(message).to_contain_text("Connection lost")
     await expect(page.get_by_test_id("fold-0")).to_be_disabled()
+    await expect_no_clock(page)
     # not "failed": the table will tell. Whichever comes first says so: the link found
     # dead (about 14 s of silence, looked at each second) or the request's own 15 s.
     # Looked for among every toast shown (one stays 10 s: a loaded machine may come
@@ -229,6 +257,8 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
     )
     wire.silent = False
     await expect(status).to_have_text("Connected", timeout=20_000)
+    # heard again: the clock runs
+    await expect(page.get_by_test_id("countdown")).to_have_text(re.compile(r"^\d+s$"))
     await expect(lost).to_have_count(0)  # what was said offline goes once back
     await expect(page.get_by_test_id("raise-0")).to_be_enabled()  # the raise never got there
     # the time the clock ran on counts from the last frame heard: the page took 14 s or so

@@ -30,7 +30,9 @@ import { renderLobby, tablePageUrl } from "./lobby.js";
 import { atStake, movedNotice, roundFate } from "./moved.js";
 import { Purchases } from "./purchase.js";
 import { breakdown } from "./chips.js";
-import { buildAmount, buildable, countdownText, rebetSeats, remainingMs, renderTable } from "./table.js";
+import {
+  buildAmount, buildable, clockView, countdownText, rebetSeats, remainingMs, renderTable,
+} from "./table.js";
 
 const PROTOCOL_VERSION = 1;
 const KEYS = {
@@ -1661,6 +1663,7 @@ function draw() {
         jackpot: snap.jackpot ? state.jackpots[snap.jackpot.name] : undefined,
         available: state.balance?.available,
         online: online(),
+        quiet: conn.quiet,
         elsewhere: state.status.state === "replaced",
         fair: {
           seed: state.seeds[snap.table] ?? "",
@@ -1794,16 +1797,27 @@ function drawHeader() {
   $("retry-now").textContent = `Retry · ${Math.ceil((s.delay ?? 0) / 1000)}s`;
 }
 
-/** The countdown runs locally from the snapshot's `ends_in_ms`. */
+let drawnQuiet = false; // whether the last tick found the server silent
+
+/** The countdown runs locally from the snapshot's `ends_in_ms`, while the server is heard
+ * (clockView); the link's silence beginning or ending redraws the table's words too. */
 function tick() {
+  const quiet = conn.quiet;
+  if (quiet !== drawnQuiet) {
+    drawnQuiet = quiet;
+    render();
+  }
   const snap = state.current ? state.tables[state.current] : null;
   if (!snap) return;
-  const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
+  const c = clockView(snap, state.receivedAt[snap.table], performance.now(), { online: online(), quiet });
   // the table head's clock, and the dealer's (the one a phone keeps on screen)
   for (const el of document.querySelectorAll('[data-testid="countdown"], [data-testid="dealer-countdown"]')) {
-    el.hidden = ms === null;
-    el.textContent = countdownText(ms);
-    el.classList.toggle("urgent", ms !== null && ms < 5000);
+    el.hidden = c.hidden;
+    el.textContent = c.text;
+    el.classList.toggle("urgent", c.urgent);
+    el.classList.toggle("waiting", c.waiting);
+    if (c.waiting) el.dataset.waiting = "true";
+    else delete el.dataset.waiting;
   }
 }
 

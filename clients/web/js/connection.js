@@ -139,6 +139,15 @@ export class Connection {
     return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
   }
 
+  /**
+   * Open, but silent: nothing heard for PROBE_AFTER_MS, and the ping that silence sent
+   * not answered yet (nor anything else come). The server may be frozen, its clocks
+   * stopped; any frame ends it.
+   */
+  get quiet() {
+    return this.open && this.probedAt > this.heardAt;
+  }
+
   /** Reconnect at once if a retry is pending (e.g. the browser came back online). */
   retryNow() {
     if (this.stopped || this.ws) return;

@@ -33,6 +33,31 @@ export function countdownText(ms) {
   return ms === null ? "" : `${Math.ceil(ms / 1000)}s`;
 }
 
+/** Said in place of the seconds while the server is silent. */
+export const WAITING_TEXT = "waiting for the server…";
+
+/**
+ * The table's clock as shown: the snapshot's timer runs here only while the server is
+ * heard. `link.online === false` (offline, reconnecting, another tab plays): no clock,
+ * as the terminal client's. `link.quiet` (open, but nothing heard for as long as the
+ * link waits before it pings): a frozen host's clock stopped and nothing may happen at
+ * zero, so no seconds are promised; it says it waits for the server, until a frame comes.
+ * @returns {{hidden: boolean, text: string, urgent: boolean, waiting: boolean}}
+ */
+export function clockView(snap, receivedAt, now, link = {}) {
+  const ms = remainingMs(snap, receivedAt, now);
+  if (ms === null || link.online === false) return { hidden: true, text: "", urgent: false, waiting: false };
+  if (link.quiet) return { hidden: false, text: WAITING_TEXT, urgent: false, waiting: true };
+  return { hidden: false, text: countdownText(ms), urgent: ms < 5000, waiting: false };
+}
+
+/** The clock's element: the table head's (`countdown`) or the dealer's. */
+function clockEl(v, cls, testid) {
+  const c = clockView(v.snap, v.receivedAt, v.now, { online: v.online, quiet: v.quiet });
+  return h("span", { class: `${cls}${c.urgent ? " urgent" : ""}${c.waiting ? " waiting" : ""}`,
+    "data-testid": testid, "data-waiting": c.waiting ? "true" : null, hidden: c.hidden }, c.text);
+}
+
 /** The amount of a built bet (its chips added up). */
 export function buildAmount(build) {
   return (build?.chips ?? []).reduce((sum, c) => sum + c, 0);
@@ -41,7 +66,8 @@ export function buildAmount(build) {
 /**
  * The table section.
  * @param {object} ctx {snap, row, me, build(seat) -> {chips, progressive}, chip, busy, maxSeats,
- *   receivedAt, now, online, jackpot, layout (layout.js seatLayout), selected (own seat or null),
+ *   receivedAt, now, online, quiet (open, but the server silent: see clockView), jackpot,
+ *   layout (layout.js seatLayout), selected (own seat or null),
  *   deal (deal.js startDeal, or null), rebet ({seat: {amount, progressive}} or null),
  *   sideOpen, fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox)
  */
@@ -73,7 +99,8 @@ export function renderTable(ctx) {
   const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
   return h("section", {
     id: "table",
-    class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`,
+    class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`
+      + (ctx.online && ctx.quiet && !suspension ? " quiet" : ""),
     "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase,
     "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
@@ -91,7 +118,6 @@ function capitalized(text) {
 
 function tableHead(v) {
   const { snap, row } = v;
-  const ms = remainingMs(snap, v.receivedAt, v.now);
   return h("div", { class: "table-head" },
     v.leaveArmed
       ? h("button", { class: "btn fold leave armed", "data-action": "leave", "data-testid": "leave",
@@ -111,8 +137,7 @@ function tableHead(v) {
       title: "Spectators" }, `${snap.spectators ?? 0} watching`),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
       v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
-      h("span", { class: `countdown${ms !== null && ms < 5000 ? " urgent" : ""}`,
-        "data-testid": "countdown", hidden: ms === null }, countdownText(ms))),
+      clockEl(v, "countdown", "countdown")),
     snap.paused?.shutdown
       // the server shutting down: its own words say it all (no operator paused anything)
       ? h("div", { class: "paused-note", "data-testid": "table-paused", role: "status",
@@ -166,12 +191,10 @@ function dealerZone(v) {
   const cards = d.cards ?? [];
   const showdown = v.snap.phase === "showdown" && d.hand;
   const q = qualifies(d);
-  const ms = remainingMs(v.snap, v.receivedAt, v.now);
   return h("div", { class: "dealer", "data-testid": "dealer" },
     h("span", { class: "dealer-label" }, "Dealer",
       // a phone scrolls the table head away; the dealer's row stays on screen (CSS) with the clock
-      h("span", { class: `dealer-clock${ms !== null && ms < 5000 ? " urgent" : ""}`,
-        "data-testid": "dealer-countdown", hidden: ms === null }, countdownText(ms))),
+      clockEl(v, "dealer-clock", "dealer-countdown")),
     cards.length
       ? dealtRow(cards, {
         testid: "dealer-cards", fresh: Boolean(v.dealing),
@@ -198,6 +221,13 @@ function message(v) {
       ? "Connection lost — the table's clock may run on: an undecided hand folds when the clock reaches zero; "
         + "if another server takes the table over, the round is voided and every bet refunded. Reconnecting…"
       : "Connection lost: the table as it last stood. Reconnecting…";
+  }
+  if (v.quiet) {
+    // a pressed button greyed out says why: its answer, or any word, has not come
+    return v.busy
+      ? "Waiting for the server: no answer for a few seconds, so the buttons wait for it. "
+        + "If it stays silent, the page reconnects."
+      : "Waiting for the server: nothing heard for a few seconds. If it stays silent, the page reconnects.";
   }
   if (snap.paused?.shutdown && snap.phase === "waiting") {
     return "This server is shutting down: no new round starts here.";

@@ -1,0 +1,86 @@
+// The table's clock (js/table.js) drawn into a small fake DOM: it runs only while the
+// server is heard. Silent for the liveness ping's wait (a frozen host's clock stopped,
+// and nothing may happen at zero), it says it waits for the server instead of counting;
+// offline it shows no clock at all.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { installFakeDom } from "./fakedom.mjs";
+
+installFakeDom();
+const { clockView, renderTable } = await import("../js/table.js");
+
+function deciding() {
+  return {
+    t: "table", table: "alpha", title: "Alpha", seq: 9, phase: "deciding", round_id: "alpha-1", ends_in_ms: 20000,
+    min_ante: 100, max_ante: 10000, progressive_stake: 100, variant: "casino-stud", hands: "open",
+    jackpot: { name: "main", amount: 100000 },
+    dealer: { cards: ["As", "back", "back", "back", "back"], hand: null, qualifies: null },
+    seats: [
+      { player_id: "p-ann", name: "Ann", connected: true, ante: 500, progressive: false, ready: true,
+        decision: null, auto: false, cards: ["2c", "3d", "4h", "5s", "7c"], hand: { label: "High Card" }, result: null },
+      null,
+    ],
+    spectators: 0, fairness: null, last: null,
+  };
+}
+
+function table(link) {
+  return renderTable({
+    snap: deciding(), me: { player_id: "p-ann" }, row: null,
+    build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 1, receivedAt: 0, now: 3000, jackpot: 100000, available: 100000,
+    layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null, rebet: null, fair: {},
+    ...link,
+  });
+}
+
+const CLOCKS = ["countdown", "dealer-countdown"];
+
+test("a server heard from: the clock counts down", () => {
+  const root = table({ online: true, quiet: false });
+  for (const id of CLOCKS) {
+    const clock = root.byTestId(id);
+    assert.equal(clock.textContent, "17s");
+    assert.equal(clock.getAttribute("hidden"), null);
+  }
+  assert.deepEqual(clockView(deciding(), 0, 3000, { online: true, quiet: false }),
+    { hidden: false, text: "17s", urgent: false, waiting: false });
+});
+
+test("a server silent until the ping: no seconds, it says it waits for the server", () => {
+  const root = table({ online: true, quiet: true });
+  for (const id of CLOCKS) {
+    const clock = root.byTestId(id);
+    assert.equal(clock.getAttribute("hidden"), null, id);
+    assert.match(clock.textContent, /waiting/i, id);
+    assert.doesNotMatch(clock.textContent, /\d/, id); // nothing that promises a zero
+  }
+  assert.match(root.byTestId("countdown").textContent, /^waiting for the server…$/);
+  const view = clockView(deciding(), 0, 3000, { online: true, quiet: true });
+  assert.equal(view.waiting, true);
+  assert.equal(view.urgent, false);
+});
+
+test("offline or reconnecting: no clock runs", () => {
+  for (const link of [{ online: false, quiet: false }, { online: false, quiet: true }]) {
+    const root = table(link);
+    for (const id of CLOCKS) {
+      const clock = root.byTestId(id);
+      assert.equal(clock.getAttribute("hidden"), "", id);
+      assert.doesNotMatch(clock.textContent, /\d/, id);
+    }
+    assert.equal(clockView(deciding(), 0, 3000, link).hidden, true);
+  }
+});
+
+test("a table without a timer shows none, heard from or not", () => {
+  const snap = { ...deciding(), phase: "waiting", ends_in_ms: null };
+  for (const quiet of [false, true]) assert.equal(clockView(snap, 0, 0, { online: true, quiet }).hidden, true);
+});
+
+test("a button pressed into the silence is not left greyed without a word", () => {
+  const root = table({ online: true, quiet: true, busy: true });
+  assert.equal(root.byTestId("fold-0").getAttribute("disabled"), "");
+  assert.match(root.byTestId("table-message").textContent, /^Waiting for the server/);
+});
