@@ -254,10 +254,16 @@ async def test_a_round_settled_before_the_freeze_is_never_called_voided(
     await page.get_by_test_id("deal").click()
     await page.get_by_test_id("raise-0").click()
     await expect_phase([page], "showdown")
+    last_deal = page.get_by_test_id("last-deal")
+    await expect(last_deal).to_be_visible()  # A's proof of the round it dealt
     await asyncio.to_thread(a.freeze)
     await followed_to(page, b)
     told = page.locator('.toast[data-code="table-moved"]')
     await expect(told).to_contain_text("Your seat #1 there is gone")
+    # B dealt no round of this table: A's is not "the table's last deal" here (History
+    # keeps its proof, with its own Verify)
+    await expect(last_deal).to_be_hidden()
+    assert await page.evaluate("window.stud.state.lastDeal.shared") is None
     await expect(told).not_to_contain_text("voided")
     await expect(told).not_to_contain_text("refunded")
     seen = await page.evaluate("window.toastsSeen.filter((t) => /voided|refund/.test(t))")

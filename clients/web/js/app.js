@@ -330,8 +330,12 @@ function absorb(frame) {
       if (leaveArmed?.table === frame.table && !foldedByLeaving(frame).seats.length) disarmLeave();
       // shown by another process than before: that one lost it (a new host voids what it
       // left open); said once, with what became of the seats and the round
-      if (prev && (away?.lost || (from && state.serverUrl && from !== state.serverUrl))) tellMoved(prev, frame);
-      else noticeUnseenDecisions(prev, frame);
+      if (prev && (away?.lost || (from && state.serverUrl && from !== state.serverUrl))) {
+        tellMoved(prev, frame);
+        // the round its old host dealt is not the table's last deal here (the new host
+        // dealt none yet); its proof stays in History, with its own Verify
+        delete state.lastDeal[frame.table];
+      } else noticeUnseenDecisions(prev, frame);
       noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame);
