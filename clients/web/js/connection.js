@@ -28,6 +28,7 @@ const PROBE_AFTER_MS = 4000;
 const DEAD_AFTER_MS = 10000;
 const CONNECT_TIMEOUT_MS = 10000;
 const WATCH_MS = 1000;
+const QUIET_AFTER_PING_MS = 1500;
 const SILENT = 4001; // our own close codes: the link went silent, the socket never opened
 const NEVER_OPENED = 4002;
 
@@ -141,11 +142,13 @@ export class Connection {
 
   /**
    * Open, but silent: nothing heard for PROBE_AFTER_MS, and the ping that silence sent
-   * not answered yet (nor anything else come). The server may be frozen, its clocks
-   * stopped; any frame ends it.
+   * not answered within QUIET_AFTER_PING_MS (nor anything else come): an idle table's
+   * pings come every few seconds, and one round trip on a slow phone link must not make
+   * the clock flicker. The server may be frozen, its clocks stopped; any frame ends it.
    */
   get quiet() {
-    return this.open && this.probedAt > this.heardAt;
+    return this.open && this.probedAt > this.heardAt
+      && performance.now() - this.probedAt >= QUIET_AFTER_PING_MS;
   }
 
   /** Reconnect at once if a retry is pending (e.g. the browser came back online). */
