@@ -201,10 +201,10 @@ class Fleet:
             if not isinstance(entry.get("cfg"), str):
                 continue  # a process of an earlier release: it says nothing
             theirs = json.loads(entry["cfg"])
-            heard = max(0.0, time.time() - float(entry["ts"]))
-            where = f"{entry.get('url') or 'process ' + proc} (heard from {heard:.0f} s ago)"
             if not theirs or not self.settings:
                 continue  # a bare fleet (a tool, a test) shares no settings
+            heard = max(0.0, time.time() - float(entry["ts"]))
+            where = f"{entry.get('url') or 'process ' + proc} (heard from {heard:.0f} s ago)"
             found = [
                 f"{k} is {theirs.get(k, 'not set')} on {where}, {self.settings.get(k, 'not set')}"
                 " here"

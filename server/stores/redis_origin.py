@@ -21,8 +21,7 @@ from typing import Any
 
 import asyncio_redis
 
-ORIGIN_KEY = "origin"
-LOST_KEY = "origin_lost"
+ORIGIN_KEY = "origin"  # and "origin_lost", the note that it went missing
 ACCEPT = "stud-server accept-empty-store"
 
 
