@@ -236,6 +236,8 @@ async def test_a_link_gone_silent_without_a_close_is_called_lost(
         await expect(page.get_by_test_id(clock)).to_have_text("waiting for the server…")
     await expect(message).to_contain_text("Waiting for the server")
     await expect(page.get_by_test_id("fold-0")).to_be_disabled()
+    # nor does the top bar say all is well while nothing answers
+    await expect(page.get_by_test_id("conn-status")).to_have_text("No answer…")
     await shot(page, "silent-deciding-1280.png")
     await resize(page, PHONE)
     await shot(page, "silent-deciding-phone.png")

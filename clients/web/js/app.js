@@ -1784,14 +1784,16 @@ function drawHeader() {
   // still connecting: nothing can be done on it yet; one waiting for the player's name
   // at the start is connected (it used to say "Connecting…" for as long as it waited)
   const waitsForName = state.needName && !state.me;
-  const s = state.status.state === "open" && !online() && !waitsForName ? { state: "connecting" } : state.status;
-  const conn = $("conn-status");
-  conn.dataset.state = s.state;
-  conn.textContent = {
+  let s = state.status.state === "open" && !online() && !waitsForName ? { state: "connecting" } : state.status;
+  if (s.state === "open" && conn.quiet) s = { state: "quiet" }; // open, but nothing answers
+  const pill = $("conn-status");
+  pill.dataset.state = s.state;
+  pill.textContent = {
     idle: "Offline",
     connecting: "Connecting…",
     reconnecting: "Reconnecting…",
     open: "Connected",
+    quiet: "No answer…",
     waiting: "Offline",
     closed: "Disconnected",
     replaced: "Playing in another tab or device",
