@@ -735,6 +735,7 @@ async def test_a_redis_back_empty_pauses_the_tables_and_says_so(
     assert "without its data" in str(refused.value)
     # a process started now does not take the emptied store for a new one
     late = ServerProcess(tmp_path, "beta", private_redis.url, proc.env["STUD_REDIS_NAMESPACE"])
+    processes.append(late)  # stopped at the end should it ever start
     with pytest.raises(RuntimeError):
         late.start()
     assert late.process is not None and late.process.wait(10) == 1
@@ -770,6 +771,7 @@ async def test_a_process_whose_wallet_or_jackpots_differ_from_a_live_one_refuses
     text = other.config.read_text()
     text = text.replace(f"starting_credits = {START}", "starting_credits = 5000")
     other.config.write_text(text.replace("contribution_bp = 5000", "contribution_bp = 100"))
+    processes.append(other)  # stopped at the end should it ever start
     with pytest.raises(RuntimeError):
         other.start()
     assert other.process is not None and other.process.wait(10) == 2
