@@ -69,12 +69,16 @@ max_ante = 10000
 
 
 class ServerProcess:
-    """`stud-server serve` as a real OS process."""
+    """`stud-server serve` as a real OS process: by default hosting `table` alone, with
+    this module's config, else with the config `text` given."""
 
-    def __init__(self, tmp: Path, table: str, redis: str, namespace: str) -> None:
+    def __init__(
+        self, tmp: Path, table: str, redis: str, namespace: str, *, text: str | None = None
+    ) -> None:
+        self.name = table
         self.port = free_port()
         self.config = tmp / f"{table}.toml"
-        self.config.write_text(CONFIG.format(start=START, seed=SEED, table=table))
+        self.config.write_text(text or CONFIG.format(start=START, seed=SEED, table=table))
         self.log = tmp / f"{table}-{self.port}.log"
         self.env = {
             **os.environ,
@@ -83,12 +87,19 @@ class ServerProcess:
             "STUD_PORT": str(self.port),
         }
         self.process: subprocess.Popen[bytes] | None = None
+        self.frozen = False
 
     @property
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self) -> None:
+    def health(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as r:
+            body: dict[str, Any] = json.loads(r.read())
+            return body
+
+    def start(self, hosting: int | None = None) -> None:
+        """Start, and wait until it serves (and hosts `hosting` tables, when given)."""
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--config", str(self.config)],
@@ -96,19 +107,23 @@ class ServerProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(
-                    f"http://127.0.0.1:{self.port}/healthz", timeout=1
-                ) as r:
-                    if r.status == 200:
-                        return
+                health = self.health()  # a 503 (stopping) is an OSError too
+                if hosting is None or health.get("tables") == hosting:
+                    return
             except OSError:
                 pass
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start:\n{self.log.read_text()[-3000:]}")
+                raise RuntimeError(f"{self.name} did not start:\n{self.log.read_text()[-3000:]}")
             time.sleep(0.05)
+
+    def freeze(self) -> None:
+        """SIGSTOP: its kernel still takes connections; nothing answers them."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+        self.frozen = True
 
     def kill(self) -> None:
         if self.process is not None:
@@ -118,6 +133,9 @@ class ServerProcess:
 
     def stop(self) -> None:
         if self.process is not None:
+            if self.frozen:
+                self.process.send_signal(signal.SIGCONT)
+                self.frozen = False
             self.process.terminate()
             try:
                 self.process.wait(15)

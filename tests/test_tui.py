@@ -59,6 +59,20 @@ async def until(pilot: Pilot[Any], predicate: Callable[[], Any], what: str) -> N
     await pilot.pause()
 
 
+def hold_reconnects(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The terminal's reconnects wait until the returned gate is set."""
+    gate = asyncio.Event()
+
+    class HeldBack(StudClient):
+        @classmethod
+        async def open(cls, url: str, *, history: bool = True, **kwargs: Any) -> StudClient:
+            await gate.wait()
+            return await StudClient.open(url, history=history, **kwargs)
+
+    monkeypatch.setattr(link_module, "StudClient", HeldBack)
+    return gate
+
+
 async def sees(pilot: Pilot[Any], app: StudApp, selector: str, text: str) -> str:
     """Wait until the widget shows `text`; return all it shows."""
     await until(pilot, lambda: text in shown(app, selector), f"{text!r} in {selector}")
@@ -628,17 +642,7 @@ async def test_a_round_that_ended_out_of_sight_is_told_as_the_history_has_it(
         await until(p, lambda: app.own_seats() == [0], "the seat")
         await p.press("2", "d")
         await until(p, lambda: phase(app) == "deciding", "the deal")
-        gate = asyncio.Event()
-
-        class HeldBack(StudClient):
-            """The terminal's reconnects wait for the gate."""
-
-            @classmethod
-            async def open(cls, url: str, *, history: bool = True, **kwargs: Any) -> StudClient:
-                await gate.wait()
-                return await StudClient.open(url, history=history, **kwargs)
-
-        monkeypatch.setattr(link_module, "StudClient", HeldBack)
+        gate = hold_reconnects(monkeypatch)
         other = await connect(server, None, token=app.link.token)  # the terminal's closes
         await until(p, lambda: not app.link.connected, "the terminal cut off")
         await other.request("raise", table="alpha", seat=0)

@@ -15,14 +15,13 @@ import pytest
 from clients.bots import money
 from clients.connection import StudClient
 from clients.tui import LobbyScreen, PlayScreen, StudApp
-from clients.tui import link as link_module
 from clients.tui.render import unseen_round_text
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.redis_fixture import RedisServer, free_port, private_redis, time_limit
-from tests.test_tui import phase, sees, settle, shown, until
+from tests.test_tui import hold_reconnects, phase, sees, settle, shown, until
 
 __all__ = ["private_redis", "time_limit"]  # fixtures used below
 
@@ -100,6 +99,16 @@ def hold_renewals(server: StudServer) -> asyncio.Event:
     return gate
 
 
+async def seated(p: Any, app: StudApp, *, processes: int = 2) -> None:
+    """The table on screen, that many processes in the lobby (0: not waited for), and
+    the player at seat #1."""
+    await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+    if processes:
+        await until(p, lambda: len(app.link.fleet) == processes, "the processes in the lobby")
+    await p.press("s")
+    await until(p, lambda: app.own_seats() == [0], "the seat")
+
+
 async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
     pair: tuple[StudServer, StudServer],
 ) -> None:
@@ -111,10 +120,7 @@ async def test_its_server_gone_the_terminal_goes_on_at_the_other_with_the_truth(
     assert first.rooms["east"].active
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
-        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
-        await p.press("s")
-        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await seated(p, app)
         await p.press("3", "d")
         await until(p, lambda: (app.snapshot or {}).get("phase") == "deciding", "the deal")
         assert app.balance["held"] > 0
@@ -199,10 +205,7 @@ async def test_a_table_its_host_left_opens_again_once_this_process_takes_it_over
     first, second = pair
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
-        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
-        await p.press("s")
-        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await seated(p, app)
         await p.press("3", "d")
         await until(p, lambda: phase(app) == "deciding", "the deal")
         gate = hold_renewals(second)
@@ -231,9 +234,7 @@ async def test_a_table_moved_away_is_followed_to_its_new_host(
     first, second = pair
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
-        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        await p.press("s")
-        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await seated(p, app, processes=0)
         await p.press("3", "d")
         await until(p, lambda: phase(app) == "deciding", "the deal")
         gate = hold_renewals(first)
@@ -350,10 +351,7 @@ async def test_seats_left_before_the_move_are_not_said_gone(
     first, second = pair
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
-        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
-        await p.press("s")
-        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await seated(p, app)
         await p.press("l")
         await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         gate = hold_renewals(first)
@@ -380,10 +378,7 @@ async def test_a_round_settled_out_of_sight_is_the_last_round_shown(
     second = await casino.start("second", ["west", "east"])
     app = StudApp(ws(first), "ann", table="east", backoff=FAST)
     async with app.run_test(size=(120, 40)) as p:
-        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
-        await p.press("s")
-        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await seated(p, app)
         await p.press("1", "d")
         await until(p, lambda: phase(app) == "deciding", "the first deal")
         await p.press("f")  # seen: the Last round line says so
@@ -392,17 +387,7 @@ async def test_a_round_settled_out_of_sight_is_the_last_round_shown(
         await until(p, lambda: phase(app) == "waiting", "the next round")
         await p.press("3", "d")
         await until(p, lambda: phase(app) == "deciding", "the second deal")
-        gate = asyncio.Event()
-
-        class HeldBack(StudClient):
-            """The terminal's reconnects wait for the gate."""
-
-            @classmethod
-            async def open(cls, url: str, *, history: bool = True, **kwargs: Any) -> StudClient:
-                await gate.wait()
-                return await StudClient.open(url, history=history, **kwargs)
-
-        monkeypatch.setattr(link_module, "StudClient", HeldBack)
+        gate = hold_reconnects(monkeypatch)
         other = await StudClient.open(ws(first), history=False)
         await other.hello(token=app.link.token)  # the same player: the terminal's closes
         await until(p, lambda: not app.link.connected, "the terminal cut off")

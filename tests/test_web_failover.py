@@ -12,21 +12,15 @@ redis-server on the PATH.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
-from tests.redis_fixture import RedisServer, free_port, private_redis, time_limit
+from tests.redis_fixture import RedisServer, private_redis, time_limit
+from tests.test_fleet import ServerProcess
 from tests.test_web import (
     VIEWPORT,
     browser,
@@ -86,71 +80,13 @@ TOASTS_SEEN = """() => {
 }"""
 
 
-class Process:
+class Process(ServerProcess):
     """`stud-server serve` as a real OS process, hosting or standing by for `tables`."""
 
     def __init__(self, tmp: Path, name: str, tables: list[str], redis: str, results: int) -> None:
-        self.name = name
-        self.port = free_port()
-        self.config = tmp / f"{name}.toml"
         text = CONFIG.format(start=START, results=results)
-        self.config.write_text(text + "".join(TABLE.format(id=t) for t in tables))
-        self.log = tmp / f"{name}.log"
-        self.env = {
-            **os.environ,
-            "REDIS_URL": redis,
-            "STUD_REDIS_NAMESPACE": "web-failover",
-            "STUD_PORT": str(self.port),
-        }
-        self.process: subprocess.Popen[bytes] | None = None
-        self.frozen = False
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def health(self) -> dict[str, object]:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as r:
-            body: dict[str, object] = json.loads(r.read())
-            return body
-
-    def start(self, hosting: int) -> None:
-        """Start, and wait until it serves and hosts `hosting` tables."""
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "serve", "--config", str(self.config)],
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if self.health().get("tables") == hosting:
-                    return
-            except OSError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{self.name} did not start:\n{self.log.read_text()[-3000:]}")
-            time.sleep(0.05)
-
-    def freeze(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGSTOP)
-        self.frozen = True
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.frozen:
-            self.process.send_signal(signal.SIGCONT)
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-        self.process = None
+        text += "".join(TABLE.format(id=t) for t in tables)
+        super().__init__(tmp, name, redis, "web-failover", text=text)
 
 
 PairFactory = Callable[..., Awaitable[tuple[Process, Process]]]
