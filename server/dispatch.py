@@ -389,6 +389,8 @@ class Requests:
             if not url and room is not None:
                 url = room.moved_to  # lost just now: the lobby lists its new host later
             where = f": it is hosted at {url}" if url else ""
+            if url and remote is not None and remote.get("silent"):
+                where += ", which is not answering just now"  # frozen: back, or taken over
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TABLE,
                 f"no table {table_id!r} on this server{where}",

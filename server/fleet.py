@@ -113,6 +113,9 @@ class Fleet:
         self._urls: dict[str, str] = {}  # process -> its public address, from the last share
         self._hosts: dict[str, str] = {}  # table -> the process whose row the lobby lists
         self.settings: Mapping[str, int] = {}  # what every process must share (`shared_settings`)
+        # process -> (the heartbeat time it last wrote, this clock's time when that was new)
+        self._heard: dict[str, tuple[float, float]] = {}
+        self.clock: Callable[[], float] = time.monotonic
 
     @property
     def heartbeat(self) -> float:
@@ -246,7 +249,10 @@ class Fleet:
         A table is listed once, at its newest host: a process that died (or was paused
         past its leases) leaves rows behind for a while, beside the rows of the process
         that took its tables over. The newest host is the one whose lease has the higher
-        epoch (each row says which it was written under), then the fresher heartbeat."""
+        epoch (each row says which it was written under), then the fresher heartbeat.
+
+        A row whose host has not written a heartbeat for a TTL (its leases have lapsed)
+        says `silent`: its phase and counts are as last shared."""
         horizon = time.time() - 3 * self.ttl
         live = {
             p: (int(e.get("v", 0)), float(e.get("ts", 0)))
@@ -255,6 +261,7 @@ class Fleet:
         }
         for proc in [p for p in self._remote if p not in live]:
             del self._remote[proc]
+        silent = self._silent(live)
         for proc, (version, _) in live.items():
             cached = self._remote.get(proc)
             if cached is not None and cached[0] == version:
@@ -274,7 +281,26 @@ class Fleet:
                     self._hosts[tid] = proc
         for tid in [t for t in self._hosts if t not in newest]:
             del self._hosts[tid]
-        return [newest[tid][1] for tid in sorted(newest, key=str)]
+        return [
+            {**newest[tid][1], "silent": self._hosts[tid] in silent}
+            for tid in sorted(newest, key=str)
+        ]
+
+    def _silent(self, live: Mapping[str, tuple[int, float]]) -> set[str]:
+        """The processes whose heartbeat has not moved for a TTL. Measured by this
+        process's clock from when it saw each heartbeat change, so another machine's
+        clock being off does not make a live host look silent (or a dead one alive);
+        a heartbeat seen for the first time counts from when it was written."""
+        now, wall = self.clock(), time.time()
+        for proc, (_, ts) in live.items():
+            seen = self._heard.get(proc)
+            if seen is None:
+                self._heard[proc] = (ts, now - max(0.0, wall - ts))
+            elif seen[0] != ts:
+                self._heard[proc] = (ts, now)
+        for proc in [p for p in self._heard if p not in live]:
+            del self._heard[proc]
+        return {p for p, (_, at) in self._heard.items() if now - at > self.ttl}
 
     def host_of(self, table_id: str) -> str | None:
         """The other process whose lobby row lists the table (None: none does)."""

@@ -847,5 +847,6 @@ class Room:
             "spectators": self.spectator_count(),
             "phase": "suspended" if self.suspended else str(self.table.phase),
             "paused": self.shown_paused() is not None,
+            "silent": False,  # hosted here; other processes' rows: Fleet.remote_rows
             "url": self.host.public_url,
         }

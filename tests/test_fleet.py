@@ -209,6 +209,38 @@ async def test_two_processes_share_one_jackpot_lobby_and_wallets(
         await watcher.close()
 
 
+async def test_a_frozen_host_with_no_standby_is_listed_silent_until_it_runs_again(
+    redis_url: str, namespace: str, processes: list[ServerProcess], tmp_path: Path
+) -> None:
+    """No other process may host its table: its row stays, said `silent`, not as if
+    the round it was in went on."""
+    frozen = ServerProcess(tmp_path, "east", redis_url, namespace)
+    other = ServerProcess(tmp_path, "west", redis_url, namespace)
+    processes += [frozen, other]
+    await asyncio.gather(asyncio.to_thread(frozen.start), asyncio.to_thread(other.start))
+    watcher = await open_client(other.url, "watcher")
+    try:
+        await watcher.request("lobby")
+
+        def east(c: StudClient) -> dict[str, Any]:
+            rows = [t for t in (c.lobby or {}).get("tables", []) if t["id"] == "east"]
+            return rows[0] if rows else {}
+
+        await watcher.wait_for(lambda c: east(c).get("silent") is False, timeout=10)
+        frozen.freeze()
+        await watcher.wait_for(lambda c: east(c).get("silent") is True, timeout=10)
+        assert east(watcher)["phase"] == "waiting"  # as it was last shared
+        with pytest.raises(ServerError) as e:
+            await watcher.request("join", table="east")
+        assert e.value.frame["url"] == frozen.url and "not answering" in str(e.value)
+        assert frozen.process is not None
+        frozen.process.send_signal(signal.SIGCONT)
+        frozen.frozen = False
+        await watcher.wait_for(lambda c: east(c).get("silent") is False, timeout=10)
+    finally:
+        await watcher.close()
+
+
 async def test_a_killed_process_round_is_voided_once_on_restart(
     redis_url: str, namespace: str, processes: list[ServerProcess], tmp_path: Path
 ) -> None:
@@ -440,8 +472,8 @@ async def test_lobby_rows_are_written_whole_with_their_fixed_part_encoded_once(
         procs = await there.publish_rows([])
         seen = {r["id"]: r for r in await there.remote_rows(set(), procs)}
         assert seen == {
-            "t1": {**fixed, "taken": 2, "url": "ws://here/ws"},
-            "t2": {**other, "taken": 1, "url": "ws://here/ws"},
+            "t1": {**fixed, "taken": 2, "url": "ws://here/ws", "silent": False},
+            "t2": {**other, "taken": 1, "url": "ws://here/ws", "silent": False},
         }
     finally:
         await store.close()
@@ -465,14 +497,46 @@ async def test_a_table_two_hosts_left_rows_for_is_listed_once_at_the_newer(
         procs = await reader.publish_rows([])
         seen = await reader.remote_rows(set(), procs)
         assert seen == [
-            {"id": "kept", "url": "ws://dead/ws"},  # nobody took it over yet
-            {"id": "moved", "taken": 0, "url": "ws://new/ws"},
+            {"id": "kept", "url": "ws://dead/ws", "silent": False},  # nobody took it over yet
+            {"id": "moved", "taken": 0, "url": "ws://new/ws", "silent": False},
         ]
         # the newer host writes first, the dead one's rows are read later: still the newer
         await dead.publish_rows([({"id": "moved"}, {"taken": 5, "epoch": 7})])
         procs = await reader.publish_rows([])
         seen = await reader.remote_rows(set(), procs)
         assert [r["url"] for r in seen if r["id"] == "moved"] == ["ws://new/ws"]
+    finally:
+        await store.close()
+
+
+async def test_a_host_not_heard_from_for_its_lease_time_has_its_rows_listed_silent(
+    private_redis: RedisServer,
+) -> None:
+    """A frozen or dead host's rows stay listed until a standby takes its tables over
+    (or for 3 TTLs): once its heartbeat has not moved for a TTL, as this process's own
+    clock measures it (another machine's clock may be off), they say `silent`."""
+    store = await RedisStore.connect(private_redis.url, "stud", timeout=2.0)
+    try:
+        host = Fleet(store, "host", "ws://host/ws", ttl=3.0)
+        reader = Fleet(store, "reader", "ws://reader/ws", ttl=3.0)
+        now = [1000.0]
+        reader.clock = lambda: now[0]
+        await host.publish_rows([({"id": "t1"}, {"phase": "deciding", "silent": False})])
+
+        async def silent() -> bool:
+            (row,) = await reader.remote_rows(set(), await reader.publish_rows([]))
+            assert row["phase"] == "deciding"  # as it was last shared
+            return bool(row["silent"])
+
+        assert not await silent()
+        now[0] += 2.9
+        assert not await silent()  # one late heartbeat is no silence
+        now[0] += 0.2
+        assert await silent()
+        await host.publish_rows([({"id": "t1"}, {"phase": "deciding", "silent": False})])
+        assert not await silent()  # heard again (a freeze that ended)
+        now[0] += 3.1
+        assert await silent()
     finally:
         await store.close()
 
@@ -511,7 +575,7 @@ async def test_a_row_an_earlier_process_at_this_address_left_never_sends_clients
         assert "url" not in error.frame and "hosted at" not in error.frame["message"]
         new = Fleet(side, "new", "ws://new/ws", ttl=1.5)
         await new.publish_rows([({"id": "ghost"}, {"epoch": 5})])
-        while server.lobby.remote_row("ghost") != {"id": "ghost", "url": "ws://new/ws"}:
+        while (server.lobby.remote_row("ghost") or {}).get("url") != "ws://new/ws":
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
         error = await join_error()

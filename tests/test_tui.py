@@ -584,6 +584,26 @@ def test_the_lobby_keeps_the_jackpot_cents_at_120_columns() -> None:
     assert cells[4] == "main $10,000.00" and sum(widths) + 2 * len(widths) <= 78
 
 
+def test_the_lobby_says_a_silent_server_paused_and_suspended_tables_in_words() -> None:
+    """The Now column: a stale phase is not shown as current (the browser's words)."""
+    from pathlib import Path
+
+    from clients.tui.render import lobby_rows
+
+    row = {"id": "t", "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
+    now = {
+        lobby_rows({"tables": [{**row, **extra}]}, {})[0][1][5]
+        for extra in (
+            {"phase": "suspended"},
+            {"phase": "betting", "paused": True},
+            {"phase": "deciding", "silent": True, "paused": True},
+        )
+    }
+    assert now == {"Suspended", "Betting · paused", "No answer"}
+    lobby_js = (Path(__file__).resolve().parent.parent / "clients/web/js/lobby.js").read_text()
+    assert '"No answer"' in lobby_js and '"Suspended"' in lobby_js
+
+
 def test_the_two_clients_use_the_same_words() -> None:
     """The terminal's seat states, outcomes and phases are the browser's (clients/web/js)."""
     from pathlib import Path

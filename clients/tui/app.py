@@ -326,10 +326,10 @@ class StudApp(App[None]):
         """The table its host left (failed, frozen) is hosted again: here, open it as its
         new host has it (unless not `here`); at another process, go there. A row still
         naming the host it was lost at, or one that failed lately, is that host's own,
-        left behind: wait for the takeover."""
+        left behind: wait for the takeover (so is a row its server no longer answers for)."""
         rows = (lobby or {}).get("tables", [])
         row = next((r for r in rows if r.get("id") == self.awaiting), None)
-        if row is None or self.table_id is not None:
+        if row is None or row.get("silent") or self.table_id is not None:
             return
         url = str(row.get("url") or "")
         if url in ("", self.here):

@@ -43,7 +43,10 @@ LOBBY_PHASES: Final = {
     "betting": "Betting",
     "deciding": "Deciding",
     "showdown": "Showdown",
+    "suspended": "Suspended",
 }
+#: a lobby row whose server has stopped or frozen: its phase is stale (PROTOCOL.md `silent`)
+SILENT_HOST: Final = "No answer"
 #: a settled hand's outcome, in the browser's words (clients/web/js/format.js)
 OUTCOMES: Final = {
     "win": "Win",
@@ -255,12 +258,20 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
                     f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
                     f"{seats - taken} of {seats}",
                     f"{jackpot} {money(meter)}" if meter is not None else jackpot,
-                    LOBBY_PHASES.get(str(t.get("phase")), str(t.get("phase", ""))),
+                    lobby_now(t),
                     str(t.get("spectators", 0)),
                 ],
             )
         )
     return rows
+
+
+def lobby_now(row: Frame) -> str:
+    """A lobby row's Now cell: its phase, said to be paused, unless its server is silent."""
+    if row.get("silent"):
+        return SILENT_HOST
+    phase = LOBBY_PHASES.get(str(row.get("phase")), str(row.get("phase", "")))
+    return f"{phase} · paused" if row.get("paused") else phase
 
 
 #: The jackpot before the phase and the watchers: cut at the edge of an 80-column terminal,

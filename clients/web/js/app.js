@@ -472,8 +472,8 @@ function reopenAwaited() {
   const row = lobbyRow(table);
   const url = row?.url ?? "";
   const here = !url || url === state.serverUrl || url === conn.url;
-  if (!online() || wait > 0 || !row || (!here && conn.failedLately(url))) {
-    // not connected, just tried, not listed yet, or listed at the host just left: again soon
+  if (!online() || wait > 0 || !row || row.silent || (!here && conn.failedLately(url))) {
+    // not connected, just tried, not listed yet, or listed at a host just left or silent: again soon
     awaitTimer = setTimeout(reopenAwaited, Math.max(wait, AWAIT_EVERY_MS));
     return;
   }

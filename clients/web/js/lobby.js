@@ -7,7 +7,19 @@ import { h } from "./dom.js";
 import { dollars } from "./format.js";
 import { progressivePaytable, raisePaytable } from "./paytable.js";
 
-const PHASES = { waiting: "Waiting", betting: "Betting", deciding: "Deciding", showdown: "Showdown" };
+const PHASES = {
+  waiting: "Waiting", betting: "Betting", deciding: "Deciding", showdown: "Showdown", suspended: "Suspended",
+};
+
+/** The row's phase; "No answer" when its server has stopped or frozen (the phase is stale). */
+export function phaseBadge(row) {
+  if (row.silent) {
+    return h("span", { class: "phase phase-silent", "data-testid": `lobby-silent-${row.id}`,
+      title: "Its server has not answered for a while: the table is moving to another server, "
+        + "or leaves the lobby if none can take it" }, "No answer");
+  }
+  return h("span", { class: `phase phase-${row.phase}` }, PHASES[row.phase] ?? row.phase);
+}
 
 /**
  * The page of the server process at `wsUrl` (a lobby row's `url`, e.g.
@@ -64,7 +76,7 @@ function tableCard(row, state) {
   return h("article", { class: "table-card", "data-testid": `lobby-table-${row.id}`, "data-table": row.id },
     h("header", {},
       h("h2", {}, row.title),
-      h("span", { class: `phase phase-${row.phase}` }, PHASES[row.phase] ?? row.phase),
+      phaseBadge(row),
       h("span", { class: "phase phase-paused", "data-testid": `lobby-paused-${row.id}`, hidden: !row.paused,
         title: "The casino paused this table: no new round starts for now" }, "Paused")),
     h("p", { class: "variant", "data-testid": `lobby-variant-${row.id}` }, variant.title ?? variant.name ?? ""),

@@ -39,3 +39,14 @@ test("the raise paytable shows no odds for a high card, which never beats a qual
   assert.deepEqual(text(rows[0]), ["One Pair", "1:1"]);
   assert.deepEqual(text(rows[1]), ["High Card", "—"]);
 });
+
+test("a row's badge says the phase, a suspended table in words, and a silent server over both", async () => {
+  const { phaseBadge } = await import("../js/lobby.js");
+  const row = (extra) => ({ id: "east", phase: "deciding", paused: false, silent: false, ...extra });
+  assert.equal(phaseBadge(row()).textContent, "Deciding");
+  assert.equal(phaseBadge(row({ phase: "suspended" })).textContent, "Suspended");
+  const silent = phaseBadge(row({ silent: true }));
+  assert.equal(silent.textContent, "No answer");
+  assert.match(silent.getAttribute("class"), /phase-silent/);
+  assert.match(silent.getAttribute("title"), /moving to another server/);
+});
