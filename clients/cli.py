@@ -11,8 +11,17 @@ import getpass
 import sys
 
 from clients.optimal import STRATEGIES
+from protocol.messages import NAME
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+
+
+def _name(text: str) -> str:
+    """--name as the server's rule has it (PROTOCOL.md `hello`), checked before connecting."""
+    problem = NAME.problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def _default_name() -> str:
@@ -74,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
     play = sub.add_parser("play", help="play at a table in the terminal")
     play.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL ({DEFAULT_URL})")
-    play.add_argument("--name", default=_default_name(), help="your name at the table")
+    play.add_argument("--name", type=_name, default=_default_name(), help="your name at the table")
     play.add_argument("--table", help="open this table straight away instead of the lobby")
     play.add_argument("--token", help="resume the player of an earlier session (printed on exit)")
     play.add_argument("--fallback-url", action="append", default=[], help=FALLBACK_HELP)
@@ -88,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     watch = sub.add_parser("watch", help="watch a table as a spectator")
     watch.add_argument("--url", default=DEFAULT_URL)
     watch.add_argument("--table", help="the table to watch (default: choose in the lobby)")
-    watch.add_argument("--name", default="spectator", help="name the server knows you by")
+    watch.add_argument(
+        "--name", type=_name, default="spectator", help="name the server knows you by"
+    )
     watch.add_argument("--fallback-url", action="append", default=[], help=FALLBACK_HELP)
 
     bots = sub.add_parser("bots", help="run bot players (and spectators) at tables")

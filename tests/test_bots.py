@@ -137,6 +137,11 @@ def test_cli_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         cli_main(["bots", "--seconds", "3", "--rounds", "2"])
     assert "not allowed with" in capsys.readouterr().err
+    for command in ("play", "watch"):  # the server would refuse it: said before connecting
+        with pytest.raises(SystemExit) as exc:
+            cli_main([command, "--name", "Alexandrinacatherinemaria"])
+        assert exc.value.code == 2
+        assert "--name: must be 1 to 24 characters, got 25" in capsys.readouterr().err
 
 
 async def test_an_action_is_seen_even_when_the_round_moves_on_at_once() -> None:

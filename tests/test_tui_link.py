@@ -226,3 +226,42 @@ async def test_a_process_that_hangs_once_is_left_for_the_next(
     finally:
         await link.stop()
         frozen.close()
+
+
+async def test_a_hello_the_server_refuses_for_its_name_is_said_and_not_tried_again(
+    make_server: ServerFactory,
+) -> None:
+    """A name over the limit is refused whatever the try: the link says the server's
+    words and stops, rather than 'connection lost; retrying' for ever."""
+    server = await make_server()
+    statuses: list[str] = []
+    opened = 0
+    from clients.connection import StudClient
+    from clients.tui import link as link_module
+
+    class Counted(StudClient):
+        @classmethod
+        async def open(cls, url: str, **kwargs: Any) -> Any:
+            nonlocal opened
+            opened += 1
+            return await StudClient.open(url, **kwargs)
+
+    link = Link(
+        f"ws://127.0.0.1:{server.port}/ws",
+        "x" * 25,
+        on_frame=lambda frame: None,
+        on_welcome=lambda welcome, lost: asyncio.sleep(0),
+        on_status=statuses.append,
+        backoff=(0.01, 0.02),
+    )
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(link_module, "StudClient", Counted)
+        link.start()
+        try:
+            assert link._task is not None
+            await asyncio.wait_for(asyncio.shield(link._task), 10)  # it ends: no more tries
+            assert opened == 1 and not link.connected and link.refused
+            assert "name must be 1 to 24 characters, got 25" in statuses[-1], statuses
+            assert "retrying" not in statuses[-1]
+        finally:
+            await link.stop()

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -36,6 +36,12 @@ StatusListener = Callable[[str], None]
 
 class NotConnected(ConnectionError):
     """A request while the link is down; the caller shows it and the player retries."""
+
+
+#: A hello refused for what it says, not for how the server is now: trying again is no use.
+REFUSED_FOR_GOOD: Final = frozenset(
+    {"bad_frame", "missing_field", "invalid_field", "unknown_type", "unsupported_version"}
+)
 
 
 class Link:
@@ -76,6 +82,7 @@ class Link:
         self._going: str | None = None  # the process `follow` asked for
         self._closing: asyncio.Task[None] | None = None
         self._failed: dict[str, float] = {}  # url -> when a try to reach it last failed
+        self.refused: str | None = None  # the server's words for a hello no retry can change
 
     @property
     def connected(self) -> bool:
@@ -164,7 +171,15 @@ class Link:
                 self.on_status("connected")
                 await self.on_welcome(self.welcome, session_lost)
                 await client.closed
-            except (ConnectionError, ConnectionClosed, ServerError, TimeoutError) as e:
+            except ServerError as e:
+                if e.code in REFUSED_FOR_GOOD:
+                    # the same hello gets the same answer (a name over the limit): say it
+                    # and stop, not 'connection lost; retrying' for ever
+                    self.refused = str(e.frame.get("message") or e.code)
+                    self.on_status(f"the server refused to let you in: {self.refused}")
+                    return
+                self.on_status(f"connection failed: {e}")
+            except (ConnectionError, ConnectionClosed, TimeoutError) as e:
                 self.on_status(f"connection failed: {e}")
             finally:
                 self.client = None
