@@ -101,7 +101,7 @@ class StudApp(App[None]):
     CSS = """
     #head, #info { padding: 0 1; background: $boost; }
     #dealer { padding: 1 1 0 1; }
-    #seats { padding: 1 1; height: 1fr; overflow-y: auto; }
+    #seats { padding: 1 1 0 1; height: 1fr; overflow-y: auto; }
     #player { padding: 0 1; border-top: solid $primary; }
     #keys { padding: 0 1; color: $text-muted; }
     #message { padding: 0 1; }

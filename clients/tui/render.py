@@ -56,6 +56,9 @@ OUTCOMES: Final = {
     "no_qualify": "Dealer did not qualify",
 }
 
+#: the same, where a line is short of room (the browser's badges say "No qualify" too)
+SHORT_OUTCOMES: Final = {"no_qualify": "No qualify"}
+
 Frame = Mapping[str, Any]
 
 
@@ -338,19 +341,21 @@ def how_decided(seat: Frame) -> str:
     return " (timer)" if seat.get("auto") else ""
 
 
-def seat_status(seat: Frame, phase: str | None = None) -> str:
+def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -> str:
     """The right-hand column: at showdown the result in dollars, else the seat's state in
     the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
-    "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out"."""
+    "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out". `short`: the
+    result in fewer words, for a narrow screen (the amounts stay whole)."""
     result = seat.get("result")
     if result:
-        outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome")))
+        outcome = str(result.get("outcome"))
+        words = (SHORT_OUTCOMES if short else OUTCOMES).get(outcome) or OUTCOMES.get(outcome)
         net = hand_net(dict(seat))
         colour = "green" if net > 0 else "red" if net < 0 else "white"
-        text = f"{outcome} [b {colour}]{money(net, sign=True)}[/]"
+        text = f"{words or outcome} [b {colour}]{money(net, sign=True)}[/]"
         paid = prize_paid(dict(seat))
         if paid:
-            text += f" [b magenta](progressive {money(paid)})[/]"
+            text += f" [b magenta]({'prog.' if short else 'progressive'} {money(paid)})[/]"
         return text
     decision = seat.get("decision")
     if decision:
@@ -364,27 +369,57 @@ def seat_status(seat: Frame, phase: str | None = None) -> str:
     return ""
 
 
-def seats_text(snap: Frame, me: str | None, selected: int | None) -> Text:
-    """One line per seat: marker, name, ante, progressive, cards, hand, status."""
-    lines = []
+#: seat line layouts, roomiest first: (narrow columns, with the hand's name, short words)
+SEAT_LAYOUTS: Final = (
+    (False, True, False),
+    (True, True, False),
+    (True, True, True),
+    (True, False, True),
+)
+
+
+def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | None = None) -> Text:
+    """One line per seat: marker, name, ante, progressive, cards, hand, status. Within
+    `width` cells a line never wraps (a seat on two lines pushed the player's own off an
+    80x24 screen): every seat takes the roomiest layout in which all fit, else the
+    closest, cut at the edge."""
     phase = str(snap.get("phase", ""))
-    for i, seat in enumerate(snap.get("seats") or []):
-        mark = "▶" if i == selected else " "
-        if seat is None:
-            lines.append(f"{mark} {i + 1}  [dim]empty[/]")
-            continue
-        mine = seat.get("player_id") == me
-        name = escape(str(seat.get("name", "")))[:16]
-        name_cell = f"[b cyan]{name:<16}[/]" if mine else f"{name:<16}"
-        gone = "" if seat.get("connected", True) else " [dim](away)[/]"
-        ante = money(int(seat["ante"])) if seat.get("ante") else "-"
-        prog = "[magenta]P[/]" if seat.get("progressive") else " "
-        cards = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * 18
-        lines.append(
-            f"{mark} {i + 1}  {name_cell} {ante:>9} {prog}  {cards}  "
-            f"{escape(hand_label(seat.get('hand'))):<16} {seat_status(seat, phase)}{gone}"
-        )
-    return Text.from_markup("\n".join(lines))
+    seats = list(enumerate(snap.get("seats") or []))
+    lines: list[Text] = []
+    for layout in SEAT_LAYOUTS if width is not None else SEAT_LAYOUTS[:1]:
+        gap = " " if layout[0] else "  "
+        lines = [
+            Text.from_markup(f"{'▶' if i == selected else ' '} {i + 1}{gap}[dim]empty[/]")
+            if seat is None
+            else seat_line(i == selected, i, seat, me, phase, *layout)
+            for i, seat in seats
+        ]
+        if width is None or all(line.cell_len <= width for line in lines):
+            break
+    if width is not None:
+        for line in lines:
+            line.truncate(width, overflow="ellipsis")
+    return Text("\n").join(lines)
+
+
+def seat_line(
+    selected: bool, i: int, seat: Frame, me: str | None, phase: str, *layout: bool
+) -> Text:
+    """A taken seat's line in one of `SEAT_LAYOUTS`: narrow columns (a 10-letter name,
+    one space between), the hand's name or not, a result's long words or short ones."""
+    narrow, hand, short = layout
+    cut, gap = (10, " ") if narrow else (16, "  ")
+    name = escape(str(seat.get("name", ""))[:cut])
+    name_cell = f"[b cyan]{name:<{cut}}[/]" if seat.get("player_id") == me else f"{name:<{cut}}"
+    gone = "" if seat.get("connected", True) else " [dim](away)[/]"
+    ante = money(int(seat["ante"])) if seat.get("ante") else "-"
+    prog = "[magenta]P[/]" if seat.get("progressive") else " "
+    cards = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * 18
+    label = f"{escape(hand_label(seat.get('hand'))):<{15 if narrow else 16}} " if hand else ""
+    return Text.from_markup(
+        f"{'▶' if selected else ' '} {i + 1}{gap}{name_cell} {ante:>9} {prog}{gap}{cards}{gap}"
+        f"{label}{seat_status(seat, phase, short=short)}{gone}"
+    )
 
 
 def bet_total(chips: Sequence[int]) -> int:
@@ -549,5 +584,21 @@ PLAY_KEYS: Final = (
     "d deal · f fold · r raise · tab next seat · b buy $100 · c client seed · h history · "
     "l leave · q quit"
 )
+#: the keys of a round's moment, then those of any time (PLAY_KEYS is all of them)
+KEYS_BY_PHASE: Final = {
+    "betting": "s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove chip · p progressive · a rebet · "
+    "x clear · d deal · tab next seat",
+    "deciding": "f fold · r raise · tab next seat · s sit (next round)",
+    "showdown": "s sit (next round) · tab next seat",
+}
+ANY_TIME_KEYS: Final = "b buy $100 · c client seed · h history · l leave · q quit"
+
+
+def play_keys(phase: str) -> str:
+    """What can be done now: 80 columns had three lines of every key, some of no use."""
+    now = KEYS_BY_PHASE.get(phase, KEYS_BY_PHASE["betting"])  # waiting: bets open too
+    return f"{now} · {ANY_TIME_KEYS}"
+
+
 WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"
 HISTORY_KEYS: Final = "↑/↓ scroll · r refresh · h or esc back · q quit"

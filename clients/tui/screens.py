@@ -29,6 +29,7 @@ from clients.tui.render import (
     history_text,
     info_text,
     lobby_rows,
+    play_keys,
     seats_text,
     table_titles,
     variant_titles,
@@ -188,9 +189,34 @@ class WatchScreen(StudScreen):
         self.refresh_clock()
         self.query_one("#fair", Static).update(app.fairness_line())
         self.query_one("#dealer", Static).update(dealer_text(snap))
-        self.query_one("#seats", Static).update(seats_text(snap, app.player_id, app.selected))
+        seats = self.query_one("#seats", Static)
+        # its width less a scrollbar's, which a full table on a short screen shows
+        width = (seats.content_region.width or self.size.width - 2) - 2
+        seats.update(seats_text(snap, app.player_id, app.selected, width))
+        self.call_after_refresh(self._keep_in_view, app.selected)
         self.query_one("#player", Static).update(app.player_panel())
+        self.query_one("#keys", Static).update(self.keys_line(str(snap.get("phase", ""))))
         self.query_one("#message", Static).update(app.message_text())
+
+    def keys_line(self, phase: str) -> str:
+        """The keys the screen lists under the table (the play screen: those of `phase`)."""
+        return self.KEYS_LINE
+
+    def _keep_in_view(self, seat: int | None) -> None:
+        """The selected seat's line (one a line), scrolled to when off the seats' view."""
+        seats = self.query("#seats")
+        if seat is None or not seats:
+            return
+        view = seats.first(Static)
+        top, rows = view.scroll_offset.y, view.scrollable_content_region.height
+        if seat < top:
+            view.scroll_to(y=seat, animate=False)
+        elif rows and seat >= top + rows:
+            view.scroll_to(y=seat - rows + 1, animate=False)
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self.refresh_view()
 
     def refresh_clock(self) -> None:
         app = self.stud
@@ -214,6 +240,10 @@ class PlayScreen(WatchScreen):
     """The table with the player's keys."""
 
     KEYS_LINE = PLAY_KEYS
+
+    def keys_line(self, phase: str) -> str:
+        return play_keys(phase)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "sit", "Sit"),
         *(Binding(str(i + 1), f"chip({i})", money(c), show=False) for i, c in enumerate(CHIPS)),
