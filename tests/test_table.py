@@ -428,18 +428,32 @@ def test_a_leaver_without_pending_decisions_keeps_the_seat_until_the_round_ends(
 
 
 def test_a_hand_left_at_the_showdown_stays_on_view_until_the_round_ends() -> None:
-    """Its seats used to go at once, so every other viewer's showdown lost its results."""
-    t = a_and_b_dealt(
-        second_seat=True
-    )  # a seat with no hand this round goes at the end all the same
+    """Its seats used to go at once, so every other viewer's showdown lost its results;
+    a seat with no hand this round goes at once (nothing of it is on view)."""
+    t = a_and_b_dealt(second_seat=True)
     t.decide(0, "a", 0, Decision.RAISE)
     t.decide(0, "b", 1, Decision.FOLD)
     assert phase_of(t) is Phase.SHOWDOWN
     assert t.remove_player(1, "a") == Effects()  # settled already: nothing moves
     shown = t.view(1)["seats"][0]
     assert shown["player_id"] == "a" and shown["result"] is not None
+    assert t.seats[2] is None
     t.tick(100)
-    assert t.seats[0] is None and t.seats[2] is None and t.seats[1] is not None
+    assert t.seats[0] is None and t.seats[1] is not None
+
+
+def test_a_leaver_s_seat_with_no_bet_is_freed_at_once_beside_a_hand_in_play() -> None:
+    """PROTOCOL.md `leave`: each seat is freed as soon as it has no bet in play. A seat
+    taken while deciding stayed the leaver's until the round ended beside their hand,
+    and no one else could sit there meanwhile."""
+    t = a_and_b_dealt(second_seat=True)
+    t.decide(0, "a", 0, Decision.RAISE)
+    assert t.remove_player(1, "a") == Effects()
+    assert t.seats[2] is None and t.seats[0] is not None and t.seats[0].going
+    assert t.sit("b", "B", 2) == 2  # free for another player at once
+    t.decide(1, "b", 1, Decision.FOLD)
+    t.tick(100)
+    assert t.seats[0] is None and t.seats[2] is not None
 
 
 def test_sitting_again_after_leaving_keeps_the_new_seat_only() -> None:

@@ -250,6 +250,13 @@ class Table:
         """Whether the player holds a seat here that is not going at the round's end."""
         return any(not s.going for s in self.seats_of(player_id))
 
+    def has_hand_in_play(self, player_id: str) -> bool:
+        """True while a hand of the player's may still win or lose (not folded, not settled)."""
+        live = self.phase in (Phase.BETTING, Phase.DECIDING)
+        return live and any(
+            s.ante > 0 and s.decision is not Decision.FOLD for s in self.seats_of(player_id)
+        )
+
     def has_live_bet(self, player_id: str) -> bool:
         """True while the player has money on the table that is not settled yet."""
         live = self.phase in (Phase.BETTING, Phase.DECIDING)
@@ -318,7 +325,11 @@ class Table:
         shown = self.phase is Phase.SHOWDOWN and any(s.ante for s in mine)
         if self.has_live_bet(player_id) or shown:
             for s in mine:
-                s.going = True
+                if s.ante:
+                    s.going = True
+                else:  # no bet in play: another player may sit there now
+                    self.seats[s.index] = None
+                    self.seating += 1
             self._changed(last)
         else:
             self._free_seats(player_id)
