@@ -164,8 +164,9 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.ALREADY_REGISTERED: "This connection's player is an account already.",
     ErrorCode.NOT_REGISTERED: "A guest has no password: `register` first.",
     ErrorCode.SEATED: (
-        "You hold a seat at a table of this server: leave it before you sign in or out "
-        "(nothing was changed)."
+        "You hold a seat at a table of this server, or left one with a hand still in play: "
+        "leave it, or wait for that round to settle, before you sign in or out (nothing was "
+        "changed)."
     ),
     ErrorCode.INTERNAL_ERROR: "An unexpected server fault; nothing was applied.",
 }

@@ -60,7 +60,7 @@ class Accounts:
         patience: float,
         welcome: Welcome,
         forget_tables: Callable[[Session], None],
-        seated: Callable[[str], bool],
+        seated: Callable[[str], str | None],  # why a sign-in or out must wait, if it must
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
         signed_out: Callable[[str], None],
     ) -> None:
@@ -212,10 +212,9 @@ class Accounts:
     # ----- helpers -------------------------------------------------------------
 
     def _not_seated(self, player: Player) -> None:
-        if self.seated(player.player_id):
-            raise ProtocolError(
-                ErrorCode.SEATED, "you hold a seat here: leave the table before signing in or out"
-            )
+        why = self.seated(player.player_id)
+        if why is not None:
+            raise ProtocolError(ErrorCode.SEATED, why)
 
     def _keys(self, session: Session, username: str) -> list[str]:
         """The failure counters a password check of `username` from here counts in."""

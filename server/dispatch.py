@@ -340,18 +340,22 @@ class Requests:
                 room.remove_viewer(session.ws)
         session.tables.clear()
 
-    def seated(self, player_id: str) -> bool:
-        """Whether the player holds a seat at a table of this process that a change of
-        identity could cost: one kept, or one leaving with a bet still in play (a hand
-        left at the showdown is settled: it only stays on view until the round ends)."""
+    def seated(self, player_id: str) -> str | None:
+        """Why a change of identity must wait, if it must: a seat the player keeps at a
+        table of this process, or one left with a hand still in play (a folded hand has
+        nothing left in play; one left at the showdown is settled and only on view)."""
         for table_id in self.seating.tables_of(player_id):
             room = self.rooms.get(table_id)
             if room is None:
                 continue
-            table = room.table
-            if table.keeps_seat(player_id) or table.has_live_bet(player_id):
-                return True
-        return False
+            if room.table.keeps_seat(player_id):
+                return "you hold a seat here: leave the table before signing in or out"
+            if room.table.has_hand_in_play(player_id):
+                return (
+                    f"your hand at {table_id!r} is still in play: sign in or out once its round "
+                    "settles"
+                )
+        return None
 
     def table_lost(self, table_id: str) -> None:
         """The table is hosted elsewhere now: no connection here watches it any more."""

@@ -201,6 +201,34 @@ async def test_signing_in_or_out_is_refused_while_seated(
     assert (await guest.login("ann_99", PASSWORD))["player_id"] == ann.player_id
 
 
+async def test_a_hand_left_folded_does_not_hold_sign_ins_up_and_a_raised_one_says_why(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """After `leave`, `login` was refused 'leave the table first', which `leave` could not
+    do any more (not_at_table): a folded hand has nothing left in play, and a raised
+    one is waited for in words that say so."""
+    server = await make_server(timers={"betting": 30, "decision": 30, "results": 30})
+    ann = await connect(server, "Ann")
+    await ann.register("ann_99", PASSWORD)
+    folder, raiser = await connect(server, "folder"), await connect(server, "raiser")
+    waiter = await connect(server, "waiter")  # undecided: the round stays in deciding
+    for seat, guest in enumerate((folder, raiser, waiter)):
+        await guest.request("sit", table="alpha", seat=seat)
+        await guest.request("ante", table="alpha", seat=seat, amount=100)
+    for guest in (folder, raiser, waiter):
+        await guest.request("deal", table="alpha")
+    await folder.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    await raiser.request("raise", table="alpha", seat=1)
+    await raiser.request("leave", table="alpha")
+    e = await refused(raiser, "logout")
+    assert e.code == "seated" and "leave the table" not in e.frame["message"], e.frame
+    assert "hand at 'alpha' is still in play" in e.frame["message"]
+    await folder.request("fold", table="alpha", seat=0)
+    await folder.request("leave", table="alpha")
+    assert (await folder.login("ann_99", PASSWORD))["player_id"] == ann.player_id
+    assert server.rooms["alpha"].table.phase == "deciding"  # the round goes on meanwhile
+
+
 async def test_a_login_rejoins_the_accounts_seats(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:
