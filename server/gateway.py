@@ -9,6 +9,7 @@ connection's frames are handled in order, one at a time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -63,13 +64,13 @@ class Gateway:
             async for message in ws:
                 self.metrics.frames_in += 1
                 if isinstance(message, str):
-                    await self.sessions.close(
+                    await self._close_unread(
                         ws, CloseCode.UNSUPPORTED_DATA, "binary msgpack frames only"
                     )
                     return
                 verdict = session.bucket.admit(time.monotonic())
                 if verdict is Verdict.CLOSE:
-                    await self.sessions.close(ws, CloseCode.POLICY_VIOLATION, "too many messages")
+                    await self._close_unread(ws, CloseCode.POLICY_VIOLATION, "too many messages")
                     return
                 if verdict is not Verdict.PASS:
                     self._dropped(session, message, warn=verdict is Verdict.WARN)
@@ -88,6 +89,16 @@ class Gateway:
             no_hello.cancel()
             self._count_close(ws)
             await self.closed(session)
+
+    async def _close_unread(self, ws: ServerConnection, code: int, reason: str) -> None:
+        """Close, reading (and dropping) what the client still sends meanwhile: frames left
+        unread hold the socket's reading paused, so the client's reply to the close would
+        wait behind them and both ends would wait out the close timeout."""
+        closing = asyncio.ensure_future(self.sessions.close(ws, code, reason))
+        with contextlib.suppress(ConnectionClosed):
+            async for _ in ws:
+                pass
+        await closing
 
     def _count_close(self, ws: ServerConnection) -> None:
         """Count a close the server started, by its code, once the connection is done:

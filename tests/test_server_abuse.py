@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.request
 from typing import Any
@@ -539,3 +540,32 @@ async def test_a_refused_sit_changes_nothing_not_even_who_watches(
     assert snap["seats"][1]["name"] == "bob"
     counts = [f["spectators"] for f in ann.frames[before:] if f["t"] == "table"]
     assert 1 not in counts, f"a refused sit was counted as a spectator: {counts}"
+
+
+async def test_a_flood_closed_1008_has_the_client_s_close_reply_read(
+    make_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flood's unread frames held the server's reading paused, so the client's reply
+    to the close went unread and both ends waited out the close timeout (about 5 s, the
+    client left in CLOSING). The frames are now drained: the handshake completes."""
+    server = await make_server(limits={"rate_per_second": 5, "rate_burst": 10})
+    replies: list[object] = []
+    count = server.gateway._count_close
+
+    def seen(ws: Any) -> None:
+        replies.append(ws.protocol.close_rcvd)
+        count(ws)
+
+    monkeypatch.setattr(server.gateway, "_count_close", seen)
+    async with ws_connect(f"ws://127.0.0.1:{server.port}/ws") as ws:
+        await ws.send(encode({"t": "hello", "v": 1, "name": "flood"}))
+        with contextlib.suppress(ConnectionClosed):  # sent into a closing connection
+            for _ in range(500):
+                await ws.send(encode({"t": "ping"}))
+        await asyncio.wait_for(ws.wait_closed(), 20)
+        assert ws.close_code == 1008
+    for _ in range(200):  # bounded: the server's side ends a moment after the client's
+        if replies:
+            break
+        await asyncio.sleep(0.05)
+    assert replies and replies[0] is not None  # the client's close frame reached the server
