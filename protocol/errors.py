@@ -85,8 +85,9 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         "speaks. The server then closes with 1002."
     ),
     ErrorCode.INVALID_TOKEN: (
-        "The resume token is unknown or revoked (`logout`, a password change); send `hello` "
-        "again with a `name` and no `token`."
+        "The resume token is unknown, revoked (`logout`, a password change) or unused for "
+        "longer than the server keeps idle tokens; send `hello` again with a `name` and no "
+        "`token`, or `login`."
     ),
     ErrorCode.UNKNOWN_TABLE: "No table has this id.",
     ErrorCode.NOT_AT_TABLE: "You are not watching this table.",

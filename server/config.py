@@ -64,6 +64,9 @@ class AccountsConfig:
     # guest is kept for good, so a flood of hellos would grow the store without end.
     max_new_players_per_address: int = 200
     address_header: str = ""  # e.g. "X-Forwarded-For" behind a proxy: its last address
+    # days a session token may go unused before a hello can no longer resume with it (a
+    # token taken from a device does not work for good); 0: tokens never expire
+    token_idle_days: float = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,6 +443,8 @@ def _check_accounts(a: AccountsConfig) -> None:
         raise ConfigError("accounts: window > 0 seconds, max_failures_per_* >= 1")
     if a.max_new_players_per_address < 0:
         raise ConfigError("accounts: max_new_players_per_address must be >= 0 (0: no limit)")
+    if not 0 <= a.token_idle_days <= 36_500:
+        raise ConfigError("accounts.token_idle_days: 0 to 36500 days (0: tokens never expire)")
 
 
 def _check_admin(a: AdminConfig) -> None:

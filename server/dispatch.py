@@ -208,10 +208,13 @@ class Requests:
             )
         resumed = False
         if msg.token is not None:
-            player = await self.store.player_by_token(msg.token)
+            days = self.config.accounts.token_idle_days
+            player = await self.store.player_by_token(msg.token, idle=days * 86_400 or None)
             if player is None:
+                unused = f" (or unused for more than {days:g} days)" if days else ""
                 raise ProtocolError(
-                    ErrorCode.INVALID_TOKEN, "unknown session token: say hello with a name"
+                    ErrorCode.INVALID_TOKEN,
+                    f"unknown session token{unused}: say hello with a name, or sign in",
                 )
             resumed = True
         elif msg.name is not None:

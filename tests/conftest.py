@@ -12,6 +12,10 @@ from clients.connection import StudClient
 from server.app import StudServer
 from server.config import Config, build_config
 from server.game.cards import Card
+from server.stores.base import Store
+from server.stores.memory import MemoryStore
+from server.stores.redis import RedisStore
+from tests.redis_fixture import drop_namespace, fresh_namespace
 
 TEST_TABLES = [
     {"id": "alpha", "variant": "casino-stud", "seats": 5, "min_ante": 100, "max_ante": 10_000},
@@ -77,6 +81,23 @@ async def connect() -> AsyncIterator[ClientFactory]:
     yield factory
     for client in clients:
         await client.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """Each store in turn, the Redis one in a namespace of its own (a module using it
+    imports the `redis_url` fixture: tests/redis_fixture.py)."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    url: str = request.getfixturevalue("redis_url")
+    namespace = fresh_namespace()
+    redis = await RedisStore.connect(url, namespace)
+    try:
+        yield redis
+    finally:
+        await redis.close()
+        await drop_namespace(url, namespace)
 
 
 __all__ = ["CHEAP_ARGON2", "TEST_TABLES", "make_config"]

@@ -23,9 +23,9 @@ from tests.redis_fixture import (
     time_limit,
 )
 from tests.test_faults import START, STORE_TIMEOUT, client, cont, on_redis, paused, stop
-from tests.test_store_contract import F, ante, books, store
+from tests.test_store_contract import F, ante, books
 
-__all__ = ["on_redis", "paused", "private_redis", "redis_url", "store", "time_limit"]
+__all__ = ["on_redis", "paused", "private_redis", "redis_url", "time_limit"]
 
 pytestmark = pytest.mark.usefixtures("time_limit")
 

@@ -22,9 +22,9 @@ from server.stores.base import (
 from server.stores.memory import MemoryStore
 from server.stores.redis import RedisStore
 from tests.redis_fixture import redis_url, time_limit
-from tests.test_store_contract import books, store
+from tests.test_store_contract import books
 
-__all__ = ["redis_url", "store", "time_limit"]  # fixtures, used below
+__all__ = ["redis_url", "time_limit"]  # fixtures, used below
 
 pytestmark = pytest.mark.usefixtures("time_limit")
 

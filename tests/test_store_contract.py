@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -69,21 +68,6 @@ def fence(table: str) -> Fence:
 def op() -> str:
     """A fresh operation id, as the server chooses one per write."""
     return uuid.uuid4().hex
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    url: str = request.getfixturevalue("redis_url")
-    namespace = fresh_namespace()
-    redis = await RedisStore.connect(url, namespace)
-    try:
-        yield redis
-    finally:
-        await redis.close()
-        await drop_namespace(url, namespace)
 
 
 async def books(store: Store) -> dict[str, int]:

@@ -10,9 +10,8 @@ import pytest
 
 from server.stores.base import Store
 from tests.redis_fixture import redis_url, time_limit
-from tests.test_store_contract import store
 
-__all__ = ["redis_url", "store", "time_limit"]  # fixtures used below
+__all__ = ["redis_url", "time_limit"]  # fixtures used below
 
 pytestmark = pytest.mark.usefixtures("time_limit")
 

@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -212,6 +212,9 @@ class Settled:
 
 
 class Store(Protocol):
+    #: Wall-clock seconds: when a session token was last used (tests set another)
+    wall_clock: Callable[[], float]
+
     async def close(self) -> None: ...
     async def ping(self) -> None:
         """Raise StoreError unless the store answers now (used to resume a table)."""
@@ -225,7 +228,12 @@ class Store(Protocol):
         token chosen by the caller), so a retry after an unknown outcome is safe."""
         ...
 
-    async def player_by_token(self, token: str) -> Player | None: ...
+    async def player_by_token(self, token: str, *, idle: float | None = None) -> Player | None:
+        """The token's player. With `idle` (seconds), a resume: a token unused for longer
+        is forgotten (None, for good), else its use is recorded. Without, a look only (a
+        live connection's token checked again). A token with no use recorded (from an
+        earlier release) counts from this resume."""
+        ...
 
     async def player_known(self, player_id: str) -> bool:
         """Whether the store holds the player (a Redis restarted empty holds no one:

@@ -127,6 +127,8 @@ class MemoryStore:
         self._round_holds: dict[str, set[int]] = defaultdict(set)  # round -> seats held
         self.players: dict[str, Player] = {}
         self.tokens: dict[str, str] = {}  # sha256(token) -> player id, as in Redis
+        self.token_used: dict[str, float] = {}  # sha256(token) -> when last used (wall clock)
+        self.wall_clock: Callable[[], float] = time.time
         self.player_tokens: dict[str, set[str]] = defaultdict(set)  # player -> token hashes
         self.users: dict[str, tuple[str, str]] = {}  # folded username -> (player id, hash)
         self.fails: dict[str, tuple[int, float]] = {}  # key -> (count, window's end)
@@ -170,9 +172,18 @@ class MemoryStore:
         self.bonus[player.player_id] = bonus
         return player
 
-    async def player_by_token(self, token: str) -> Player | None:
-        pid = self.tokens.get(token_hash(token))
-        return None if pid is None else replace(self.players[pid], token=token)
+    async def player_by_token(self, token: str, *, idle: float | None = None) -> Player | None:
+        digest = token_hash(token)
+        pid = self.tokens.get(digest)
+        if pid is None:
+            return None
+        if idle is not None:
+            now = self.wall_clock()
+            if now - self.token_used.get(digest, now) > idle:
+                await self.revoke_token(token)
+                return None
+            self.token_used[digest] = now
+        return replace(self.players[pid], token=token)
 
     async def player_known(self, player_id: str) -> bool:
         return player_id in self.players
@@ -180,6 +191,7 @@ class MemoryStore:
     def _add_token(self, player_id: str, token: str) -> None:
         digest = token_hash(token)
         self.tokens[digest] = player_id
+        self.token_used[digest] = self.wall_clock()
         self.player_tokens[player_id].add(digest)
 
     # ----- accounts -----------------------------------------------------------
@@ -219,6 +231,7 @@ class MemoryStore:
     async def revoke_token(self, token: str) -> None:
         digest = token_hash(token)
         pid = self.tokens.pop(digest, None)
+        self.token_used.pop(digest, None)
         if pid is not None:
             self.player_tokens[pid].discard(digest)
 
@@ -244,6 +257,7 @@ class MemoryStore:
             keep = token_hash(revoke_except)
             for digest in self.player_tokens[player_id] - {keep}:
                 self.tokens.pop(digest, None)
+                self.token_used.pop(digest, None)
             self.player_tokens[player_id] &= {keep}
         return True
 

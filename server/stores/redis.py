@@ -20,6 +20,7 @@ script may touch any of them; tests and deployments never collide):
     bonus, held              hash  player id -> cents
     players                  hash  player id -> {"name": ..., "username": ... (accounts)}
     tokens                   hash  sha256(session token) -> player id
+    tokens:used              hash  sha256(session token) -> when last used (Unix seconds)
     ptokens:<player id>      set   the player's token hashes (revoked on a password change)
     users                    hash  case-folded username -> {"player": id, "hash": argon2id}
     fails:user:<name>        string failed password checks for a username, expiring
@@ -170,6 +171,7 @@ class RedisStore:
         self.reconnect_wait = reconnect_wait
         self.max_backoff = max_backoff
         self.retention = retention
+        self.wall_clock: Callable[[], float] = time.time  # when a session token was used
         self._sources = script_sources()
         self._shas: dict[str, str] = {}
         self._loaded_for_callers: set[str] = set()  # eval_script shas loaded once already
@@ -515,13 +517,21 @@ class RedisStore:
             "id": player.player_id,
             "name": name,
             "token_hash": token_hash(player.token),
+            "now": self.wall_clock(),
             "credits": credits,
             "bonus": bonus,
         }
         await self._script("create_player", request)
         return player
 
-    async def player_by_token(self, token: str) -> Player | None:
+    async def player_by_token(self, token: str, *, idle: float | None = None) -> Player | None:
+        if idle is not None:
+            request = {"op": "resume", "token_hash": token_hash(token), "now": self.wall_clock()}
+            found = (await self._script("token", {**request, "idle": idle}))["ok"]
+            return (
+                Player(found["id"], found["name"], token, found.get("username")) if found else None
+            )
+
         async def lookup(conn: Any) -> Player | None:
             pid = await conn.hget(self.prefix + "tokens", token_hash(token))
             if pid is None:
@@ -551,6 +561,7 @@ class RedisStore:
             "folded": fold_username(username),
             "hash": password_hash,
             "token_hash": token_hash(token),
+            "now": self.wall_clock(),
         }
         data = (await self._script("register", request))["ok"]
         return Player(player_id, data["name"], token, data["username"])
@@ -571,7 +582,13 @@ class RedisStore:
 
     async def issue_token(self, player_id: str, token: str) -> None:
         await self._script(
-            "token", {"op": "issue", "id": player_id, "token_hash": token_hash(token)}
+            "token",
+            {
+                "op": "issue",
+                "id": player_id,
+                "token_hash": token_hash(token),
+                "now": self.wall_clock(),
+            },
         )
 
     async def revoke_token(self, token: str) -> None:

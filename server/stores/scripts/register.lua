@@ -1,4 +1,4 @@
--- REQ {id, username, folded, hash, token_hash}: make a player an account. The
+-- REQ {id, username, folded, hash, token_hash, now}: make a player an account. The
 -- case-folded username is claimed in `users` (folded -> {player, hash}) and the
 -- profile gains the username, in one step, so two processes claiming one name at
 -- once get one account and one username_taken. A repeat (same player, same name)
@@ -19,5 +19,6 @@ for k, v in pairs(p) do out[k] = v end
 out.username = REQ.username
 redis.call('HSET', PLAYERS, REQ.id, enc(out))
 redis.call('HSET', P .. 'tokens', REQ.token_hash, REQ.id)
+redis.call('HSET', P .. 'tokens:used', REQ.token_hash, REQ.now)
 redis.call('SADD', P .. 'ptokens:' .. REQ.id, REQ.token_hash)
 return ok(obj({name = p.name, username = REQ.username}))

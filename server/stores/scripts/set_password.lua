@@ -15,6 +15,7 @@ if REQ.keep ~= '' then
   for _, h in ipairs(redis.call('SMEMBERS', key)) do
     if h ~= REQ.keep then
       redis.call('HDEL', P .. 'tokens', h)
+      redis.call('HDEL', P .. 'tokens:used', h)
       redis.call('SREM', key, h)
     end
   end
