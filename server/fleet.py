@@ -115,6 +115,7 @@ class Fleet:
         self.settings: Mapping[str, int] = {}  # what every process must share (`shared_settings`)
         # process -> (the heartbeat time it last wrote, this clock's time when that was new)
         self._heard: dict[str, tuple[float, float]] = {}
+        self._answering: list[str] = []  # the other processes' addresses: `servers`
         self.clock: Callable[[], float] = time.monotonic
 
     @property
@@ -262,6 +263,9 @@ class Fleet:
         for proc in [p for p in self._remote if p not in live]:
             del self._remote[proc]
         silent = self._silent(live)
+        self._answering = sorted(
+            {self._urls.get(p, "") for p in live if p not in silent} - {"", self.public_url}
+        )
         for proc, (version, _) in live.items():
             cached = self._remote.get(proc)
             if cached is not None and cached[0] == version:
@@ -301,6 +305,11 @@ class Fleet:
         for proc in [p for p in self._heard if p not in live]:
             del self._heard[proc]
         return {p for p, (_, at) in self._heard.items() if now - at > self.ttl}
+
+    def servers(self) -> list[str]:
+        """The other processes' addresses, those heard from within a TTL at the last
+        share: standbys hosting no table too, which no lobby row names."""
+        return list(self._answering)
 
     def host_of(self, table_id: str) -> str | None:
         """The other process whose lobby row lists the table (None: none does)."""

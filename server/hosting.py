@@ -166,7 +166,7 @@ class Hosting:
         ]
         procs = await self.fleet.publish_rows(rows)
         local = {r.id for r in self.hosted()}
-        self.lobby.set_remote(await self.fleet.remote_rows(local, procs))
+        self.lobby.set_remote(await self.fleet.remote_rows(local, procs), self.fleet.servers())
 
     async def release(self) -> None:
         """Give our tables back (shutdown): a standby takes them without waiting. The

@@ -59,6 +59,7 @@ class Lobby:
         self.outbox = outbox
         self.watchers: set[ServerConnection] = set()
         self.remote: list[dict[str, Any]] = []  # other processes' rows, fresh ones only
+        self.servers: list[str] = []  # other processes' addresses, standbys too
         self._dirty = False
         self._clock = clock
         self._next_push = 0.0  # no push before this (clock time): the last one's share
@@ -72,9 +73,10 @@ class Lobby:
         else:
             self.watchers.discard(ws)
 
-    def set_remote(self, rows: list[dict[str, Any]]) -> None:
-        if rows != self.remote:
-            self.remote = rows
+    def set_remote(self, rows: list[dict[str, Any]], servers: list[str] | None = None) -> None:
+        servers = self.servers if servers is None else servers
+        if rows != self.remote or servers != self.servers:
+            self.remote, self.servers = rows, servers
             self.changed()
 
     def remote_row(self, table_id: str) -> dict[str, Any] | None:
@@ -86,7 +88,12 @@ class Lobby:
         # host's) until the next heartbeat's read: listed once, here, where it is hosted
         hosted = {row["id"] for row in local}
         remote = [row for row in self.remote if row["id"] not in hosted]
-        return {"t": "lobby", "tables": local + remote, "jackpots": dict(self.meters)}
+        return {
+            "t": "lobby",
+            "tables": local + remote,
+            "jackpots": dict(self.meters),
+            "servers": self.servers,
+        }
 
     def flush(self) -> None:
         """Send the lobby to its watchers if it changed since the last push, and the

@@ -190,6 +190,7 @@ async def test_two_processes_share_one_jackpot_lobby_and_wallets(
         assert watcher.lobby is not None
         urls = {t["id"]: t["url"] for t in watcher.lobby["tables"]}
         assert urls == {"east": one.url, "west": two.url}
+        assert watcher.lobby["servers"] == [one.url]  # the others, hosting or standing by
         # and its welcome says which address is its own
         assert (alice.welcome["url"], watcher.welcome["url"]) == (one.url, two.url)
         with pytest.raises(ServerError) as e:
@@ -535,8 +536,10 @@ async def test_a_host_not_heard_from_for_its_lease_time_has_its_rows_listed_sile
         assert await silent()
         await host.publish_rows([({"id": "t1"}, {"phase": "deciding", "silent": False})])
         assert not await silent()  # heard again (a freeze that ended)
+        assert reader.servers() == ["ws://host/ws"]  # where a client may go on
         now[0] += 3.1
         assert await silent()
+        assert reader.servers() == []  # not a place to send anyone to now
     finally:
         await store.close()
 

@@ -273,7 +273,7 @@ async def back_and_forth(casino: Casino, p: Any, app: StudApp, *, long_after: bo
     terminal on the way to b, is long past when b fails (minutes, in the report)."""
     a, b = casino.servers[:2]
     await until(p, lambda: isinstance(app.screen, PlayScreen), "the table at a")
-    await until(p, lambda: len(app.link.fleet) == 2, "a and c in the lobby")
+    await until(p, lambda: len(app.link.fleet) == 3, "a, c and the standby b in the lobby")
     await p.press("s")
     await until(p, lambda: app.own_seats() == [0], "the seat")
     hold_renewals(a)  # a stands still: b takes the table over
@@ -409,3 +409,22 @@ async def test_a_round_settled_out_of_sight_is_the_last_round_shown(
         assert last[0].endswith(money(net, sign=True)), last[0]
         assert message.endswith(SEAT_GONE)  # one line: the round, then the seat
         frozen.set()
+
+
+async def test_a_standby_hosting_nothing_is_reached_without_being_named_by_hand(
+    casino: Casino,
+) -> None:
+    """Process a hosts every table; b stands by and hosts none, so no lobby row named
+    it: once a went, the terminal knew nowhere else to go but --fallback-url. The
+    lobby now lists the processes that answer, standbys too."""
+    a = await casino.start("a", ["east"])
+    b = await casino.start("b", ["east"])
+    assert a.rooms["east"].active and not b.hosting.hosted()
+    app = StudApp(ws(a), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await seated(p, app)
+        assert app.link.known == [] and app.link.fleet == sorted([ws(a), ws(b)])
+        await a.stop(grace=0)
+        await until(p, lambda: app.link.url == ws(b) and app.link.connected, "the standby")
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
+        assert app.table_id == "east"

@@ -205,3 +205,30 @@ async def test_a_round_settled_before_the_freeze_is_never_called_voided(
     seen = await page.evaluate("window.toastsSeen.filter((t) => /voided|refund/.test(t))")
     assert seen == [], seen
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
+async def test_a_standby_hosting_no_table_is_where_the_page_goes_on(
+    private_redis: RedisServer, tmp_path: Path, browser: Browser
+) -> None:
+    """A hosts every table and B stands by hosting none, so no lobby row names B: with
+    A killed, the page knew only A and retried it for good. The lobby now lists the
+    processes that answer, standbys too, and the page goes on through B."""
+    a = Process(tmp_path, "a", ["shared"], private_redis.url, 2)
+    b = Process(tmp_path, "b", ["shared"], private_redis.url, 2)
+    try:
+        await asyncio.to_thread(a.start, 1)
+        await asyncio.to_thread(b.start, 0)
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{a.port}/", problems)
+        await enter_name(page, "Ann")
+        await page.wait_for_function(
+            f"(window.stud.state.lobby?.servers ?? []).includes({b.url!r})", timeout=FOLLOW_MS
+        )
+        await page.get_by_test_id("play-shared").click()
+        await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+        await asyncio.to_thread(a.kill)
+        await followed_to(page, b)
+        assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+    finally:
+        a.stop()
+        b.stop()

@@ -301,7 +301,9 @@ class StudApp(App[None]):
         elif t == "lobby":
             self.lobby = frame
             self.jackpots.update(frame.get("jackpots", {}))
-            self.link.fleet = sorted({str(r["url"]) for r in frame["tables"] if r.get("url")})
+            # the processes hosting tables and those standing by: where to go on from here
+            urls = [r.get("url") for r in frame["tables"]] + list(frame.get("servers", []))
+            self.link.fleet = sorted({str(u) for u in urls if u})
             self._reopen_awaited(frame)
         elif t == "balance":
             self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}

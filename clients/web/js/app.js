@@ -360,8 +360,9 @@ function absorb(frame) {
     case "lobby":
       state.lobby = frame;
       Object.assign(state.jackpots, frame.jackpots ?? {});
-      // the processes hosting tables: where the link goes on when this one fails
-      conn.setFleet((frame.tables ?? []).map((row) => row.url));
+      // the processes hosting tables, and those standing by: where the link goes on
+      // when this one fails
+      conn.setFleet([...(frame.tables ?? []).map((row) => row.url), ...(frame.servers ?? [])]);
       reopenAwaited();
       break;
     case "balance":
