@@ -119,7 +119,12 @@ function seatLine(s, r, mine) {
   const decision = s.decision === "raise" ? "Raised" : s.decision === "fold" ? foldLabel(s) : "";
   return h("div", { class: `hist-hand${mine ? " mine" : ""}`, "data-testid": mine ? "history-seat" : "history-other",
     "data-seat": s.seat },
-  h("span", { class: "hist-who" }, mine ? `Seat ${s.seat + 1}` : `${s.name} · ${s.seat + 1}`),
+  // another player's hand: its seat first (two hands of one player, their names cut short
+  // alike, still read apart), the name under it, whole in the title
+  mine
+    ? h("span", { class: "hist-who" }, `Seat ${s.seat + 1}`)
+    : h("span", { class: "hist-who other", title: `${s.name} · seat ${s.seat + 1}` },
+      h("span", { class: "hist-seat" }, `Seat ${s.seat + 1}`), h("span", { class: "hist-name" }, s.name)),
   cardRow(s.cards, { small: true, testid: "history-seat-cards" }),
   h("div", { class: "hist-detail" },
     h("div", { class: "hist-label" },

@@ -306,7 +306,8 @@ function seatEl(v, seat, i, pos) {
     "aria-label": `Seat ${i + 1}: ${seat.name}${mine ? " (you)" : ""}`, role: "group",
   };
   if (mine) Object.assign(props, { tabindex: -1, "data-action": "select-seat" });
-  // a name cut to "Max…" reads whole under the pointer (a phone's tiles wrap it instead)
+  // a name cut short reads whole under the pointer (a phone's tiles wrap it instead); a
+  // narrow seat of the viewer's says YOU in place of the name, beside the seat's number
   const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name`, title: seat.name },
     h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
     h("span", { class: seat.name.length > 10 ? "name long" : "name" }, seat.name),

@@ -1,0 +1,134 @@
+"""Long names at a full table in the browser client, in a real headless Chromium.
+
+Ann (a 24-letter name with no space) plays three hands at a nine-seat table; six
+others, names as long, play one each. At 1280x800 and 1024x768 every other player's
+name keeps more than a few letters, Ann's own seats say YOU and their number (her
+three hands told apart), and the History panel gives every other hand its seat.
+Screenshots go to test-artifacts/names-*.png.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Browser, Page, ViewportSize, expect
+
+from clients.connection import StudClient
+from tests.conftest import ServerFactory
+from tests.decks import shuffles
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
+from tests.test_web_layout import DEALER, HANDS, LONG, NINE, cy, new_page
+
+__all__ = ["browser", "cy"]  # the fixtures used below
+
+pytestmark = needs_chromium
+
+ALEX = "Alexandrinakonstantinova"  # 24 letters, no space
+OTHERS = [
+    "Maximiliankarlheinzberg",
+    "Terpsichoreawilhelmina",
+    "Bartholomewfitzwilliams",
+    "Gwendolynmargaretrosie",
+    "Christophercolumbusjr",
+    "Evangelinaprudenceann",
+]
+LAPTOP: ViewportSize = {"width": 1280, "height": 800}
+SMALL: ViewportSize = {"width": 1024, "height": 768}
+
+# Each seat's name as drawn: how many of its letters show before the "…" (measured
+# with the name's own font), and the nameplate's visible words.
+NAMES = """() => {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const out = {};
+  for (const plate of document.querySelectorAll('#table .nameplate[data-testid$="-name"]')) {
+    const seat = Number(plate.dataset.testid.split("-")[1]);
+    const name = plate.querySelector(".name");
+    let shown = 0;
+    if (name && name.getClientRects().length) {
+      const cs = getComputedStyle(name);
+      ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      ctx.letterSpacing = cs.letterSpacing;
+      const text = name.textContent;
+      if (name.scrollWidth <= name.clientWidth) shown = text.length;
+      else {
+        const room = name.clientWidth - ctx.measureText("…").width;
+        while (shown < text.length && ctx.measureText(text.slice(0, shown + 1)).width <= room) {
+          shown++;
+        }
+      }
+    }
+    out[seat] = {shown, words: plate.innerText.replace(/\\s+/g, " ").trim(),
+                 mine: Boolean(plate.closest(".seat.mine"))};
+  }
+  return out;
+}"""
+
+
+async def names_read(page: Page, what: str) -> None:
+    """Others' names show 6 letters at least; own seats say YOU #n, each its own."""
+    await page.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    got: dict[str, dict[str, Any]] = await page.evaluate(NAMES)
+    assert len(got) == 9, (what, got)
+    short = {n: s for n, s in got.items() if not s["mine"] and s["shown"] < 6}
+    assert short == {}, f"{what}: names cut to a few letters: {short}"
+    own = sorted(s["words"].upper() for s in got.values() if s["mine"])
+    assert own == ["YOU #1", "YOU #2", "YOU #3"], f"{what}: own seats read {own}"
+    await page.screenshot(path=str(ARTIFACTS / f"names-{what}.png"))
+
+
+async def test_long_names_at_a_full_table(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    server = await make_server(tables=NINE, shuffle=shuffles([*HANDS, DEALER]), timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    ARTIFACTS.mkdir(exist_ok=True)
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOP)
+    await ann.get_by_test_id("name-input").fill(ALEX)
+    await ann.get_by_test_id("enter").click()
+    await expect(ann.get_by_test_id("player-name")).to_have_text(ALEX)
+    await ann.get_by_test_id("play-nine").click()
+    for seat in (1, 2):
+        await ann.get_by_test_id(f"sit-{seat}").click()
+        await expect(ann.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
+    for name in OTHERS:
+        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        await client.request("sit", table="nine")
+    await expect(ann.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+
+    # ----- a round: the names read at 1280 and 1024
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    for n, client in enumerate(cy):
+        await client.request("ante", table="nine", seat=3 + n, amount=500)
+    await expect_phase([ann], "betting")
+    await names_read(ann, "betting-1280")
+    await resize(ann, SMALL)
+    await names_read(ann, "betting-1024")
+    await ann.get_by_test_id("deal").click()
+    for client in cy:
+        await client.request("deal", table="nine")
+    await expect_phase([ann], "deciding")
+    await names_read(ann, "deciding-1280")
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    for n, client in enumerate(cy):
+        await client.request("raise", table="nine", seat=3 + n)
+    await expect_phase([ann], "showdown")
+
+    # ----- History: every other hand says its seat (two cut names alike read apart)
+    await ann.get_by_test_id("history-button").click()
+    others = ann.get_by_test_id("history-panel").get_by_test_id("history-other")
+    await expect(others).to_have_count(6)
+    for k in range(6):
+        who = (await others.nth(k).locator(".hist-who").inner_text()).split()
+        assert who[:2] == ["Seat", str(4 + k)], who
+    await ann.screenshot(path=str(ARTIFACTS / "names-history-1280.png"))
+    assert problems == []
