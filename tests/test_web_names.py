@@ -3,8 +3,9 @@
 Ann (a 24-letter name with no space) plays three hands at a nine-seat table; six
 others, names as long, play one each. At 1280x800 and 1024x768 every other player's
 name keeps more than a few letters, Ann's own seats say YOU and their number (her
-three hands told apart), and the History panel gives every other hand its seat.
-Screenshots go to test-artifacts/names-*.png.
+three hands told apart), and the History panel gives every other hand its seat. Signed
+up, the top bar shows one identity: the name, not the username beside it; a phone's top
+bar is no taller signed up than as a guest. Screenshots go to test-artifacts/names-*.png.
 
 Needs Debian's Chromium, like tests/test_web.py.
 """
@@ -19,7 +20,7 @@ from clients.connection import StudClient
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
-from tests.test_web_layout import DEALER, HANDS, LONG, NINE, cy, new_page
+from tests.test_web_layout import DEALER, HANDS, LONG, NINE, PHONE, cy, new_page
 
 __all__ = ["browser", "cy"]  # the fixtures used below
 
@@ -34,6 +35,8 @@ OTHERS = [
     "Christophercolumbusjr",
     "Evangelinaprudenceann",
 ]
+USERNAME = "alexandrina_konstantin"
+PASSWORD = "correct horse battery"
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 SMALL: ViewportSize = {"width": 1024, "height": 768}
 
@@ -78,6 +81,14 @@ async def names_read(page: Page, what: str) -> None:
     await page.screenshot(path=str(ARTIFACTS / f"names-{what}.png"))
 
 
+async def sign_up(page: Page, username: str) -> None:
+    await page.get_by_test_id("signup").click()
+    await page.get_by_test_id("account-username").fill(username)
+    await page.get_by_test_id("account-password").fill(PASSWORD)
+    await page.get_by_test_id("account-submit").click()
+    await expect(page.get_by_test_id("account-name")).to_have_text(username)
+
+
 async def test_long_names_at_a_full_table(
     make_server: ServerFactory, browser: Browser, cy: list[StudClient]
 ) -> None:
@@ -100,6 +111,12 @@ async def test_long_names_at_a_full_table(
         await client.request("join", table="nine")
         await client.request("sit", table="nine")
     await expect(ann.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+
+    # ----- one identity once signed up: the name; the username is not shown beside it
+    await sign_up(ann, USERNAME)
+    shown = await ann.get_by_test_id("account-name").bounding_box()
+    assert shown is not None and shown["width"] <= 1, f"the username is drawn too: {shown}"
+    await expect(ann.get_by_test_id("player-name")).to_be_visible()
 
     # ----- a round: the names read at 1280 and 1024
     for seat in (0, 1, 2):
@@ -131,4 +148,24 @@ async def test_long_names_at_a_full_table(
         who = (await others.nth(k).locator(".hist-who").inner_text()).split()
         assert who[:2] == ["Seat", str(4 + k)], who
     await ann.screenshot(path=str(ARTIFACTS / "names-history-1280.png"))
+    assert problems == []
+
+
+async def test_a_phone_top_bar_is_no_taller_signed_up(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    server = await make_server()
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, bob = await new_page(browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True)
+    await bob.get_by_test_id("name-input").fill("Bob Bartholomew-Fitzwill")
+    await bob.get_by_test_id("enter").tap()
+    await expect(bob.get_by_test_id("lobby")).to_be_visible()
+    guest = await bob.locator(".topbar").bounding_box()
+    await sign_up(bob, "bob_bartholomew_fitzwil")
+    signed = await bob.locator(".topbar").bounding_box()
+    ARTIFACTS.mkdir(exist_ok=True)
+    await bob.screenshot(path=str(ARTIFACTS / "names-signed-up-phone.png"))
+    assert guest is not None and signed is not None
+    assert signed["height"] <= guest["height"] + 1, (guest, signed)
     assert problems == []

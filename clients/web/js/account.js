@@ -110,8 +110,10 @@ function drawBar() {
   if (me.username) {
     const name = Object.assign(document.createElement("span"), { className: "account-name", textContent: me.username });
     name.dataset.testid = "account-name";
-    name.title = me.username; // a long one is cut short in the bar
-    bar.append(name, button("password", "Password"), button("signout", "Sign out"));
+    name.title = me.username; // said to screen readers: the bar shows the player's name alone
+    const out = button("signout", "Sign out");
+    out.title = `Signed in as ${me.username}: sign out`;
+    bar.append(name, button("password", "Password"), out);
   } else {
     bar.append(button("signup", "Sign up"), button("signin", "Sign in"));
   }
