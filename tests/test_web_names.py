@@ -3,9 +3,11 @@
 Ann (a 24-letter name with no space) plays three hands at a nine-seat table; six
 others, names as long, play one each. At 1280x800 and 1024x768 every other player's
 name keeps more than a few letters, Ann's own seats say YOU and their number (her
-three hands told apart), and the History panel gives every other hand its seat. Signed
-up, the top bar shows one identity: the name, not the username beside it; a phone's top
-bar is no taller signed up than as a guest. Screenshots go to test-artifacts/names-*.png.
+three hands told apart), and the History panel gives every other hand its seat. The
+top bar stays one row from 960 to 1024 px as a guest and once signed up, and shows one
+identity: the name, not the username beside it; the table's head does not wrap in one
+phase and not in another, so the felt stays put. A phone's top bar is no taller signed
+up than as a guest. Screenshots go to test-artifacts/names-*.png.
 
 Needs Debian's Chromium, like tests/test_web.py.
 """
@@ -39,6 +41,9 @@ USERNAME = "alexandrina_konstantin"
 PASSWORD = "correct horse battery"
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 SMALL: ViewportSize = {"width": 1024, "height": 768}
+# a small laptop's window, less a scroll bar, a little narrower: the head wrapped at some
+# of these widths in one phase and not in the next
+NARROWER: list[ViewportSize] = [{"width": w, "height": 768} for w in (960, 1000, 1009)]
 
 # Each seat's name as drawn: how many of its letters show before the "…" (measured
 # with the name's own font), and the nameplate's visible words.
@@ -68,6 +73,18 @@ NAMES = """() => {
   return out;
 }"""
 
+# The top bar's visible parts that are not on its first row.
+BELOW_FIRST_ROW = """() => {
+  const parts = [...document.querySelector(".topbar").children]
+    .map((el) => [el, el.getBoundingClientRect()]).filter(([, r]) => r.width >= 1 && r.height >= 1);
+  const top = Math.min(...parts.map(([, r]) => r.top));
+  const first = parts.filter(([, r]) => r.top < top + 1);
+  const firstBottom = Math.min(...first.map(([, r]) => r.bottom));
+  return parts.filter(([, r]) => r.top >= firstBottom).map(([el]) => el.className || el.id);
+}"""
+
+FELT_TOP = "() => document.querySelector('#table .felt').getBoundingClientRect().top"
+
 
 async def names_read(page: Page, what: str) -> None:
     """Others' names show 6 letters at least; own seats say YOU #n, each its own."""
@@ -79,6 +96,18 @@ async def names_read(page: Page, what: str) -> None:
     own = sorted(s["words"].upper() for s in got.values() if s["mine"])
     assert own == ["YOU #1", "YOU #2", "YOU #3"], f"{what}: own seats read {own}"
     await page.screenshot(path=str(ARTIFACTS / f"names-{what}.png"))
+
+
+async def felt_tops(page: Page, phase: str, tops: dict[str, list[float]]) -> None:
+    """Where the felt starts at each small size in this phase; the top bar in one row."""
+    for size in (*NARROWER, SMALL):
+        await resize(page, size)
+        below: list[str] = await page.evaluate(BELOW_FIRST_ROW)
+        where = f"{phase} at {size['width']} px"
+        assert below == [], f"{where}: on a second row of the top bar: {below}"
+        tops.setdefault(str(size["width"]), []).append(await page.evaluate(FELT_TOP))
+        await page.screenshot(path=str(ARTIFACTS / f"names-{phase}-{size['width']}.png"))
+    await resize(page, LAPTOP)
 
 
 async def sign_up(page: Page, username: str) -> None:
@@ -111,14 +140,17 @@ async def test_long_names_at_a_full_table(
         await client.request("join", table="nine")
         await client.request("sit", table="nine")
     await expect(ann.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+    tops: dict[str, list[float]] = {}
+    await felt_tops(ann, "waiting", tops)  # a guest's top bar: Sign up and Sign in
 
     # ----- one identity once signed up: the name; the username is not shown beside it
     await sign_up(ann, USERNAME)
     shown = await ann.get_by_test_id("account-name").bounding_box()
     assert shown is not None and shown["width"] <= 1, f"the username is drawn too: {shown}"
     await expect(ann.get_by_test_id("player-name")).to_be_visible()
+    await felt_tops(ann, "signed-up", tops)
 
-    # ----- a round: the names read at 1280 and 1024
+    # ----- a round: the names read at 1280 and 1024; the felt stays put from phase to phase
     for seat in (0, 1, 2):
         await ann.get_by_test_id("chip-500").click()
         await ann.get_by_test_id(f"ante-{seat}").click()
@@ -129,16 +161,21 @@ async def test_long_names_at_a_full_table(
     await names_read(ann, "betting-1280")
     await resize(ann, SMALL)
     await names_read(ann, "betting-1024")
+    await felt_tops(ann, "betting", tops)
     await ann.get_by_test_id("deal").click()
     for client in cy:
         await client.request("deal", table="nine")
     await expect_phase([ann], "deciding")
     await names_read(ann, "deciding-1280")
+    await felt_tops(ann, "deciding", tops)
     for seat in (0, 1, 2):
         await ann.get_by_test_id(f"raise-{seat}").click()
     for n, client in enumerate(cy):
         await client.request("raise", table="nine", seat=3 + n)
     await expect_phase([ann], "showdown")
+    await felt_tops(ann, "showdown", tops)
+    for width, seen in tops.items():
+        assert max(seen) - min(seen) < 1, f"at {width} px the felt moves between phases: {seen}"
 
     # ----- History: every other hand says its seat (two cut names alike read apart)
     await ann.get_by_test_id("history-button").click()

@@ -129,7 +129,9 @@ function tableHead(v) {
     h("div", { class: "title" },
       h("h1", { "data-testid": "table-title", tabindex: "-1" }, snap.title ?? snap.table),
       h("span", { class: "variant" }, row?.variant?.title ?? snap.variant)),
-    h("div", { class: "limits", "data-testid": "limits" },
+    h("div", { class: "limits", "data-testid": "limits",
+      title: `Ante ${dollars(snap.min_ante)} to ${dollars(snap.max_ante)}, `
+        + `progressive ${dollars(snap.progressive_stake)}` },
       `Ante ${dollars(snap.min_ante, { short: true })} – ${dollars(snap.max_ante, { short: true })}`,
       h("span", { class: "sep" }, "·"),
       `Progressive ${dollars(snap.progressive_stake, { short: true })}`),
