@@ -17,12 +17,15 @@ export const KEY_HELP = "Keys: 1–5 chip · ⌫ take one off · p progressive �
   + "f fold · r raise · Tab next seat · s sit · b buy · h history · l leave";
 
 /**
- * The help line under the rack: the keys of the phase, short enough for one line of
- * a laptop's rack beside "Sit this round out" (every key is in its tooltip, `KEY_HELP`).
+ * The help line under the rack: the keys that do something now, short enough for one
+ * line of a laptop's rack beside "Sit this round out" (every key is in its tooltip,
+ * `KEY_HELP`). `undecided`: the player has a hand to fold or raise (in the decision).
+ * Once the bets are closed and nothing is left to decide, the keys that still act.
  */
-export function keyHelp(phase) {
-  if (phase === "deciding") return "Keys: f fold · r raise · Tab next seat · h history";
-  return "Keys: 1–5 chip · p progressive · a rebet · d deal";
+export function keyHelp(phase, { undecided = true } = {}) {
+  if (phase === "waiting" || phase === "betting") return "Keys: 1–5 chip · p progressive · a rebet · d deal";
+  if (phase === "deciding" && undecided) return "Keys: f fold · r raise · Tab next seat · h history";
+  return "Keys: Tab next seat · h history · b buy · l leave";
 }
 
 /** Is the event aimed at something the player types in (where every key is theirs)? */

@@ -512,10 +512,8 @@ function controls(v) {
     && (buildAmount(v.build(i)) > 0 || v.build(i).progressive));
   const sel = v.selected ?? null;
   const selBuild = sel === null ? null : v.build(sel);
-  const selLine = sel === null
-    ? "Sit down to play"
-    : `Seat #${sel + 1}: ${dollars(snap.seats[sel]?.ante || buildAmount(selBuild), { short: true })}`
-      + ((snap.seats[sel]?.ante ? snap.seats[sel].progressive : selBuild.progressive) ? " + progressive" : "");
+  const selLine = sel === null ? "Sit down to play" : `Seat #${sel + 1}: ${seatNow(v, sel, open)}`;
+  const undecided = v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
   return h("div", { class: "controls", "data-testid": "controls" },
     h("div", { class: "rack", role: "radiogroup", "aria-label": "Chip value" },
       CHIPS.map((chip, k) => h("button", {
@@ -544,7 +542,8 @@ function controls(v) {
             ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
-      h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP }, keyHelp(snap.phase))),
+      h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP },
+        keyHelp(snap.phase, { undecided: undecided && !v.dealing }))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: short
         ? `These bets need ${dollars(needed)} available: the ante and progressive now, and the raise `
@@ -554,6 +553,27 @@ function controls(v) {
     short && !(open && ready)
       ? h("small", { class: "deal-needs", "data-testid": "deal-needs" }, `needs ${dollars(needed)} available`)
       : null));
+}
+
+/**
+ * What the rack says of the selected seat `i`: while bets are open, its bet; in the
+ * decision, what it may do (fold or raise) or did; at the showdown, its result. (It said
+ * "$7 + progressive" to the end of the round, as if the bet could still change.)
+ */
+function seatNow(v, i, open) {
+  const seat = v.snap.seats[i];
+  if (open) {
+    const built = v.build(i);
+    return dollars(seat?.ante || buildAmount(built), { short: true })
+      + ((seat?.ante ? seat.progressive : built.progressive) ? " + progressive" : "");
+  }
+  if (!seat?.cards) return "sitting this round out";
+  if (v.dealing) return "being dealt";
+  if (seat.result) return `${OUTCOMES[seat.result.outcome] ?? seat.result.outcome} ${signedDollars(seat.result.net)}`;
+  if (seat.decision === "raise") return `raised ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}`;
+  if (seat.decision === "fold") return "folded";
+  if (v.snap.phase === "deciding") return `fold, or raise ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}`;
+  return "waiting for the showdown";
 }
 
 /** Own seats that last round's bets can go on now: [[seat, {amount, progressive}]]. */

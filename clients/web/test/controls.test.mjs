@@ -114,3 +114,41 @@ test("a table paused for its lease says a takeover voids the round, not only tha
   assert.match(text, /out of touch with the others/);
   assert.match(text, /if another server takes the table over, the round is voided and every bet refunded/);
 });
+
+/** Ann's rack and seat 0 in `phase`: an ante of $5 with the progressive, `seat` on top. */
+function roundAt(phase, seat = {}, { now = 0, deal = null } = {}) {
+  const snap = waiting();
+  Object.assign(snap, { phase, round_id: "alpha-1", ends_in_ms: 20000 });
+  Object.assign(snap.seats[0], { ante: 500, progressive: true, ready: true,
+    cards: ["Ah", "Kc", "9h", "7d", "2c"], hand: { category: "high_card", label: "High Card" }, ...seat });
+  snap.dealer.cards = [null, null, null, null, "Qs"];
+  return renderTable({
+    snap, me: { player_id: "p-ann" }, row: null, build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now, online: true, jackpot: 100000,
+    available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal,
+    rebet: { 0: { amount: 500, progressive: true } }, fair: {},
+  });
+}
+
+test("the rack says what the selected hand can do now, and the keys that act now", () => {
+  const betting = roundAt("betting", { cards: null, hand: null, ready: false });
+  assert.match(betting.byTestId("selected-seat").textContent, /^Seat #1: \$5 \+ progressive/);
+  assert.match(betting.byTestId("key-help").textContent, /a rebet · d deal/);
+  const deciding = roundAt("deciding");
+  assert.match(deciding.byTestId("selected-seat").textContent, /^Seat #1: fold, or raise \$10/);
+  assert.match(deciding.byTestId("key-help").textContent, /f fold · r raise/);
+  const raised = roundAt("deciding", { decision: "raise" });
+  assert.match(raised.byTestId("selected-seat").textContent, /^Seat #1: raised \$10/);
+  // nothing left to fold or raise, and Rebet and Deal are off: no key says otherwise
+  for (const root of [raised, roundAt("showdown", { decision: "raise",
+    result: { outcome: "win", net: 1500, returned: 3000, progressive_prize: 0 } })]) {
+    const keys = root.byTestId("key-help").textContent;
+    assert.doesNotMatch(keys, /rebet|deal|fold|raise/, keys);
+    assert.equal(root.byTestId("deal").getAttribute("disabled"), "");
+    assert.equal(root.byTestId("rebet").getAttribute("disabled"), "");
+  }
+  const showdown = roundAt("showdown", { decision: "raise",
+    result: { outcome: "win", net: 1500, returned: 3000, progressive_prize: 0 } });
+  assert.match(showdown.byTestId("selected-seat").textContent, /^Seat #1: Win \+\u2060?\$15\.00/);
+  assert.doesNotMatch(showdown.byTestId("selected-seat").textContent, /progressive/);
+});
