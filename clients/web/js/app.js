@@ -17,7 +17,7 @@
 
 import { accountToken, accountWelcomed, forgetAccount, setupAccount } from "./account.js";
 import { Connection, OfflineError, ServerError } from "./connection.js";
-import { dealDone, justDealt, nextCardIn, startDeal } from "./deal.js";
+import { dealLanded, justDealt, nextDealFrameIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
 import * as fairness from "./fairness.js";
 import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
@@ -593,7 +593,7 @@ function showDeal(snap) {
   const next = () => {
     if (state.dealing[snap.table] !== deal) return;
     render();
-    const wait = nextCardIn(deal, performance.now());
+    const wait = nextDealFrameIn(deal, performance.now()); // to the last card landed
     if (wait === null) {
       delete state.dealing[snap.table];
       render();
@@ -1657,7 +1657,7 @@ function draw() {
         leaveArmed: leaveArmed?.table === snap.table,
         layout: layoutFor(snap),
         selected: selectedSeat(snap),
-        deal: state.dealing[snap.table] && !dealDone(state.dealing[snap.table], now) ? state.dealing[snap.table] : null,
+        deal: state.dealing[snap.table] && !dealLanded(state.dealing[snap.table], now) ? state.dealing[snap.table] : null,
         rebet: state.lastBets[snap.table]?.seats ?? null,
         sideOpen: state.sideOpen ?? !window.matchMedia?.("(max-width: 640px)").matches,
         build: (seat) => buildOf(snap.table, seat),

@@ -64,6 +64,28 @@ export function nextCardIn(deal, now) {
   return Math.max(0, deal.t0 + dealtCount(deal, now) * deal.step - now);
 }
 
+/** How long a card flies in once dealt, ms (styles.css: `.card.dealt`, its deal-in). */
+export const FLY_MS = 260;
+
+/** Has card `card` of `to` landed at `now`: out, and its flight over (drawn whole)? */
+export function hasLanded(deal, now, to, card) {
+  return isDealt(deal, now - FLY_MS, to, card);
+}
+
+/** Has the deal's last card landed (the show of the deal over)? */
+export function dealLanded(deal, now) {
+  return dealDone(deal, now - FLY_MS);
+}
+
+/** Milliseconds until the show needs its next redraw (a card out, or the last one
+ * landed), or null when it is over. */
+export function nextDealFrameIn(deal, now) {
+  const card = nextCardIn(deal, now);
+  if (card !== null) return card;
+  if (dealLanded(deal, now)) return null;
+  return Math.max(0, deal.t0 + (deal.count - 1) * deal.step + FLY_MS - now);
+}
+
 /**
  * The snapshot as it stood when its cards came out, for as long as the deal is shown:
  * decisions, results and the dealer's hole cards that arrived meanwhile (everyone

@@ -7,7 +7,7 @@
 
 import { dealtRow } from "./cards.js";
 import { CHIPS, chipFace, chipStack } from "./chips.js";
-import { DEALER, asDealt, dealDone, isDealt } from "./deal.js";
+import { DEALER, asDealt, dealLanded, hasLanded, isDealt } from "./deal.js";
 import { h } from "./dom.js";
 import { shortHex, verdictEl, verifyButton } from "./fairview.js";
 import {
@@ -92,7 +92,7 @@ export function renderTable(ctx) {
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
     .filter((i) => i >= 0);
   const layout = ctx.layout ?? { mode: "flow", positions: [], vars: {} };
-  const dealing = ctx.deal && ctx.deal.round_id === raw.round_id && !dealDone(ctx.deal, ctx.now) ? ctx.deal : null;
+  const dealing = ctx.deal && ctx.deal.round_id === raw.round_id && !dealLanded(ctx.deal, ctx.now) ? ctx.deal : null;
   // while the cards are still coming out, nothing that came after them shows
   if (dealing) ctx = { ...ctx, snap: asDealt(ctx.snap, mine) };
   const { snap } = ctx;
@@ -342,9 +342,10 @@ function seatEl(v, seat, i, pos) {
   return h("div", props, nameplate, cards, hand, h("div", { class: "tile-line" }, spot, status), res);
 }
 
-/** All five cards of seat i out (the deal is not being shown, or it has reached them)? */
+/** All five cards of seat i drawn (the deal is not being shown, or its fifth card has
+ * landed: the hand is named once it can be seen whole, not as the fifth flies in)? */
 function cardsShown(v, i) {
-  return !v.dealing || isDealt(v.dealing, v.now, i, 4);
+  return !v.dealing || hasLanded(v.dealing, v.now, i, 4);
 }
 
 function seatCards(v, seat, i, pos) {

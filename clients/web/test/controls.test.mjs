@@ -152,3 +152,17 @@ test("the rack says what the selected hand can do now, and the keys that act now
   assert.match(showdown.byTestId("selected-seat").textContent, /^Seat #1: Win \+\u2060?\$15\.00/);
   assert.doesNotMatch(showdown.byTestId("selected-seat").textContent, /progressive/);
 });
+
+test("a hand is named once its fifth card has landed, not while it flies in", async () => {
+  const { FLY_MS, startDeal } = await import("../js/deal.js");
+  const snap = waiting();
+  Object.assign(snap, { phase: "deciding", round_id: "alpha-1" });
+  Object.assign(snap.seats[0], { cards: [null, null, null, null, null] });
+  snap.dealer.cards = [null, null, null, null, "Qs"];
+  const deal = startDeal(snap, 0); // seat 0 and the dealer: seat 0's fifth is card 8
+  const out = 8 * deal.step;
+  const label = (now) => roundAt("deciding", {}, { now, deal }).byTestId("seat-0-hand").textContent;
+  assert.equal(label(out - 1), ""); // four cards out
+  assert.equal(label(out), ""); // the fifth out, on its way
+  assert.equal(label(out + FLY_MS), "High Card"); // the fifth down: all five seen
+});

@@ -151,7 +151,7 @@ test("a suspended table is drawn as it stood, paused, with every control off", (
 });
 
 test("a showdown that comes while the deal is still shown waits for its last card", async () => {
-  const { startDeal } = await import("../js/deal.js");
+  const { FLY_MS, startDeal } = await import("../js/deal.js");
   const dealt = snapshot({ phase: "deciding" });
   const deal = startDeal(dealt, 0);
   const showdown = snapshot({ phase: "showdown", seq: 12 });
@@ -170,7 +170,7 @@ test("a showdown that comes while the deal is still shown waits for its last car
   assert.ok(during.byTestId("phase").textContent.startsWith("Dealing"));
   const shown = during.byTestId("seat-0-cards").withClass("card").map((c) => c.getAttribute("data-card"));
   assert.ok(shown.length > 0 && shown.every((c) => c === "back"), shown); // Ann's, face down to Bob
-  const after = draw(deal.step * deal.count + 1);
+  const after = draw((deal.count - 1) * deal.step + FLY_MS); // the last card landed
   assert.equal(after.byTestId("dealer-hand").textContent, "One Pair — does not qualify");
   assert.equal(after.byTestId("seat-0-result").getAttribute("data-outcome"), "fold");
 });
