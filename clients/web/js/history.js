@@ -130,7 +130,7 @@ function seatLine(s, r, mine) {
     h("div", { class: "hist-label" },
       h("b", { "data-testid": "history-seat-hand" }, s.hand?.label ?? ""),
       h("span", { class: "muted", "data-testid": "history-seat-decision" },
-        ` · ante ${dollars(s.ante, { short: true })}${s.progressive ? " + JP" : ""}${decision ? ` · ${decision}` : ""}`)),
+        ` · ante ${dollars(s.ante, { short: true })}${s.progressive ? " + progressive" : ""}${decision ? ` · ${decision}` : ""}`)),
     res
       ? h("div", {},
         h("span", { class: `hist-result ${res.outcome} ${res.net > 0 ? "up" : res.net < 0 ? "down" : "even"}`,

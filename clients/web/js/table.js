@@ -386,11 +386,12 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
   const progressive = editable
     ? h("button", { class: `prog-light${lit ? " on" : ""}`, "data-action": "toggle-progressive",
       "data-seat": i, "data-testid": `progressive-${i}`, "aria-pressed": lit ? "true" : "false",
-      title: `Progressive jackpot bet (${stake}) · p`, "aria-label": `Progressive bet ${stake} for seat ${i + 1}` },
-    // a phone's full-size button has room to say what it is
-    kind === "big" ? ["Jackpot", h("small", {}, stake)] : "JP")
+      title: `Progressive bet (${stake}), JP for short · p`, "aria-label": `Progressive bet ${stake} for seat ${i + 1}` },
+    // a phone's full-size button has room to say what it is, in the word the rest uses
+    kind === "big" ? ["Progressive", h("small", {}, stake)] : "JP")
     : h("span", { class: `prog-light${lit ? " on" : ""}`, "data-testid": `progressive-${i}`,
-      "aria-pressed": lit ? "true" : "false", title: lit ? "Progressive bet placed" : "No progressive bet" }, "JP");
+      "aria-pressed": lit ? "true" : "false", title: lit ? "Progressive bet placed" : "No progressive bet",
+      "aria-label": lit ? "Progressive bet placed" : "No progressive bet" }, "JP");
   const remove = editable && built > 0
     ? h("button", { class: "chip-remove", "data-action": "remove-chip", "data-seat": i,
       "data-testid": `chip-remove-${i}`, title: "Take the last chip off (Backspace)",
@@ -467,18 +468,22 @@ function resultEl(seat, i, stake, narrow = false) {
   const sideLost = r.progressive_prize === 0 && stake > 0 ? stake : 0;
   // coloured by the money, not the hand: a lost hand whose progressive paid is a gain
   const money = r.net > 0 ? "up" : r.net < 0 ? "down" : "even";
+  const short = narrow ? SHORT_OUTCOMES[r.outcome] : null;
   return h("div", { class: `result ${r.outcome} ${money}${narrow ? " narrow" : ""}`, "data-testid": `seat-${i}-result`,
     "data-outcome": r.outcome, "data-net": r.net },
   // the lost side bet goes on the outcome's line: beside the net it overflows a narrow seat
   h("span", { class: "outcome", title: OUTCOMES[r.outcome] ?? r.outcome },
-    (narrow ? SHORT_OUTCOMES[r.outcome] : null) ?? OUTCOMES[r.outcome] ?? r.outcome,
+    // a short form is an abbreviation of the words the phone and History use
+    short ? h("abbr", { title: OUTCOMES[r.outcome] }, short) : OUTCOMES[r.outcome] ?? r.outcome,
     sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
-      title: `The progressive side bet (${dollars(sideLost)}) won nothing; the net counts it` },
+      title: `The progressive bet (${dollars(sideLost)}) won nothing; the net counts it`,
+      "aria-label": `Progressive bet ${dollars(-sideLost)}` },
     `JP ${dollars(-sideLost, { short: true })}`) : null),
   h("span", { class: "result-money" },
     h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
     prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize,
-      title: `Progressive ${dollars(prize)}` }, `JP +${dollars(prize, { short: true })}`) : null));
+      title: `Progressive ${dollars(prize)}`, "aria-label": `Progressive ${dollars(prize)}` },
+    `JP +${dollars(prize, { short: true })}`) : null));
 }
 
 /** The total a set of bets takes from the wallet now (antes and progressive stakes). */

@@ -166,3 +166,45 @@ test("a hand is named once its fifth card has landed, not while it flies in", as
   assert.equal(label(out), ""); // the fifth out, on its way
   assert.equal(label(out + FLY_MS), "High Card"); // the fifth down: all five seen
 });
+
+test("one word for each thing: the progressive bet, and a dealer who did not qualify", async () => {
+  // a phone's button says Progressive, as the rules and the rack do (it said Jackpot)
+  const phone = roundAt("betting", { ante: 0, ready: false, cards: null, hand: null });
+  assert.match(phone.byTestId("progressive-0").textContent, /^Progressive/);
+  // a narrow seat's "No qualify" is an abbreviation of the phone's and History's words
+  const snap = waiting();
+  Object.assign(snap, { phase: "showdown", round_id: "alpha-1" });
+  Object.assign(snap.seats[0], { ante: 500, progressive: true, ready: true, decision: "raise",
+    cards: ["Ah", "Kc", "9h", "7d", "2c"], hand: { category: "high_card", label: "Ace-King" },
+    result: { outcome: "no_qualify", net: 400, returned: 1000, progressive_prize: 0 } });
+  const arc = renderTable({
+    snap, me: { player_id: "p-bob" }, row: null, build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    available: 100000, selected: null, deal: null, rebet: null, fair: {},
+    layout: { mode: "arc", width: 900, height: 500, seat: { w: 96 }, dealer: { cardsY: 40 }, printTop: null,
+      positions: [{ x: 0, y: 200, w: 96, h: 300 }, { x: 110, y: 200, w: 96, h: 300 }], vars: {} },
+  });
+  const outcome = arc.byTestId("seat-0-result").withClass("outcome")[0];
+  const abbr = outcome.children.find((c) => c.tagName === "ABBR");
+  assert.equal(abbr?.getAttribute("title"), "Dealer did not qualify");
+  assert.equal(abbr.textContent, "No\u00a0qualify");
+  assert.match(arc.byTestId("seat-0-side-bet").getAttribute("aria-label"), /^Progressive bet/);
+  assert.equal(arc.byTestId("progressive-0").getAttribute("aria-label"), "Progressive bet placed");
+});
+
+test("History says the progressive bet in words", async () => {
+  const { renderHistory } = await import("../js/history.js");
+  const seat = (n, who, name) => ({ seat: n, player_id: who, name, ante: 500, progressive: true,
+    decision: "raise", cards: ["Ah", "Kc", "9h", "7d", "2c"], hand: { label: "Ace-King" },
+    result: { outcome: "no_qualify", net: 400, returned: 1000, progressive_prize: 0 } });
+  const root = renderHistory({
+    history: { open: true, loading: false, error: null, rounds: [{ round_id: "alpha-1", table: "alpha",
+      variant: "casino-stud", dealer: ["Kc", "Qh", "9d", "6s", "2c"], dealer_hand: { label: "King High" },
+      seats: [seat(0, "p-ann", "Ann"), seat(4, "p-bob", "Bob")], balance_before: 1000, balance_after: 1400 }] },
+    me: { player_id: "p-ann" }, lobby: null, verdicts: {},
+  });
+  const text = root.textContent;
+  assert.match(text, /ante \$5 \+ progressive/);
+  assert.doesNotMatch(text, /\+ JP/);
+  assert.match(text, /Seat 5/); // another player's hand says its seat
+});
