@@ -7,7 +7,8 @@ three hands told apart), and the History panel gives every other hand its seat. 
 top bar stays one row from 960 to 1024 px as a guest and once signed up, and shows one
 identity: the name, not the username beside it; the table's head does not wrap in one
 phase and not in another, so the felt stays put. A phone's top bar is no taller signed
-up than as a guest. Screenshots go to test-artifacts/names-*.png.
+up than as a guest, and an amount over the purchase limit, refused, does not stay in its
+buy field. Screenshots go to test-artifacts/names-*.png.
 
 Needs Debian's Chromium, like tests/test_web.py.
 """
@@ -205,4 +206,9 @@ async def test_a_phone_top_bar_is_no_taller_signed_up(
     await bob.screenshot(path=str(ARTIFACTS / "names-signed-up-phone.png"))
     assert guest is not None and signed is not None
     assert signed["height"] <= guest["height"] + 1, (guest, signed)
+    # an amount over the limit, refused, is not left in the field for the next Buy
+    await bob.get_by_test_id("buy-amount").fill("99999")
+    await bob.get_by_test_id("buy-chips").tap()
+    await expect(bob.get_by_test_id("error-message")).to_contain_text("at most $10,000.00")
+    await expect(bob.get_by_test_id("buy-amount")).to_have_value("500")
     assert problems == []

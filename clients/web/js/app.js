@@ -28,7 +28,7 @@ import { keyCommand, nextWaiting } from "./keys.js";
 import { seatLayout } from "./layout.js";
 import { renderLobby, tablePageUrl } from "./lobby.js";
 import { atStake, movedNotice, roundFate } from "./moved.js";
-import { Purchases } from "./purchase.js";
+import { Purchases, USUAL_BUY, amountAfterRefusal } from "./purchase.js";
 import { breakdown } from "./chips.js";
 import {
   buildAmount, buildable, clockView, countdownText, rebetSeats, remainingMs, renderTable,
@@ -208,6 +208,8 @@ const purchases = new Purchases(conn, {
     + "it is sent again once connected, and bought only once.", { code: "purchase-waiting" }),
   onError: (err) => {
     dismissToasts("purchase-waiting");
+    const amount = amountAfterRefusal(err); // over the limit: not left for the next Buy
+    if (amount !== null) $("buy-amount").value = amount;
     showError(err);
   },
   onBought: (amount) => {
@@ -1859,6 +1861,7 @@ $("buy").addEventListener("submit", (event) => {
   }
   if (!Number.isSafeInteger(wanted * 100) || wanted * 100 > MAX_WIRE_CENTS) {
     showError("That is more than a purchase can be: enter a smaller amount.", { code: "buy-amount" });
+    $("buy-amount").value = String(USUAL_BUY);
     return;
   }
   const cents = wanted * 100;

@@ -107,3 +107,21 @@ export class Purchases {
     return true;
   }
 }
+
+/** The buy field's usual amount, in dollars (index.html's `value`). */
+export const USUAL_BUY = 500;
+
+/**
+ * What the buy field holds after a purchase over the limit was refused (a frame with
+ * `allowed` or `max_buy_chips`, cents): the usual amount, or the most that may be
+ * bought when that is less, in whole dollars; null for any other refusal (the amount
+ * typed stays, to be corrected). An amount over the limit left in the field was
+ * refused again by the next Buy.
+ */
+export function amountAfterRefusal(err) {
+  const f = err?.frame ?? {};
+  if (f.code !== "buy_in_limit") return null;
+  const limit = f.allowed ?? f.max_buy_chips;
+  const most = typeof limit === "number" ? Math.floor(limit / 100) : USUAL_BUY;
+  return most >= 1 ? String(Math.min(USUAL_BUY, most)) : String(USUAL_BUY);
+}

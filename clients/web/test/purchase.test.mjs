@@ -125,3 +125,13 @@ test("a first try refused as not taken is over: nothing was bought", async () =>
   assert.equal(buys.waiting, null);
   assert.equal(say.errors[0].code, "store_unavailable");
 });
+
+test("an amount over the limit gives way to one that can be bought", async () => {
+  const { amountAfterRefusal } = await import("../js/purchase.js");
+  const over = (frame) => amountAfterRefusal({ frame: { code: "buy_in_limit", ...frame } });
+  assert.equal(over({ max_buy_chips: 1_000_000 }), "500"); // 99999 typed: the usual $500
+  assert.equal(over({ allowed: 30_050 }), "300"); // less room left than that: the most
+  assert.equal(over({}), "500");
+  assert.equal(amountAfterRefusal({ frame: { code: "rate_limited" } }), null); // kept
+  assert.equal(amountAfterRefusal(new Error("x")), null);
+});
