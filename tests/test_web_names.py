@@ -1,9 +1,10 @@
 """Long names at a full table in the browser client, in a real headless Chromium.
 
-Ann (a 24-letter name with no space) plays three hands at a nine-seat table; six
-others, names as long, play one each. At 1280x800 and 1024x768 every other player's
-name keeps more than a few letters, Ann's own seats say YOU and their number (her
-three hands told apart), and the History panel gives every other hand its seat. The
+The lobby's card keeps each fact on one line at 1280x800. Ann (a 24-letter name with
+no space) plays three hands at a nine-seat table; six others, names as long, play one
+each. At 1280x800 and 1024x768 every other player's name keeps more than a few
+letters, Ann's own seats say YOU and their number (her three hands told apart), and
+the History panel gives every other hand its seat. The
 top bar stays one row from 960 to 1024 px as a guest and once signed up, and shows one
 identity: the name, not the username beside it; the table's head does not wrap in one
 phase and not in another, so the felt stays put. A phone's top bar is no taller signed
@@ -84,6 +85,12 @@ BELOW_FIRST_ROW = """() => {
   return parts.filter(([, r]) => r.top >= firstBottom).map(([el]) => el.className || el.id);
 }"""
 
+# The elements (of a selector) whose words take more than one line.
+ONE_LINE = """(sel) => [...document.querySelectorAll(sel)].filter((el) => {
+  const r = el.getBoundingClientRect();
+  return r.height > 2 * parseFloat(getComputedStyle(el).fontSize);  // a line is about 1.2
+}).map((el) => el.textContent)"""
+
 FELT_TOP = "() => document.querySelector('#table .felt').getBoundingClientRect().top"
 
 
@@ -130,6 +137,10 @@ async def test_long_names_at_a_full_table(
     await ann.get_by_test_id("name-input").fill(ALEX)
     await ann.get_by_test_id("enter").click()
     await expect(ann.get_by_test_id("player-name")).to_have_text(ALEX)
+    # the lobby's card: each of a table's facts on one line
+    await expect(ann.get_by_test_id("play-nine")).to_be_visible()
+    wrapped: list[str] = await ann.evaluate(ONE_LINE, ".facts dt, .facts dd")
+    assert wrapped == [], f"facts over two lines in the lobby's card: {wrapped}"
     await ann.get_by_test_id("play-nine").click()
     for seat in (1, 2):
         await ann.get_by_test_id(f"sit-{seat}").click()

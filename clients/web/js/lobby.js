@@ -88,7 +88,8 @@ function tableCard(row, state) {
       h("dt", {}, "Progressive"), h("dd", {}, dollars(row.progressive_stake, { short: true })),
       h("dt", {}, "Free seats"), h("dd", { "data-testid": `lobby-free-${row.id}` }, `${free} of ${row.seats}`),
       h("dt", {}, "Watching"), h("dd", {}, String(row.spectators)),
-      h("dt", {}, "Hands per player"), h("dd", {}, `up to ${row.max_seats_per_player ?? state.limits?.max_seats_per_player ?? 1}`),
+      // "Hands per player" wrapped in a 1280 px window's card: the short words, the long in the title
+      h("dt", { title: "Hands per player: the seats one player may hold" }, "Hands each"), h("dd", {}, `up to ${row.max_seats_per_player ?? state.limits?.max_seats_per_player ?? 1}`),
       h("dt", {}, "Jackpot"), h("dd", { class: "gold", "data-testid": `lobby-jackpot-amount-${row.id}` },
         jackpot === undefined ? "—" : dollars(jackpot))),
     paysToggle(row, paysOpen),
