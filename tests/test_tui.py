@@ -604,6 +604,34 @@ def test_the_lobby_says_a_silent_server_paused_and_suspended_tables_in_words() -
     assert '"No answer"' in lobby_js and '"Suspended"' in lobby_js
 
 
+def test_the_history_shows_the_other_hands_of_the_round_by_seat_and_name() -> None:
+    """As the browser's does: the player's hands, then the others' (seat and name), so
+    a round can be read again as it was played."""
+    from clients.tui.render import history_text
+
+    def hand(seat: int, pid: str, name: str, outcome: str, net: int) -> dict[str, Any]:
+        return {
+            "seat": seat, "player_id": pid, "name": name, "ante": 500, "decision": "raise",
+            "cards": ["2c", "3c", "4c", "5c", "7d"], "hand": {"label": "High Card"},
+            "result": {"outcome": outcome, "net": net},
+        }  # fmt: skip
+
+    record = {
+        "round_id": "alpha-1",
+        "table": "alpha",
+        "seats": [hand(0, "p-ann", "Ann", "lose", -1_500), hand(1, "p-bob", "Bob", "win", 1_500)],
+        "dealer": DEALER,
+        "dealer_hand": {"category": "ACE_KING", "label": "Ace-King"},
+        "balance_before": 10_000,
+        "balance_after": 8_500,
+    }
+    lines = history_text([record], "p-ann", {}).plain.splitlines()
+    mine = next(i for i, line in enumerate(lines) if line.startswith("  seat 1 "))
+    theirs = next(i for i, line in enumerate(lines) if line.startswith("  seat 2 "))
+    assert mine < theirs and "Bob" in lines[theirs] and "Win +$15.00" in lines[theirs]
+    assert "Ann" not in lines[mine] and "Lose -$15.00" in lines[mine]
+
+
 def test_the_two_clients_use_the_same_words() -> None:
     """The terminal's seat states, outcomes and phases are the browser's (clients/web/js)."""
     from pathlib import Path

@@ -98,6 +98,8 @@ class StudApp(App[None]):
     """`watch=True` shows tables without controls; otherwise the player's keys are live."""
 
     TITLE = "casino-stud"
+    # the footer's room goes to the game's keys: textual's palette offers none of them
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     #head, #info { padding: 0 1; background: $boost; }
     #dealer { padding: 1 1 0 1; }

@@ -527,7 +527,8 @@ def history_text(
     variants: Mapping[str, str] | None = None,
 ) -> Text:
     """The player's last rounds, newest first: when, where, own hands and results, the
-    dealer, jackpot prizes, the wallet before and after, and the check of each proof.
+    others' hands, the dealer, jackpot prizes, the wallet before and after, and the check
+    of each proof.
     `titles` and `variants` (from the lobby) turn table and variant ids into names."""
     if not rounds:
         return Text("No rounds yet: play one and come back.", style="dim")
@@ -542,17 +543,14 @@ def history_text(
             f"{verdict_markup(verdicts.get(rid))}"
         )
         lines = [head]
-        for s in own_hands(r, me):
-            decision = {"raise": "raised", "fold": "folded"}.get(str(s.get("decision")), "-")
-            decision += how_decided(s)
-            ante = money(int(s.get("ante") or 0))
-            prog = "[magenta]P[/]" if s.get("progressive") else " "
-            lines.append(
-                f"  seat {int(s.get('seat', 0)) + 1}  {ante:>9} {prog}  "
-                f"{cards_markup(s.get('cards'))}  "
-                f"{escape(hand_label(s.get('hand'))):<16} {decision:<8} "
-                f"{seat_status(s) if s.get('result') else ''}"
-            )
+        mine = own_hands(r, me)
+        lines += [history_hand(s) for s in mine]
+        # then the others' hands, as the browser's history shows them
+        lines += [
+            history_hand(s, escape(str(s.get("name", ""))[:10]))
+            for s in r.get("seats") or []
+            if isinstance(s, dict) and s not in mine
+        ]
         dealer_hand = r.get("dealer_hand") or {}
         qualifies = str(dealer_hand.get("category", "HIGH_CARD")) != "HIGH_CARD"
         lines.append(
@@ -577,6 +575,21 @@ def history_text(
             )
         blocks.append("\n".join(lines))
     return Text.from_markup("\n\n".join(blocks))
+
+
+def history_hand(seat: Frame, name: str | None = None) -> str:
+    """A hand of a past round: seat (and `name`, another player's), bets, cards, result."""
+    decision = {"raise": "raised", "fold": "folded"}.get(str(seat.get("decision")), "-")
+    decision += how_decided(seat)
+    ante = money(int(seat.get("ante") or 0))
+    prog = "[magenta]P[/]" if seat.get("progressive") else " "
+    who = f" [dim]{name:<10}[/]" if name is not None else ""
+    return (
+        f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}  "
+        f"{cards_markup(seat.get('cards'))}  "
+        f"{escape(hand_label(seat.get('hand'))):<16} {decision:<8} "
+        f"{seat_status(seat) if seat.get('result') else ''}"
+    )
 
 
 PLAY_KEYS: Final = (
