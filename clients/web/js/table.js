@@ -448,7 +448,7 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
     buttons.push(h("button", { class: "btn small", "data-action": "clear-seat", "data-seat": i,
       "data-testid": `clear-${i}`, title: "Take every chip off this seat" }, "Clear"));
   }
-  if (seat.ante === 0 && (phase === "waiting" || phase === "betting" || kind === "big")) {
+  if (seat.ante === 0) { // no bet in play: the server frees it in any phase
     buttons.push(h("button", { class: "btn small ghost", "data-action": "stand", "data-seat": i,
       "data-testid": `stand-${i}`, disabled: v.busy, title: "Give up this seat" },
     kind === "arc" && v.layout.seat.w < WIDE_SEAT ? "Stand" : "Stand up"));

@@ -208,3 +208,24 @@ test("History says the progressive bet in words", async () => {
   assert.doesNotMatch(text, /\+ JP/);
   assert.match(text, /Seat 5/); // another player's hand says its seat
 });
+
+test("a seat sitting the round out can be stood up from in any phase, on the arc too", () => {
+  // the server frees a seat with no bet in play at any time; the arc offered Stand only
+  // while waiting or betting, so a player sitting a round out could not stand until
+  // the next round opened
+  for (const phase of ["deciding", "showdown"]) {
+    const snap = waiting();
+    Object.assign(snap, { phase, round_id: "alpha-1" });
+    snap.seats[1] = { ...snap.seats[0], player_id: "p-bob", name: "Bob", ante: 500, ready: true,
+      cards: ["Ah", "Kc", "9h", "7d", "2c"], decision: phase === "showdown" ? "raise" : null };
+    const arc = renderTable({
+      snap, me: { player_id: "p-ann" }, row: null, build: () => ({ chips: [], progressive: false }),
+      chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+      available: 100000, selected: 0, deal: null, rebet: null, fair: {},
+      layout: { mode: "arc", width: 900, height: 500, seat: { w: 96 }, dealer: { cardsY: 40 }, printTop: null,
+        positions: [{ x: 0, y: 200, w: 96, h: 300 }, { x: 110, y: 200, w: 96, h: 300 }], vars: {} },
+    });
+    assert.notEqual(arc.byTestId("stand-0"), null, phase);
+    assert.equal(arc.byTestId("stand-1"), null, phase); // not another's, nor a seat with a hand
+  }
+});
