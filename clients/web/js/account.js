@@ -48,6 +48,11 @@ export function accountToken() {
   return stored()?.token ?? null;
 }
 
+/** The signed-in account's username, or null (a guest, or not welcomed yet). */
+export function accountUsername() {
+  return me?.username ?? null;
+}
+
 /** The account's token was refused (revoked elsewhere): forget it, go on as a guest. */
 export function forgetAccount() {
   localStorage.removeItem(ACCOUNT);
@@ -110,7 +115,7 @@ function drawBar() {
   if (me.username) {
     const name = Object.assign(document.createElement("span"), { className: "account-name", textContent: me.username });
     name.dataset.testid = "account-name";
-    name.title = me.username; // said to screen readers: the bar shows the player's name alone
+    name.title = me.username; // for screen readers and tests: the bar's name shows it (app.js)
     const out = button("signout", "Sign out");
     out.title = `Signed in as ${me.username}: sign out`;
     bar.append(name, button("password", "Password"), out);
@@ -165,6 +170,7 @@ async function submit() {
       if (token) localStorage.setItem(ACCOUNT, JSON.stringify({ token, username: ok.username }));
       me = { username: ok.username };
       drawBar();
+      app.render?.(); // the top bar names the account now
     } else {
       // from the start screen the connection is not welcomed yet: `login` welcomes it
       // itself, so no guest is made (and counted against this address) to sign in

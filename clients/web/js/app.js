@@ -15,7 +15,7 @@
 // commitment seen before the deal and the seed in force then, which a Verify
 // compares with the proof.
 
-import { accountToken, accountWelcomed, forgetAccount, setupAccount } from "./account.js";
+import { accountToken, accountUsername, accountWelcomed, forgetAccount, setupAccount } from "./account.js";
 import { Connection, OfflineError, ServerError } from "./connection.js";
 import { dealLanded, justDealt, nextDealFrameIn, startDeal } from "./deal.js";
 import { h, morph } from "./dom.js";
@@ -1778,8 +1778,12 @@ function drawHeader() {
       el.dataset.cents = String(b[key]);
     }
   }
-  $("player-name").textContent = state.me ? state.me.name : "";
-  $("player-name").title = state.me ? state.me.name : "";
+  // signed in, the bar names the account (which one is signed in is what it must say);
+  // the table shows the player's name
+  const name = state.me?.name ?? "";
+  const username = state.me ? accountUsername() : null;
+  $("player-name").textContent = username ?? name;
+  $("player-name").title = username ? `${name}, signed in as ${username}` : name;
   const buying = purchases.waiting !== null;
   $("buy-chips").disabled = buying;
   $("buy-chips").querySelector(".buy-label").hidden = buying;
@@ -1909,6 +1913,6 @@ setInterval(tick, 200);
 // A handle for debugging from the console (and for the browser tests).
 window.stud = { state, conn, purchases, fairness, verifyDeal, verifyHistory, loadHistory, absorb };
 
-setupAccount({ conn, welcome, showError });
+setupAccount({ conn, welcome, showError, render });
 render();
 conn.start();

@@ -543,9 +543,11 @@ function controls(v) {
         : null),
     h("div", { class: "rules" },
       h("div", { class: "selected-line", "data-testid": "selected-seat", "data-seat": sel ?? "" }, selLine,
-        h("span", { class: "muted" }, ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
-          + (v.mine.length < v.maxSeats && snap.seats.includes(null)
-            ? ` (up to ${v.maxSeats}: “+ Hand” on a free seat)` : ""))),
+        // "how" in the title: the line is cut at a laptop's width when it says it too
+        h("span", { class: "muted", title: v.mine.length < v.maxSeats && snap.seats.includes(null)
+          ? `Up to ${v.maxSeats} hands: “+ Hand” on a free seat adds one` : null },
+        ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
+          + (v.mine.length < v.maxSeats && snap.seats.includes(null) ? ` (up to ${v.maxSeats})` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP },

@@ -229,3 +229,17 @@ test("a seat sitting the round out can be stood up from in any phase, on the arc
     assert.equal(arc.byTestId("stand-1"), null, phase); // not another's, nor a seat with a hand
   }
 });
+
+test("the rack's line says how many hands in a few words, how to add one in its title", () => {
+  // at 1280 px the line was cut: "Seat #1: $10 · 1 hand (up to 3: “+ Hand” o…"
+  const root = renderTable({
+    snap: waiting(), me: { player_id: "p-ann" }, row: null, build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
+    rebet: null, fair: {},
+  });
+  const line = root.byTestId("selected-seat");
+  assert.match(line.textContent, / · 1 hand \(up to 3\)$/);
+  const hint = line.children.find((c) => c.getAttribute?.("title"));
+  assert.match(hint.getAttribute("title"), /“\+ Hand” on a free seat/);
+});
