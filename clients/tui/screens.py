@@ -38,6 +38,11 @@ from clients.tui.seed import SeedScreen
 from clients.verify import Verdict
 
 
+class SeatsBox(VerticalScroll, can_focus=False):
+    """The seats, one a line, scrolled when a short screen cannot show them all (to the
+    selected seat, or by PageUp/PageDown); never focused: the keys are the table's."""
+
+
 class TableApp(Protocol):
     """What the screens read of the app and ask it to do (StudApp)."""
 
@@ -57,6 +62,7 @@ class TableApp(Protocol):
     @property
     def snapshot(self) -> dict[str, Any] | None: ...
     def seconds_left(self) -> float | None: ...
+    def own_seats(self) -> list[int]: ...
     def jackpot_amount(self) -> int | None: ...
     def variant_title(self) -> str: ...
     def head_text(self) -> Text: ...
@@ -167,14 +173,27 @@ class WatchScreen(StudScreen):
         Binding("h", "app.history", "History"),
         Binding("l", "leave", "Lobby"),
         Binding("q", "app.quit_app", "Quit"),
+        # the seats scroll when a short screen cannot show them all
+        Binding("pageup", "seats_page(-1)", "Seats up", show=False),
+        Binding("pagedown", "seats_page(1)", "Seats down", show=False),
     ]
+
+    _in_view: int | None = None  # the selected seat last scrolled into view
+
+    def action_seats_page(self, direction: int) -> None:
+        box = self.query_one(SeatsBox)
+        if direction > 0:
+            box.scroll_page_down(animate=False)
+        else:
+            box.scroll_page_up(animate=False)
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(id="info")
             yield Static(id="fair")
             yield Static(id="dealer")
-            yield Static(id="seats")
+            with SeatsBox(id="seats-box"):
+                yield Static(id="seats")
             yield Static(id="player")
             yield Static(self.KEYS_LINE, id="keys")
             yield Static(id="message")
@@ -191,23 +210,25 @@ class WatchScreen(StudScreen):
         self.query_one("#dealer", Static).update(dealer_text(snap))
         seats = self.query_one("#seats", Static)
         # its width less a scrollbar's, which a full table on a short screen shows
-        width = (seats.content_region.width or self.size.width - 2) - 2
+        width = (self.query_one(SeatsBox).content_region.width or self.size.width - 2) - 2
         seats.update(seats_text(snap, app.player_id, app.selected, width))
-        self.call_after_refresh(self._keep_in_view, app.selected)
+        if app.selected != self._in_view:  # a page scrolled by hand stays where it is
+            self._in_view = app.selected
+            self.call_after_refresh(self._keep_in_view, app.selected)
         self.query_one("#player", Static).update(app.player_panel())
-        self.query_one("#keys", Static).update(self.keys_line(str(snap.get("phase", ""))))
+        self.query_one("#keys", Static).update(self.keys_line(snap))
         self.query_one("#message", Static).update(app.message_text())
 
-    def keys_line(self, phase: str) -> str:
-        """The keys the screen lists under the table (the play screen: those of `phase`)."""
+    def keys_line(self, snap: dict[str, Any]) -> str:
+        """The keys the screen lists under the table (the play screen: those of now)."""
         return self.KEYS_LINE
 
     def _keep_in_view(self, seat: int | None) -> None:
         """The selected seat's line (one a line), scrolled to when off the seats' view."""
-        seats = self.query("#seats")
-        if seat is None or not seats:
+        boxes = self.query(SeatsBox)
+        if seat is None or not boxes:
             return
-        view = seats.first(Static)
+        view = boxes.first()
         top, rows = view.scroll_offset.y, view.scrollable_content_region.height
         if seat < top:
             view.scroll_to(y=seat, animate=False)
@@ -241,8 +262,12 @@ class PlayScreen(WatchScreen):
 
     KEYS_LINE = PLAY_KEYS
 
-    def keys_line(self, phase: str) -> str:
-        return play_keys(phase)
+    def keys_line(self, snap: dict[str, Any]) -> str:
+        seats = snap.get("seats") or []
+        undecided = any(
+            seats[i].get("cards") and not seats[i].get("decision") for i in self.stud.own_seats()
+        )
+        return play_keys(str(snap.get("phase", "")), undecided=undecided)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "sit", "Sit"),
