@@ -443,8 +443,12 @@ def _check_accounts(a: AccountsConfig) -> None:
         raise ConfigError("accounts: window > 0 seconds, max_failures_per_* >= 1")
     if a.max_new_players_per_address < 0:
         raise ConfigError("accounts: max_new_players_per_address must be >= 0 (0: no limit)")
-    if not 0 <= a.token_idle_days <= 36_500:
-        raise ConfigError("accounts.token_idle_days: 0 to 36500 days (0: tokens never expire)")
+    days = a.token_idle_days
+    if not (days == 0 or 1 / 24 <= days <= 36_500):  # an hour at least: else no one resumes
+        raise ConfigError(
+            f"accounts.token_idle_days: 0 (tokens never expire) or 0.042 (an hour) to 36500 "
+            f"days, got {days!r}"
+        )
 
 
 def _check_admin(a: AdminConfig) -> None:

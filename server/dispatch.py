@@ -315,6 +315,8 @@ class Requests:
         self.lobby.watch(session.ws, False)
         for table_id in session.tables:
             self.rooms[table_id].remove_viewer(session.ws)
+        if session.player is not None and not self.stopping():
+            self.spawn(self._token_used(session.player.token))
         if not self.sessions.closed(session):
             return
         assert session.player is not None
@@ -326,6 +328,12 @@ class Requests:
         self.sessions.start_grace(
             pid, self.config.reconnect_grace, lambda: self.spawn(self._grace_over(pid))
         )
+
+    async def _token_used(self, token: str) -> None:
+        """A connection with the token ended: it was in use until now, so its idle time
+        (`token_idle_days`) starts now, not at the hello of a connection open for weeks."""
+        with contextlib.suppress(StoreError):
+            await self.store.player_by_token(token)
 
     async def _grace_over(self, player_id: str) -> None:
         """The player stayed away past the grace: their seats go (after any live round)."""
@@ -352,7 +360,7 @@ class Requests:
             if room is None:
                 continue
             if room.table.keeps_seat(player_id):
-                return "you hold a seat here: leave the table before signing in or out"
+                return f"you hold a seat at {table_id!r}: leave the table before signing in or out"
             if room.table.has_hand_in_play(player_id):
                 return (
                     f"your hand at {table_id!r} is still in play: sign in or out once its round "

@@ -36,6 +36,12 @@ from server.config import ConfigError, build_config, load_config
             {"server": {"port": 18896}, "admin": {"port": 18896}},
             "admin.port: the same address as server.port",
         ),
+        (
+            {"accounts": {"token_idle_days": 0.001}},  # no one could resume: an hour at least
+            "accounts.token_idle_days: 0 (tokens never expire) or 0.042 (an hour) to 36500 "
+            "days, got 0.001",
+        ),
+        ({"accounts": {"token_idle_days": -1}}, "accounts.token_idle_days: 0 (tokens never"),
     ],
 )
 def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:

@@ -229,10 +229,10 @@ class Store(Protocol):
         ...
 
     async def player_by_token(self, token: str, *, idle: float | None = None) -> Player | None:
-        """The token's player. With `idle` (seconds), a resume: a token unused for longer
-        is forgotten (None, for good), else its use is recorded. Without, a look only (a
-        live connection's token checked again). A token with no use recorded (from an
-        earlier release) counts from this resume."""
+        """The token's player, and a use of the token recorded. With `idle` (seconds), a
+        resume: a token unused for longer is forgotten (None, for good). Without, a live
+        connection's token (checked again, or its connection ending): never expired. A
+        token with no use recorded (from an earlier release) counts from now."""
         ...
 
     async def player_known(self, player_id: str) -> bool:

@@ -177,12 +177,11 @@ class MemoryStore:
         pid = self.tokens.get(digest)
         if pid is None:
             return None
-        if idle is not None:
-            now = self.wall_clock()
-            if now - self.token_used.get(digest, now) > idle:
-                await self.revoke_token(token)
-                return None
-            self.token_used[digest] = now
+        now = self.wall_clock()
+        if idle is not None and now - self.token_used.get(digest, now) > idle:
+            await self.revoke_token(token)
+            return None
+        self.token_used[digest] = now  # a use: a resume, or a live connection's look
         return replace(self.players[pid], token=token)
 
     async def player_known(self, player_id: str) -> bool:

@@ -525,24 +525,11 @@ class RedisStore:
         return player
 
     async def player_by_token(self, token: str, *, idle: float | None = None) -> Player | None:
-        if idle is not None:
-            request = {"op": "resume", "token_hash": token_hash(token), "now": self.wall_clock()}
-            found = (await self._script("token", {**request, "idle": idle}))["ok"]
-            return (
-                Player(found["id"], found["name"], token, found.get("username")) if found else None
-            )
-
-        async def lookup(conn: Any) -> Player | None:
-            pid = await conn.hget(self.prefix + "tokens", token_hash(token))
-            if pid is None:
-                return None
-            profile = await conn.hget(self.prefix + "players", pid)
-            if profile is None:
-                return None
-            data = json.loads(profile)
-            return Player(pid, data["name"], token, data.get("username"))
-
-        return await self._run("a token lookup", lookup)
+        request = {"op": "resume", "token_hash": token_hash(token), "now": self.wall_clock()}
+        found = await self._script("token", {**request, "idle": -1 if idle is None else idle})
+        if not found["ok"]:
+            return None
+        return Player(found["ok"]["id"], found["ok"]["name"], token, found["ok"].get("username"))
 
     async def player_known(self, player_id: str) -> bool:
         async def known(conn: Any) -> bool:

@@ -19,11 +19,12 @@ local function forget()
   redis.call('SREM', P .. 'ptokens:' .. pid, REQ.token_hash)
 end
 if REQ.op == 'resume' then
-  -- a token unused for longer than `idle` seconds is forgotten; one with no use time
-  -- (kept by an earlier release) counts from now
+  -- a use of the token (a resume, or a look at a live connection's: `idle` -1): one
+  -- unused for longer than `idle` seconds is forgotten; one with no use time (kept by
+  -- an earlier release) counts from now
   if not pid then return ok(false) end
   local used = tonumber(redis.call('HGET', USED, REQ.token_hash))
-  if used and REQ.now - used > REQ.idle then
+  if used and REQ.idle >= 0 and REQ.now - used > REQ.idle then
     forget()
     return ok(false)
   end
