@@ -111,9 +111,9 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         assert isinstance(player.screen, LobbyScreen)
         lobby = player.screen.query_one(DataTable)
         first, second = lobby.get_row_at(0), lobby.get_row_at(1)
-        assert first[0] == "alpha" and first[2] == "$1 – $100"
-        assert first[3] == "5 of 5" and first[1] == "Casino Stud Poker"
-        assert second[0] == "beta" and second[2] == "$1 – $50"
+        assert first[0] == "alpha" and first[3] == "$1 – $100"
+        assert first[2] == "5 of 5" and first[5] == "Casino Stud Poker"
+        assert second[0] == "beta" and second[3] == "$1 – $50"
         # Enter opens the table under the cursor (the first row)
         await p.press("enter")
         await until(p, lambda: isinstance(player.screen, PlayScreen), "the table screen")
@@ -574,14 +574,15 @@ def test_the_lobby_keeps_the_jackpot_cents_at_120_columns() -> None:
         "jackpot": "main",
     }
     ((_, cells),) = lobby_rows({"tables": [row]}, {"main": 1_234_567_89})
-    assert cells[4] == "main $1,234,567.89" and cells[5] == "Deciding"
+    assert cells[1] == "Deciding" and cells[4] == "main $1,234,567.89"
     widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)]
     assert sum(widths) + 2 * len(widths) <= 118  # cells and their padding, inside the border
-    # at 80 columns a usual table's row shows its jackpot whole (it read "main $1")
-    usual = {**row, "title": "Casino 1", "seats": 5, "min_ante": 100, "max_ante": 10_000}
-    ((_, cells),) = lobby_rows({"tables": [usual]}, {"main": 1_000_000})
+    # at 80 columns the table, what it is doing, its free seats, limits and jackpot show
+    # whole, even with a long title (the jackpot read "main $1", then the phase "Sh")
+    ((_, cells),) = lobby_rows({"tables": [{**row, "phase": "showdown"}]}, {"main": 1_000_000})
     widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)][:5]
-    assert cells[4] == "main $10,000.00" and sum(widths) + 2 * len(widths) <= 78
+    assert cells[1] == "Showdown" and cells[4] == "main $10,000.00"
+    assert sum(widths) + 2 * len(widths) <= 78
 
 
 def test_the_lobby_says_a_silent_server_paused_and_suspended_tables_in_words() -> None:
@@ -592,7 +593,7 @@ def test_the_lobby_says_a_silent_server_paused_and_suspended_tables_in_words() -
 
     row = {"id": "t", "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
     now = {
-        lobby_rows({"tables": [{**row, **extra}]}, {})[0][1][5]
+        lobby_rows({"tables": [{**row, **extra}]}, {})[0][1][1]
         for extra in (
             {"phase": "suspended"},
             {"phase": "betting", "paused": True},
@@ -619,7 +620,10 @@ def test_the_history_shows_the_other_hands_of_the_round_by_seat_and_name() -> No
     record = {
         "round_id": "alpha-1",
         "table": "alpha",
-        "seats": [hand(0, "p-ann", "Ann", "lose", -1_500), hand(1, "p-bob", "Bob", "win", 1_500)],
+        "seats": [
+            hand(0, "p-ann", "Ann", "lose", -1_500),
+            hand(1, "p-bob", "Bartholomewvanderberg", "win", 1_500),
+        ],
         "dealer": DEALER,
         "dealer_hand": {"category": "ACE_KING", "label": "Ace-King"},
         "balance_before": 10_000,
@@ -628,8 +632,15 @@ def test_the_history_shows_the_other_hands_of_the_round_by_seat_and_name() -> No
     lines = history_text([record], "p-ann", {}).plain.splitlines()
     mine = next(i for i, line in enumerate(lines) if line.startswith("  seat 1 "))
     theirs = next(i for i, line in enumerate(lines) if line.startswith("  seat 2 "))
-    assert mine < theirs and "Bob" in lines[theirs] and "Win +$15.00" in lines[theirs]
-    assert "Ann" not in lines[mine] and "Lose -$15.00" in lines[mine]
+    assert mine < theirs and "Bartholomewvande " in lines[theirs]  # 16 letters, as the table
+    assert "Win +$15.00" in lines[theirs] and "Lose -$15.00" in lines[mine]
+    assert "Ann" not in lines[mine]
+    # at 80 columns (76 inside the panel) a hand takes two lines, none wrapped: the bets
+    # and the result, then the cards and the hand (the result went to a line of its own)
+    narrow = history_text([record], "p-ann", {}, width=76).plain.splitlines()
+    assert all(len(line) <= 76 for line in narrow), narrow
+    theirs = next(i for i, line in enumerate(narrow) if line.startswith("  seat 2 "))
+    assert "Win +$15.00" in narrow[theirs] and "High Card" in narrow[theirs + 1]
 
 
 def test_the_two_clients_use_the_same_words() -> None:

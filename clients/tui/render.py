@@ -257,11 +257,11 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
                 str(t["id"]),
                 [
                     str(t.get("title") or t["id"]),
-                    str(variant.get("title") or variant.get("name", "")),
-                    f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
-                    f"{seats - taken} of {seats}",
-                    f"{jackpot} {money(meter)}" if meter is not None else jackpot,
                     lobby_now(t),
+                    f"{seats - taken} of {seats}",
+                    f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
+                    f"{jackpot} {money(meter)}" if meter is not None else jackpot,
+                    str(variant.get("title") or variant.get("name", "")),
                     str(t.get("spectators", 0)),
                 ],
             )
@@ -277,9 +277,9 @@ def lobby_now(row: Frame) -> str:
     return f"{phase} · paused" if row.get("paused") else phase
 
 
-#: The jackpot before the phase and the watchers: cut at the edge of an 80-column terminal,
-#: "main $10,000.00" read "main $1".
-LOBBY_COLUMNS: Final = ("Table", "Game", "Ante", "Free seats", "Jackpot", "Now", "Watching")
+#: What a player picks a table by first: an 80-column terminal cuts the last columns (the
+#: jackpot read "main $1", then the phase "Sh"); the game is mostly in the table's title.
+LOBBY_COLUMNS: Final = ("Table", "Now", "Free seats", "Ante", "Jackpot", "Game", "Watching")
 
 
 def info_text(
@@ -525,11 +525,14 @@ def history_text(
     verdicts: Mapping[str, Verdict],
     titles: Mapping[str, str] | None = None,
     variants: Mapping[str, str] | None = None,
+    width: int | None = None,
 ) -> Text:
     """The player's last rounds, newest first: when, where, own hands and results, the
     others' hands, the dealer, jackpot prizes, the wallet before and after, and the check
     of each proof.
-    `titles` and `variants` (from the lobby) turn table and variant ids into names."""
+    `titles` and `variants` (from the lobby) turn table and variant ids into names. Under
+    100 `width` cells, a hand takes two lines (one wrapped its result onto a line alone)."""
+    two_lines = width is not None and width < 100
     if not rounds:
         return Text("No rounds yet: play one and come back.", style="dim")
     blocks = []
@@ -544,10 +547,10 @@ def history_text(
         )
         lines = [head]
         mine = own_hands(r, me)
-        lines += [history_hand(s) for s in mine]
+        lines += [history_hand(s, two_lines=two_lines) for s in mine]
         # then the others' hands, as the browser's history shows them
         lines += [
-            history_hand(s, escape(str(s.get("name", ""))[:10]))
+            history_hand(s, escape(str(s.get("name", ""))[:16]), two_lines=two_lines)
             for s in r.get("seats") or []
             if isinstance(s, dict) and s not in mine
         ]
@@ -577,19 +580,23 @@ def history_text(
     return Text.from_markup("\n\n".join(blocks))
 
 
-def history_hand(seat: Frame, name: str | None = None) -> str:
-    """A hand of a past round: seat (and `name`, another player's), bets, cards, result."""
+def history_hand(seat: Frame, name: str | None = None, *, two_lines: bool = False) -> str:
+    """A hand of a past round: seat (and `name`, another player's), bets, cards, result;
+    `two_lines`: the seat, bets and result, then the cards and the hand below them."""
     decision = {"raise": "raised", "fold": "folded"}.get(str(seat.get("decision")), "-")
     decision += how_decided(seat)
     ante = money(int(seat.get("ante") or 0))
     prog = "[magenta]P[/]" if seat.get("progressive") else " "
-    who = f" [dim]{name:<10}[/]" if name is not None else ""
-    return (
-        f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}  "
-        f"{cards_markup(seat.get('cards'))}  "
-        f"{escape(hand_label(seat.get('hand'))):<16} {decision:<8} "
-        f"{seat_status(seat) if seat.get('result') else ''}"
-    )
+    who = f" [dim]{name:<16}[/]" if name is not None else ""
+    seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
+    cards = cards_markup(seat.get("cards"))
+    result = seat_status(seat, short=two_lines) if seat.get("result") else ""
+    if two_lines:
+        return (
+            f"{seat_no}  {decision:<8} {result}\n"
+            f"          {cards}  {escape(hand_label(seat.get('hand')))}"
+        )
+    return f"{seat_no}  {cards}  {escape(hand_label(seat.get('hand'))):<16} {decision:<8} {result}"
 
 
 PLAY_KEYS: Final = (

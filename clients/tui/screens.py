@@ -367,6 +367,8 @@ class HistoryScreen(StudScreen):
                 app.history_verdicts,
                 table_titles(app.lobby),
                 variant_titles(app.lobby),
+                # the panel's width less its padding and a scrollbar's
+                width=(self.query_one("#rounds", VerticalScroll).size.width or self.size.width) - 4,
             )
         self.query_one("#history", Static).update(body)
         self.query_one("#message", Static).update(app.message_text())
