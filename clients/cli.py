@@ -73,7 +73,7 @@ async def bots_command(
 
 FALLBACK_HELP = (
     "another process of the same casino, tried when --url cannot be reached (may be given "
-    "again; those hosting tables are learned from the lobby, a standby hosting none is not)"
+    "again; once connected, the lobby names every process that answers, standbys too)"
 )
 
 
