@@ -58,7 +58,9 @@ NAMES = """() => {
     let shown = 0;
     if (name && name.getClientRects().length) {
       const cs = getComputedStyle(name);
-      ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      // the font's cut too: a condensed name holds more letters than the normal font says
+      const cut = {"75%": "condensed", "87.5%": "semi-condensed"}[cs.fontStretch] ?? "normal";
+      ctx.font = `${cs.fontWeight} ${cut} ${cs.fontSize} ${cs.fontFamily}`;
       ctx.letterSpacing = cs.letterSpacing;
       const text = name.textContent;
       if (name.scrollWidth <= name.clientWidth) shown = text.length;

@@ -1,0 +1,83 @@
+"""Long names get the room there is, in a real headless Chromium.
+
+A nine-seat table named "Casino Stud Nine": Desk (a 24-letter name with no space) plays
+three hands, six others (names of 21 to 23 letters) one each. Another player's name on
+the felt shows whole at 1920x1080 and nine letters at least at 1280x800 and 1024x768.
+Screenshots go to test-artifacts/room-*.png.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Browser, Page, ViewportSize, expect
+
+from clients.connection import StudClient
+from tests.conftest import ServerFactory
+from tests.decks import shuffles
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
+from tests.test_web_layout import DEALER, HANDS, LONG, cy, new_page
+from tests.test_web_names import LAPTOP, NAMES, OTHERS, SMALL
+
+__all__ = ["browser", "cy"]  # the fixtures used below
+
+pytestmark = needs_chromium
+
+TABLE = [{"id": "nine", "title": "Casino Stud Nine", "variant": "casino-stud", "seats": 9}]
+DESK = "DeskPlayerWithLongName22"  # 24 letters, no space
+WIDE: ViewportSize = {"width": 1920, "height": 1080}
+
+
+async def others_shown(page: Page, what: str, least: int | None, wrong: list[str]) -> None:
+    """Others' names show `least` letters at least (None: whole)."""
+    await page.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    got: dict[str, dict[str, Any]] = await page.evaluate(NAMES)
+    await page.screenshot(path=str(ARTIFACTS / f"room-{what}.png"))
+    others = {n: s for n, s in got.items() if not s["mine"]}
+    assert len(others) == 6, (what, got)
+    for seat, s in others.items():
+        full = len(s["words"].split("#")[0].strip())
+        want = full if least is None else min(least, full)
+        if s["shown"] < want:
+            wrong.append(f"{what}: seat {seat} shows {s['shown']} of {full}: {s['words']}")
+
+
+async def test_long_names_use_the_room_there_is(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    server = await make_server(tables=TABLE, shuffle=shuffles([*HANDS, DEALER]), timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    wrong: list[str] = []  # what a person would see wrong, all of it told at the end
+    ARTIFACTS.mkdir(exist_ok=True)
+    _, desk = await new_page(browser, url, problems, viewport=LAPTOP)
+    await desk.get_by_test_id("name-input").fill(DESK)
+    await desk.get_by_test_id("enter").click()
+    await expect(desk.get_by_test_id("player-name")).to_have_text(DESK)
+    await desk.get_by_test_id("play-nine").click()
+    for seat in (1, 2):
+        await desk.get_by_test_id(f"sit-{seat}").click()
+        await expect(desk.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
+    for name in OTHERS:
+        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        await client.request("sit", table="nine")
+    await expect(desk.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+    for seat in (0, 1, 2):
+        await desk.get_by_test_id("chip-500").click()
+        await desk.get_by_test_id(f"ante-{seat}").click()
+    for n, client in enumerate(cy):
+        await client.request("ante", table="nine", seat=3 + n, amount=500)
+    await expect_phase([desk], "betting")
+
+    # ----- the felt's names at three sizes
+    for size, least in ((WIDE, None), (LAPTOP, 9), (SMALL, 9)):
+        await resize(desk, size)
+        what = f"betting-{size['width']}"
+        await others_shown(desk, what, least, wrong)
+    assert wrong == [], "\n".join(wrong)
+    assert problems == []
