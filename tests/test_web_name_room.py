@@ -2,7 +2,9 @@
 
 A nine-seat table named "Casino Stud Nine": Desk (a 24-letter name with no space) plays
 three hands, six others (names of 21 to 23 letters) one each. Another player's name on
-the felt shows whole at 1920x1080 and nine letters at least at 1280x800 and 1024x768.
+the felt shows whole at 1920x1080 and nine letters at least at 1280x800 and 1024x768;
+the top bar's own name is whole at 1280 and up (tests/test_web_names.py keeps the bar
+one row at 1024).
 Screenshots go to test-artifacts/room-*.png.
 
 Needs Debian's Chromium, like tests/test_web.py.
@@ -28,6 +30,10 @@ pytestmark = needs_chromium
 TABLE = [{"id": "nine", "title": "Casino Stud Nine", "variant": "casino-stud", "seats": 9}]
 DESK = "DeskPlayerWithLongName22"  # 24 letters, no space
 WIDE: ViewportSize = {"width": 1920, "height": 1080}
+
+# The elements (of a selector) drawn cut short: their words wider than their box.
+CUT = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.getClientRects().length
+  && el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)"""
 
 
 async def others_shown(page: Page, what: str, least: int | None, wrong: list[str]) -> None:
@@ -74,10 +80,14 @@ async def test_long_names_use_the_room_there_is(
         await client.request("ante", table="nine", seat=3 + n, amount=500)
     await expect_phase([desk], "betting")
 
-    # ----- the felt's names at three sizes
+    # ----- the felt's names, the top bar's at three sizes
     for size, least in ((WIDE, None), (LAPTOP, 9), (SMALL, 9)):
         await resize(desk, size)
         what = f"betting-{size['width']}"
         await others_shown(desk, what, least, wrong)
+        if size["width"] >= LAPTOP["width"]:
+            cut: list[str] = await desk.evaluate(CUT, ".topbar .who")
+            if cut:
+                wrong.append(f"{what}: the top bar's name is cut: {cut}")
     assert wrong == [], "\n".join(wrong)
     assert problems == []
