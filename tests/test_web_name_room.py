@@ -4,7 +4,7 @@ A nine-seat table named "Casino Stud Nine": Desk (a 24-letter name with no space
 three hands, six others (names of 21 to 23 letters) one each. Another player's name on
 the felt shows whole at 1920x1080 and nine letters at least at 1280x800 and 1024x768;
 the top bar's own name is whole at 1280 and up (tests/test_web_names.py keeps the bar
-one row at 1024).
+one row at 1024); the History panel's names are whole.
 Screenshots go to test-artifacts/room-*.png.
 
 Needs Debian's Chromium, like tests/test_web.py.
@@ -89,5 +89,23 @@ async def test_long_names_use_the_room_there_is(
             cut: list[str] = await desk.evaluate(CUT, ".topbar .who")
             if cut:
                 wrong.append(f"{what}: the top bar's name is cut: {cut}")
+
+    # ----- a round to its end; History: the others' names whole beside the room they have
+    await desk.get_by_test_id("deal").click()
+    for client in cy:
+        await client.request("deal", table="nine")
+    await expect_phase([desk], "deciding")
+    for seat in (0, 1, 2):
+        await desk.get_by_test_id(f"raise-{seat}").click()
+    for n, client in enumerate(cy):
+        await client.request("raise", table="nine", seat=3 + n)
+    await expect_phase([desk], "showdown")
+    await desk.get_by_test_id("history-button").click()
+    others = desk.get_by_test_id("history-panel").get_by_test_id("history-other")
+    await expect(others).to_have_count(6)
+    await desk.screenshot(path=str(ARTIFACTS / "room-history-1280.png"))
+    cut = await desk.evaluate(CUT, "#history .hist-name")
+    if cut:
+        wrong.append(f"History cuts names: {cut}")
     assert wrong == [], "\n".join(wrong)
     assert problems == []

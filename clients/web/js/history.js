@@ -119,14 +119,15 @@ function seatLine(s, r, mine) {
   const decision = s.decision === "raise" ? "Raised" : s.decision === "fold" ? foldLabel(s) : "";
   return h("div", { class: `hist-hand${mine ? " mine" : ""}`, "data-testid": mine ? "history-seat" : "history-other",
     "data-seat": s.seat },
-  // another player's hand: its seat first (two hands of one player, their names cut short
-  // alike, still read apart), the name under it, whole in the title
+  // another player's hand: its seat beside the cards (two hands of one player told
+  // apart), the name over what the hand did, where a long name has the panel's width
   mine
     ? h("span", { class: "hist-who" }, `Seat ${s.seat + 1}`)
     : h("span", { class: "hist-who other", title: `${s.name} · seat ${s.seat + 1}` },
-      h("span", { class: "hist-seat" }, `Seat ${s.seat + 1}`), h("span", { class: "hist-name" }, s.name)),
+      h("span", { class: "hist-seat" }, `Seat ${s.seat + 1}`)),
   cardRow(s.cards, { small: true, testid: "history-seat-cards" }),
   h("div", { class: "hist-detail" },
+    mine ? null : h("div", { class: "hist-name", "data-testid": "history-other-name", title: s.name }, s.name),
     h("div", { class: "hist-label" },
       h("b", { "data-testid": "history-seat-hand" }, s.hand?.label ?? ""),
       h("span", { class: "muted", "data-testid": "history-seat-decision" },
