@@ -4,7 +4,9 @@ A nine-seat table named "Casino Stud Nine": Desk (a 24-letter name with no space
 three hands, six others (names of 21 to 23 letters) one each. Another player's name on
 the felt shows whole at 1920x1080 and nine letters at least at 1280x800 and 1024x768;
 the top bar's own name is whole at 1280 and up (tests/test_web_names.py keeps the bar
-one row at 1024); the History panel's names are whole.
+one row at 1024); the History panel's names are whole. A phone watching the round
+draws each name whole on two lines at most, never a letter or three alone on one, and a
+tile's hand whole at the showdown.
 Screenshots go to test-artifacts/room-*.png.
 
 Needs Debian's Chromium, like tests/test_web.py.
@@ -20,7 +22,7 @@ from clients.connection import StudClient
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
-from tests.test_web_layout import DEALER, HANDS, LONG, cy, new_page
+from tests.test_web_layout import DEALER, HANDS, LONG, PHONE, cy, new_page
 from tests.test_web_names import LAPTOP, NAMES, OTHERS, SMALL
 
 __all__ = ["browser", "cy"]  # the fixtures used below
@@ -29,11 +31,30 @@ pytestmark = needs_chromium
 
 TABLE = [{"id": "nine", "title": "Casino Stud Nine", "variant": "casino-stud", "seats": 9}]
 DESK = "DeskPlayerWithLongName22"  # 24 letters, no space
+WATCHER = "PhoneWatcherWithLongNam"
 WIDE: ViewportSize = {"width": 1920, "height": 1080}
 
 # The elements (of a selector) drawn cut short: their words wider than their box.
 CUT = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.getClientRects().length
   && el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)"""
+
+# Each tile's name as its lines show it, cut or not, and whether its title says it.
+TILE_NAMES = """() => [...document.querySelectorAll('#table .seat.tile .nameplate')].map((p) => {
+  const plate = p;
+  const name = plate.querySelector('.name');
+  const text = name.firstChild;
+  const lines = {};
+  for (let i = 0; i < text.length; i++) {
+    const r = document.createRange();
+    r.setStart(text, i);
+    r.setEnd(text, i + 1);
+    const top = Math.round(r.getBoundingClientRect().top);
+    lines[top] = (lines[top] ?? "") + text.data[i];
+  }
+  return {lines: Object.values(lines), titled: plate.title === text.data,
+          whole: name.scrollHeight <= name.clientHeight + 1
+            && name.scrollWidth <= name.clientWidth + 1};
+})"""
 
 
 async def others_shown(page: Page, what: str, least: int | None, wrong: list[str]) -> None:
@@ -90,7 +111,14 @@ async def test_long_names_use_the_room_there_is(
             if cut:
                 wrong.append(f"{what}: the top bar's name is cut: {cut}")
 
-    # ----- a round to its end; History: the others' names whole beside the room they have
+    # ----- a phone watches the round to its showdown; History: the names whole
+    _, phone = await new_page(
+        browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True
+    )
+    await phone.get_by_test_id("name-input").fill(WATCHER)
+    await phone.get_by_test_id("enter").tap()
+    await phone.get_by_test_id("watch-nine").tap()
+    await expect(phone.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
     await desk.get_by_test_id("deal").click()
     for client in cy:
         await client.request("deal", table="nine")
@@ -99,7 +127,17 @@ async def test_long_names_use_the_room_there_is(
         await desk.get_by_test_id(f"raise-{seat}").click()
     for n, client in enumerate(cy):
         await client.request("raise", table="nine", seat=3 + n)
-    await expect_phase([desk], "showdown")
+    await expect_phase([desk, phone], "showdown")
+    await phone.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    await phone.screenshot(path=str(ARTIFACTS / "room-showdown-phone.png"), full_page=True)
+    # a phone has no pointer to hold over a name: whole, two lines, not a letter alone
+    for tile in await phone.evaluate(TILE_NAMES):
+        lines = tile["lines"]
+        if len(lines) > 2 or min(map(len, lines)) < 4 or not tile["whole"] or not tile["titled"]:
+            wrong.append(f"a phone's tile shows a name as {lines}: {tile}")
+    cut = await phone.evaluate(CUT, "#table .seat.tile .hand-label")
+    if cut:
+        wrong.append(f"a phone's tiles cut their hands: {cut}")
     await desk.get_by_test_id("history-button").click()
     others = desk.get_by_test_id("history-panel").get_by_test_id("history-other")
     await expect(others).to_have_count(6)

@@ -312,7 +312,7 @@ function seatEl(v, seat, i, pos) {
   // narrow seat of the viewer's says YOU in place of the name, beside the seat's number
   const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name`, title: seat.name },
     h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
-    h("span", { class: seat.name.length > 10 ? "name long" : "name" }, seat.name),
+    h("span", { class: seat.name.length > 10 ? `name long${/\s/.test(seat.name) ? "" : " solid"}` : "name" }, seat.name),
     mine ? h("span", { class: "you" }, "you") : null,
     h("span", { class: "seat-no" }, `#${i + 1}`));
   const cards = seatCards(v, seat, i, pos);
