@@ -4,7 +4,8 @@ A nine-seat table named "Casino Stud Nine": Desk (a 24-letter name with no space
 three hands, six others (names of 21 to 23 letters) one each. Another player's name on
 the felt shows whole at 1920x1080 and nine letters at least at 1280x800 and 1024x768;
 the top bar's own name is whole at 1280 and up (tests/test_web_names.py keeps the bar
-one row at 1024); the History panel's names are whole. A phone watching the round
+one row at 1024); the History panel's names are whole; Stand is "Stand up" to a screen
+reader at every size (said short beside Clear in a narrow seat). A phone watching the round
 draws each name whole on two lines at most, never a letter or three alone on one, and a
 tile's hand whole at the showdown.
 Screenshots go to test-artifacts/room-*.png.
@@ -101,11 +102,14 @@ async def test_long_names_use_the_room_there_is(
         await client.request("ante", table="nine", seat=3 + n, amount=500)
     await expect_phase([desk], "betting")
 
-    # ----- the felt's names, the top bar's at three sizes
+    # ----- the felt's names, the top bar's, Stand's words at three sizes
     for size, least in ((WIDE, None), (LAPTOP, 9), (SMALL, 9)):
         await resize(desk, size)
         what = f"betting-{size['width']}"
         await others_shown(desk, what, least, wrong)
+        stands = await desk.get_by_role("button", name="Stand up", exact=True).count()
+        if stands != 3:
+            wrong.append(f"{what}: {stands} of 3 Stand buttons say Stand up")
         if size["width"] >= LAPTOP["width"]:
             cut: list[str] = await desk.evaluate(CUT, ".topbar .who")
             if cut:

@@ -449,9 +449,12 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
       "data-testid": `clear-${i}`, title: "Take every chip off this seat" }, "Clear"));
   }
   if (seat.ante === 0) { // no bet in play: the server frees it in any phase
+    // one name wherever it is: "Stand up", said short beside Clear in a narrow seat (its
+    // title and its name for a screen reader the whole words)
     buttons.push(h("button", { class: "btn small ghost", "data-action": "stand", "data-seat": i,
-      "data-testid": `stand-${i}`, disabled: v.busy, title: "Give up this seat" },
-    kind === "arc" && v.layout.seat.w < WIDE_SEAT ? "Stand" : "Stand up"));
+      "data-testid": `stand-${i}`, disabled: v.busy, title: "Stand up: give up this seat",
+      "aria-label": "Stand up" },
+    kind === "arc" && v.layout.seat.w < WIDE_SEAT && buttons.length ? "Stand" : "Stand up"));
   }
   return h("div", { class: "seat-actions" }, buttons);
 }

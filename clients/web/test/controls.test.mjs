@@ -230,6 +230,26 @@ test("a seat sitting the round out can be stood up from in any phase, on the arc
   }
 });
 
+test("Stand up says so wherever it fits, and to a screen reader everywhere", () => {
+  // a narrow seat on the arc said "Stand" and the rest of the page "Stand up": one name,
+  // said short only where Clear stands beside it in a seat under 140 px
+  const snap = waiting();
+  snap.phase = "betting";
+  const arc = (chips, w) => renderTable({
+    snap, me: { player_id: "p-ann" }, row: null, build: () => ({ chips, progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    available: 100000, selected: 0, deal: null, rebet: null, fair: {},
+    layout: { mode: "arc", width: 900, height: 500, seat: { w }, dealer: { cardsY: 40 }, printTop: null,
+      positions: [{ x: 0, y: 200, w, h: 300 }, { x: 110, y: 200, w, h: 300 }], vars: {} },
+  }).byTestId("stand-0");
+  for (const [chips, w, words] of [[[], 96, "Stand up"], [[500], 96, "Stand"], [[500], 160, "Stand up"]]) {
+    const stand = arc(chips, w);
+    assert.equal(stand.textContent, words, `${chips.length} chips, ${w} px`);
+    assert.equal(stand.getAttribute("aria-label"), "Stand up");
+    assert.match(stand.getAttribute("title"), /^Stand up/);
+  }
+});
+
 test("the rack's line says how many hands in a few words, how to add one in its title", () => {
   // at 1280 px the line was cut: "Seat #1: $10 · 1 hand (up to 3: “+ Hand” o…"
   const root = renderTable({
