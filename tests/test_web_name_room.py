@@ -24,7 +24,7 @@ from tests.conftest import ServerFactory
 from tests.decks import shuffles
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
 from tests.test_web_layout import DEALER, HANDS, LONG, PHONE, cy, new_page
-from tests.test_web_names import LAPTOP, NAMES, OTHERS, SMALL
+from tests.test_web_names import BELOW_FIRST_ROW, LAPTOP, NAMES, OTHERS, SMALL
 
 __all__ = ["browser", "cy"]  # the fixtures used below
 
@@ -38,6 +38,16 @@ WIDE: ViewportSize = {"width": 1920, "height": 1080}
 # The elements (of a selector) drawn cut short: their words wider than their box.
 CUT = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.getClientRects().length
   && el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)"""
+
+# Whether the side panel starts below the window, and the head's control to it in view.
+SIDE_BELOW = """() => {
+  window.scrollTo(0, 0);
+  const side = document.querySelector('#table .side').getBoundingClientRect();
+  const link = document.querySelector('[data-testid="to-side"]');
+  const shown = Boolean(link && link.getClientRects().length);
+  const r = shown ? link.getBoundingClientRect() : null;
+  return {below: side.top >= innerHeight, link: shown && r.bottom <= innerHeight && r.top >= 0};
+}"""
 
 # Each tile's name as its lines show it, cut or not, and whether its title says it.
 TILE_NAMES = """() => [...document.querySelectorAll('#table .seat.tile .nameplate')].map((p) => {
@@ -115,6 +125,24 @@ async def test_long_names_use_the_room_there_is(
             if cut:
                 wrong.append(f"{what}: the top bar's name is cut: {cut}")
 
+    # 1024: one row of top bar; the head whole, and a way to the panel below the felt
+    assert await desk.evaluate(BELOW_FIRST_ROW) == []
+    cut = await desk.evaluate(CUT, ".table-head h1, .table-head .limits, .table-head .watchers")
+    if cut:
+        wrong.append(f"the table's head is cut at 1024 px: {cut}")
+    side = await desk.evaluate(SIDE_BELOW)
+    if side != {"below": True, "link": True}:
+        wrong.append(f"at 1024 px the side panel is below the felt with no way there: {side}")
+    else:
+        await desk.get_by_test_id("to-side").click()
+        await expect(desk.get_by_test_id("paytable")).to_be_in_viewport()
+        await desk.screenshot(path=str(ARTIFACTS / "room-side-1024.png"))
+        await desk.evaluate("() => window.scrollTo(0, 0)")
+    await resize(desk, LAPTOP)
+    side = await desk.evaluate(SIDE_BELOW)
+    if side != {"below": False, "link": False}:
+        wrong.append(f"at 1280 px the side panel is beside the felt: no link to it: {side}")
+
     # ----- a phone watches the round to its showdown; History: the names whole
     _, phone = await new_page(
         browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True
@@ -127,6 +155,13 @@ async def test_long_names_use_the_room_there_is(
     for client in cy:
         await client.request("deal", table="nine")
     await expect_phase([desk], "deciding")
+    await resize(desk, SMALL)  # the head's longest phase: "Fold or raise" and its clock
+    await desk.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    cut = await desk.evaluate(CUT, ".table-head h1, .table-head .limits, .table-head .watchers")
+    if cut:
+        wrong.append(f"the table's head is cut at 1024 px while deciding: {cut}")
+    await desk.screenshot(path=str(ARTIFACTS / "room-deciding-1024.png"))
+    await resize(desk, LAPTOP)
     for seat in (0, 1, 2):
         await desk.get_by_test_id(f"raise-{seat}").click()
     for n, client in enumerate(cy):

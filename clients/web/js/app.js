@@ -1241,6 +1241,7 @@ function onClick(event) {
     case "rebet": rebet(); break;
     case "select-seat": selectSeat(seat); break;
     case "toggle-side": state.sideOpen = el.getAttribute("aria-expanded") !== "true"; render(); break;
+    case "to-side": document.querySelector("#table .side")?.scrollIntoView({ block: "start" }); break;
     case "toggle-pays":
       state.paysOpen[el.dataset.table] = el.getAttribute("aria-expanded") !== "true";
       render();

@@ -134,9 +134,15 @@ function tableHead(v) {
         + `progressive ${dollars(snap.progressive_stake)}` },
       `Ante ${dollars(snap.min_ante, { short: true })} – ${dollars(snap.max_ante, { short: true })}`,
       h("span", { class: "sep" }, "·"),
-      `Progressive ${dollars(snap.progressive_stake, { short: true })}`),
+      // "JP" where the head is short of room: the word the seats' lights use
+      h("span", { class: "wide-word" }, "Progressive"), h("span", { class: "short-word" }, "JP"),
+      ` ${dollars(snap.progressive_stake, { short: true })}`),
     h("div", { class: "watchers", "data-testid": "spectators", "data-count": snap.spectators ?? 0,
       title: "Spectators" }, `${snap.spectators ?? 0} watching`),
+    // the side panel under the felt, below the first screen (a small laptop): the way there
+    h("button", { class: "btn small ghost to-side", type: "button", "data-action": "to-side",
+      "data-testid": "to-side", "aria-controls": "side-body", "aria-label": "Paytable, rules & fair deal, below the table",
+      title: "The paytable, the rules and the provably fair deal, below the table" }, "Paytable ↓"),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
       v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       clockEl(v, "countdown", "countdown")),
