@@ -378,10 +378,8 @@ class Room:
     def count_changed(self) -> None:
         """The spectator count changed: a new `seq` shows it (one `seq` is one snapshot),
         unless no snapshot of the table's change has been made yet: that one carries the
-        count, with the `last` of the request that made it (a new `seq` would clear it);
-        nor when the last snapshot made already has it (a sit's joiner: no copy of it)."""
-        built = self.table.seq == self.shown.built
-        if built and self.spectator_count() != self.shown.spectators:
+        count, with the `last` of the request that made it (a new `seq` would clear it)."""
+        if self.table.seq == self.shown.built:
             self.table.touch()
 
     def watchers_changed(self) -> None:
