@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 
 from clients.tui import PlayScreen, StudApp
+from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, phase, shown, until, url
 
@@ -79,3 +80,55 @@ async def test_a_short_screen_scrolls_to_the_own_seat_and_by_page(
         await until(p, lambda: box.scroll_offset.y < box.max_scroll_y, "a page up")
         await p.press("pagedown")
         await until(p, lambda: box.scroll_offset.y == box.max_scroll_y, "a page down")
+
+
+def test_seat_names_take_the_room_a_line_has() -> None:
+    """At 80 columns names were cut to 10 letters with some 35 columns left blank; at
+    120 to 16 with 20 blank: a name takes what the widest line leaves, up to 24."""
+    from clients.tui.render import seats_text
+
+    def seat(name: str) -> dict[str, object]:
+        return {"player_id": name, "name": name, "ante": 500, "ready": True, "cards": None}
+
+    snap = {"phase": "betting", "seats": [seat(n) for n in NAMES]}
+    for width in (76, 116):
+        lines = seats_text(snap, None, None, width).plain.splitlines()
+        assert all(cell_len(line) <= width for line in lines)
+        assert all(name in line for name, line in zip(NAMES, lines, strict=True)), lines
+
+
+def two_hands() -> dict[str, object]:
+    """A round of two hands: the player's ("me") and another's, with a long name."""
+
+    def hand(seat: int, pid: str, name: str) -> dict[str, object]:
+        return {
+            "seat": seat, "player_id": pid, "name": name, "ante": 500, "decision": "raise",
+            "cards": ["2c", "3c", "4c", "5c", "7d"], "hand": {"label": "High Card"},
+            "result": {"outcome": "win", "net": 1_000},
+        }  # fmt: skip
+
+    return {"round_id": "a-1", "seats": [hand(0, "me", "Ann"), hand(1, "x", NAMES[0])]}
+
+
+def test_the_history_lines_up_the_player_s_own_hands_with_the_others() -> None:
+    """The player's own hands had no name, so their columns sat 16 to the left."""
+    from clients.tui.render import history_text
+
+    lines = history_text([two_hands()], "me", {}).plain.splitlines()
+    mine, theirs = (next(x for x in lines if x.startswith(f"  seat {n} ")) for n in (1, 2))
+    assert mine.index("$5.00") == theirs.index("$5.00") and "you" in mine
+
+
+async def test_the_history_is_laid_out_again_when_the_terminal_narrows() -> None:
+    """Opened at 120 columns and narrowed to 80, it kept its wide lines, each wrapped."""
+    app = StudApp("ws://127.0.0.1:1/ws", "Ann")  # nothing to connect to: a history given
+    async with app.run_test(size=(120, 40)) as p:
+        await app.link.stop()  # no status of tries to redraw the screen: the resize alone
+        app.history = [two_hands()]
+        await app.push_screen(HistoryScreen())
+        await p.pause()
+        assert all(len(x) <= 116 for x in shown(app, "#history").splitlines())
+        assert len(shown(app, "#history").splitlines()) == 4  # a line a hand, wide
+        await p.resize_terminal(80, 24)
+        await until(p, lambda: len(shown(app, "#history").splitlines()) == 6, "two a hand")
+        assert all(len(x) <= 76 for x in shown(app, "#history").splitlines())

@@ -376,48 +376,77 @@ SEAT_LAYOUTS: Final = (
     (True, True, True),
     (True, False, True),
 )
+#: a name's letters on a seat line: at most (a name's own limit), and the 16 a layout
+#: must leave room for (whole names up to that long) before a closer one is tried
+NAME_CELLS: Final = 24
+NAME_WANTED: Final = 16
 
 
 def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | None = None) -> Text:
     """One line per seat: marker, name, ante, progressive, cards, hand, status. Within
     `width` cells a line never wraps (a seat on two lines pushed the player's own off an
-    80x24 screen): every seat takes the roomiest layout in which all fit, else the
-    closest, cut at the edge."""
+    80x24 screen): every seat takes the roomiest layout that leaves its names room, and
+    the names take what the widest line leaves (they were cut to 10 or 16 letters beside
+    blank columns); what still does not fit is cut at the edge."""
     phase = str(snap.get("phase", ""))
     seats = list(enumerate(snap.get("seats") or []))
-    lines: list[Text] = []
-    for layout in SEAT_LAYOUTS if width is not None else SEAT_LAYOUTS[:1]:
-        gap = " " if layout[0] else "  "
-        lines = [
+    taken = [s for _, s in seats if s]
+    longest = max((len(str(s.get("name", ""))) for s in taken), default=0)
+    # columns no seat fills take no room: the cards before a deal, hands not yet named
+    cards = any(s.get("cards") for s in taken)
+    labels = max((len(hand_label(s.get("hand"))) for s in taken), default=0)
+
+    def lines(layout: tuple[bool, bool, bool], cut: int) -> list[Text]:
+        gap, named = (" " if layout[0] else "  "), labels if layout[1] else 0
+        return [
             Text.from_markup(f"{'▶' if i == selected else ' '} {i + 1}{gap}[dim]empty[/]")
             if seat is None
-            else seat_line(i == selected, i, seat, me, phase, *layout)
+            else seat_line(
+                i == selected, i, seat, me, phase, *layout, cut=cut, cards=cards, labels=named
+            )
             for i, seat in seats
         ]
-        if width is None or all(line.cell_len <= width for line in lines):
-            break
-    if width is not None:
-        for line in lines:
-            line.truncate(width, overflow="ellipsis")
-    return Text("\n").join(lines)
+
+    if width is None:
+        return Text("\n").join(lines(SEAT_LAYOUTS[0], NAME_WANTED))
+    room = {
+        layout: width - max((line.cell_len for line in lines(layout, 0)), default=0)
+        for layout in SEAT_LAYOUTS
+    }
+    wanted = min(longest, NAME_WANTED)
+    layout = next((lay for lay in SEAT_LAYOUTS if room[lay] >= wanted), None)
+    layout = layout or max(SEAT_LAYOUTS, key=lambda lay: room[lay])
+    shown = lines(layout, max(0, min(longest, NAME_CELLS, room[layout])))
+    for line in shown:
+        line.truncate(width, overflow="ellipsis")
+    return Text("\n").join(shown)
 
 
 def seat_line(
-    selected: bool, i: int, seat: Frame, me: str | None, phase: str, *layout: bool
+    selected: bool,
+    i: int,
+    seat: Frame,
+    me: str | None,
+    phase: str,
+    *layout: bool,
+    cut: int,
+    cards: bool = True,
+    labels: int = 16,
 ) -> Text:
-    """A taken seat's line in one of `SEAT_LAYOUTS`: narrow columns (a 10-letter name,
-    one space between), the hand's name or not, a result's long words or short ones."""
-    narrow, hand, short = layout
-    cut, gap = (10, " ") if narrow else (16, "  ")
+    """A taken seat's line in one of `SEAT_LAYOUTS` (narrow columns: one space between,
+    a result's long words or short ones): its name in `cut` cells, the cards' column
+    (none when no seat has cards), the hand's name in `labels` cells (0: none)."""
+    narrow, _, short = layout
+    gap = " " if narrow else "  "
     name = escape(str(seat.get("name", ""))[:cut])
     name_cell = f"[b cyan]{name:<{cut}}[/]" if seat.get("player_id") == me else f"{name:<{cut}}"
     gone = "" if seat.get("connected", True) else " [dim](away)[/]"
     ante = money(int(seat["ante"])) if seat.get("ante") else "-"
     prog = "[magenta]P[/]" if seat.get("progressive") else " "
-    cards = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * 18
-    label = f"{escape(hand_label(seat.get('hand'))):<{15 if narrow else 16}} " if hand else ""
+    hand = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * (18 if cards else 0)
+    label = f"{escape(hand_label(seat.get('hand'))):<{labels}} " if labels else ""
     return Text.from_markup(
-        f"{'▶' if selected else ' '} {i + 1}{gap}{name_cell} {ante:>9} {prog}{gap}{cards}{gap}"
+        f"{'▶' if selected else ' '} {i + 1}{gap}{name_cell} {ante:>9} {prog}{gap}{hand}{gap}"
         f"{label}{seat_status(seat, phase, short=short)}{gone}"
     )
 
@@ -547,7 +576,8 @@ def history_text(
         )
         lines = [head]
         mine = own_hands(r, me)
-        lines += [history_hand(s, two_lines=two_lines) for s in mine]
+        # "you" where the others' names go: the columns line up
+        lines += [history_hand(s, "you" if me else None, two_lines=two_lines) for s in mine]
         # then the others' hands, as the browser's history shows them
         lines += [
             history_hand(s, escape(str(s.get("name", ""))[:16]), two_lines=two_lines)

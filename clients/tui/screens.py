@@ -105,6 +105,10 @@ class StudScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.ready = False
 
+    def on_resize(self) -> None:
+        """Lines laid out for the width (seats, the history) are laid out again."""
+        self.redraw()
+
     def on_screen_resume(self) -> None:
         """Back on top (from the history or the seed input): catch up on what came meanwhile."""
         self.redraw()
@@ -234,10 +238,6 @@ class WatchScreen(StudScreen):
             view.scroll_to(y=seat, animate=False)
         elif rows and seat >= top + rows:
             view.scroll_to(y=seat - rows + 1, animate=False)
-
-    def on_resize(self) -> None:
-        if self.is_mounted:
-            self.refresh_view()
 
     def refresh_clock(self) -> None:
         app = self.stud
