@@ -33,6 +33,10 @@ pytestmark = needs_chromium
 TABLE = [{"id": "nine", "title": "Casino Stud Nine", "variant": "casino-stud", "seats": 9}]
 DESK = "DeskPlayerWithLongName22"  # 24 letters, no space
 WATCHER = "PhoneWatcherWithLongNam"
+PLAYERS = [*OTHERS[:-1], "Bo"]  # one short name among the long ones
+# whether each seat's green "connected" dot is drawn, on the felt's arc
+DOTS = """() => [...document.querySelectorAll('#table .seat.arc .nameplate .dot.on')]
+  .map((dot) => dot.getClientRects().length > 0)"""
 WIDE: ViewportSize = {"width": 1920, "height": 1080}
 
 # The elements (of a selector) drawn cut short: their words wider than their box.
@@ -98,13 +102,13 @@ async def test_long_names_use_the_room_there_is(
     for seat in (1, 2):
         await desk.get_by_test_id(f"sit-{seat}").click()
         await expect(desk.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
-    for name in OTHERS:
+    for name in PLAYERS:
         client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
         cy.append(client)
         await client.hello(name=name)
         await client.request("join", table="nine")
         await client.request("sit", table="nine")
-    await expect(desk.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+    await expect(desk.get_by_test_id("seat-8-name")).to_contain_text(PLAYERS[-1])
     for seat in (0, 1, 2):
         await desk.get_by_test_id("chip-500").click()
         await desk.get_by_test_id(f"ante-{seat}").click()
@@ -117,6 +121,9 @@ async def test_long_names_use_the_room_there_is(
         await resize(desk, size)
         what = f"betting-{size['width']}"
         await others_shown(desk, what, least, wrong)
+        dots: list[bool] = await desk.evaluate(DOTS)
+        if any(dots) and not all(dots):  # a seat without one would look disconnected
+            wrong.append(f"{what}: {sum(dots)} of {len(dots)} connected seats show their dot")
         stands = await desk.get_by_role("button", name="Stand up", exact=True).count()
         if stands != 3:
             wrong.append(f"{what}: {stands} of 3 Stand buttons say Stand up")
@@ -150,7 +157,7 @@ async def test_long_names_use_the_room_there_is(
     await phone.get_by_test_id("name-input").fill(WATCHER)
     await phone.get_by_test_id("enter").tap()
     await phone.get_by_test_id("watch-nine").tap()
-    await expect(phone.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+    await expect(phone.get_by_test_id("seat-8-name")).to_contain_text(PLAYERS[-1])
     await desk.get_by_test_id("deal").click()
     for client in cy:
         await client.request("deal", table="nine")
@@ -172,7 +179,8 @@ async def test_long_names_use_the_room_there_is(
     # a phone has no pointer to hold over a name: whole, two lines, not a letter alone
     for tile in await phone.evaluate(TILE_NAMES):
         lines = tile["lines"]
-        if len(lines) > 2 or min(map(len, lines)) < 4 or not tile["whole"] or not tile["titled"]:
+        alone = len(lines) == 2 and min(map(len, lines)) < 4  # a few letters left on a line
+        if len(lines) > 2 or alone or not tile["whole"] or not tile["titled"]:
             wrong.append(f"a phone's tile shows a name as {lines}: {tile}")
     cut = await phone.evaluate(CUT, "#table .seat.tile .hand-label")
     if cut:
