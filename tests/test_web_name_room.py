@@ -24,7 +24,14 @@ from tests.conftest import ServerFactory
 from tests.decks import shuffles
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
 from tests.test_web_layout import DEALER, HANDS, LONG, PHONE, cy, new_page
-from tests.test_web_names import BELOW_FIRST_ROW, LAPTOP, NAMES, OTHERS, SMALL
+from tests.test_web_names import (
+    BELOW_FIRST_ROW,
+    LAPTOP,
+    NAMES,
+    OTHERS,
+    SMALL,
+    fill_the_table,
+)
 
 __all__ = ["browser", "cy"]  # the fixtures used below
 
@@ -98,17 +105,7 @@ async def test_long_names_use_the_room_there_is(
     await desk.get_by_test_id("name-input").fill(DESK)
     await desk.get_by_test_id("enter").click()
     await expect(desk.get_by_test_id("player-name")).to_have_text(DESK)
-    await desk.get_by_test_id("play-nine").click()
-    for seat in (1, 2):
-        await desk.get_by_test_id(f"sit-{seat}").click()
-        await expect(desk.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
-    for name in PLAYERS:
-        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-        cy.append(client)
-        await client.hello(name=name)
-        await client.request("join", table="nine")
-        await client.request("sit", table="nine")
-    await expect(desk.get_by_test_id("seat-8-name")).to_contain_text(PLAYERS[-1])
+    await fill_the_table(desk, server.port, PLAYERS, cy)
     for seat in (0, 1, 2):
         await desk.get_by_test_id("chip-500").click()
         await desk.get_by_test_id(f"ante-{seat}").click()

@@ -120,6 +120,22 @@ async def felt_tops(page: Page, phase: str, tops: dict[str, list[float]]) -> Non
     await resize(page, LAPTOP)
 
 
+async def fill_the_table(page: Page, port: int, others: list[str], cy: list[StudClient]) -> None:
+    """The page's player at "nine" on seats 0-2 (three hands), `others` on the rest (each
+    a client kept in `cy`), seat 8 shown taken."""
+    await page.get_by_test_id("play-nine").click()
+    for seat in (1, 2):
+        await page.get_by_test_id(f"sit-{seat}").click()
+        await expect(page.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
+    for name in others:
+        client = await StudClient.open(f"ws://127.0.0.1:{port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        await client.request("sit", table="nine")
+    await expect(page.get_by_test_id("seat-8-name")).to_contain_text(others[-1])
+
+
 async def sign_up(page: Page, username: str) -> None:
     await page.get_by_test_id("signup").click()
     await page.get_by_test_id("account-username").fill(username)
@@ -143,17 +159,7 @@ async def test_long_names_at_a_full_table(
     await expect(ann.get_by_test_id("play-nine")).to_be_visible()
     wrapped: list[str] = await ann.evaluate(ONE_LINE, ".facts dt, .facts dd")
     assert wrapped == [], f"facts over two lines in the lobby's card: {wrapped}"
-    await ann.get_by_test_id("play-nine").click()
-    for seat in (1, 2):
-        await ann.get_by_test_id(f"sit-{seat}").click()
-        await expect(ann.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
-    for name in OTHERS:
-        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-        cy.append(client)
-        await client.hello(name=name)
-        await client.request("join", table="nine")
-        await client.request("sit", table="nine")
-    await expect(ann.get_by_test_id("seat-8-name")).to_contain_text(OTHERS[-1])
+    await fill_the_table(ann, server.port, OTHERS, cy)
     tops: dict[str, list[float]] = {}
     await felt_tops(ann, "waiting", tops)  # a guest's top bar: Sign up and Sign in
 
