@@ -196,8 +196,12 @@ async def check_layout(page: Page, what: str, own: str | None, *, phone: bool = 
 
 async def dealer_stays_on_screen(page: Page, what: str) -> None:
     """The phone scrolled down to the end of the table still shows the dealer's cards
-    and the clock."""
+    and the clock; at the top the head's clock is the only one (it showed twice)."""
+    await page.evaluate("window.scrollTo(0, 0)")
+    await expect(page.get_by_test_id("countdown")).to_be_visible()
+    await expect(page.get_by_test_id("dealer-countdown")).to_be_hidden()
     await page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    await expect(page.get_by_test_id("dealer-countdown")).to_be_visible()
     box: dict[str, Any] = await page.evaluate(
         """() => {
           const one = (id) => document.querySelector(`[data-testid="${id}"]`);

@@ -153,6 +153,10 @@ async def test_long_names_use_the_room_there_is(
     )
     await phone.get_by_test_id("name-input").fill(WATCHER)
     await phone.get_by_test_id("enter").tap()
+    await expect(phone.get_by_test_id("player-name")).to_have_text(WATCHER)
+    cut = await phone.evaluate(CUT, ".topbar .who")  # it shared a row with Sign up and Buy
+    if cut:
+        wrong.append(f"the phone's top bar cuts its name: {cut}")
     await phone.get_by_test_id("watch-nine").tap()
     await expect(phone.get_by_test_id("seat-8-name")).to_contain_text(PLAYERS[-1])
     await desk.get_by_test_id("deal").click()

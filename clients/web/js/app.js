@@ -1699,7 +1699,21 @@ function draw() {
   focusNewView(view);
   placeToasts(); // the view (and the side panel) may have come or gone under them
   markSidePanel();
+  markHeadAway();
 }
+
+/** A phone keeps the dealer's row on screen with a clock of its own (CSS) once the table
+ * head, whose phase pill has the clock, has scrolled away: not before, or the same
+ * seconds showed twice, one over the other. */
+function markHeadAway() {
+  const pill = document.querySelector('#table [data-testid="phase"]');
+  const away = Boolean(pill) && pill.getBoundingClientRect().top < 0;
+  if (away !== document.body.hasAttribute("data-head-away")) {
+    document.body.toggleAttribute("data-head-away", away);
+  }
+}
+window.addEventListener("scroll", markHeadAway, { passive: true });
+window.addEventListener("resize", markHeadAway);
 
 /** A side panel that scrolls inside itself says so while there is more below
  * (a laptop's panel holds more than it shows, and nothing else would tell). */
