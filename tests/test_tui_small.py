@@ -4,6 +4,7 @@ line, the player's own seat in view, the keys of the moment rather than all of t
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual.widgets._footer import FooterKey
 
 from clients.tui import PlayScreen, StudApp
 from clients.tui.screens import HistoryScreen
@@ -56,6 +57,12 @@ async def test_at_80x24_a_full_table_shows_each_seat_on_one_line_and_the_own_in_
         assert "Deciding…" in lines[6]
         keys = shown(app, "#keys")
         assert "f fold" in keys and "d deal" not in keys  # what can be done now
+        # the footer: the keys of any time, each whole on the screen, none of them again in
+        # the keys line (the footer listed every key of every phase and ran off at 80)
+        footer = {k.description: k.region for k in app.screen.query(FooterKey)}
+        assert set(footer) == {"Buy $100", "Client seed", "History", "Leave", "Quit"}, footer
+        assert all(r.width and r.right <= 80 for r in footer.values()), footer
+        assert not any(k in keys for k in ("buy", "seed", "history", "leave", "quit")), keys
         await p.press("r")
         await until(p, lambda: (app.snapshot or {})["seats"][6]["decision"] == "raise", "raised")
         assert "f fold" not in shown(app, "#keys")  # nothing of ours left to decide

@@ -634,7 +634,7 @@ PLAY_KEYS: Final = (
     "d deal · f fold · r raise · tab next seat · b buy $100 · c client seed · h history · "
     "l leave · q quit"
 )
-#: the keys of a round's moment, then those of any time (PLAY_KEYS is all of them)
+#: the keys of a round's moment (PLAY_KEYS is all of them, the footer's too)
 KEYS_BY_PHASE: Final = {
     "betting": "s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove chip · p progressive · a rebet · "
     "x clear · d deal · tab next seat",
@@ -642,16 +642,15 @@ KEYS_BY_PHASE: Final = {
     "decided": "s sit (next round) · tab next seat",  # deciding, nothing of ours left to decide
     "showdown": "s sit (next round) · tab next seat",
 }
-ANY_TIME_KEYS: Final = "b buy $100 · c client seed · h history · l leave · q quit"
 
 
 def play_keys(phase: str, *, undecided: bool = True) -> str:
     """What can be done now: 80 columns had three lines of every key, some of no use.
+    The keys of any time (buy, client seed, history, leave, quit) are the footer's.
     `undecided`: while deciding, a hand of the player's still waits for fold or raise."""
     if phase == "deciding" and not undecided:
         phase = "decided"
-    now = KEYS_BY_PHASE.get(phase, KEYS_BY_PHASE["betting"])  # waiting: bets open too
-    return f"{now} · {ANY_TIME_KEYS}"
+    return KEYS_BY_PHASE.get(phase, KEYS_BY_PHASE["betting"])  # waiting: bets open too
 
 
 WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"

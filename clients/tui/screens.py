@@ -269,17 +269,19 @@ class PlayScreen(WatchScreen):
         )
         return play_keys(str(snap.get("phase", "")), undecided=undecided)
 
+    # the footer: the keys of any time; those of the moment are in the keys line above it
+    # (the footer listed them all, every phase, and ran off an 80-column screen)
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "sit", "Sit"),
+        Binding("s", "sit", "Sit", show=False),
         *(Binding(str(i + 1), f"chip({i})", money(c), show=False) for i, c in enumerate(CHIPS)),
         Binding("backspace", "unchip", "Chip back", show=False),
-        Binding("p", "progressive", "Progressive"),
-        Binding("a", "rebet", "Rebet"),
-        Binding("x", "clear", "Clear"),
-        Binding("d", "deal", "Deal"),
-        Binding("f", "decide('fold')", "Fold"),
-        Binding("r", "decide('raise')", "Raise"),
-        Binding("tab", "next_seat", "Next seat", priority=True),
+        Binding("p", "progressive", "Progressive", show=False),
+        Binding("a", "rebet", "Rebet", show=False),
+        Binding("x", "clear", "Clear", show=False),
+        Binding("d", "deal", "Deal", show=False),
+        Binding("f", "decide('fold')", "Fold", show=False),
+        Binding("r", "decide('raise')", "Raise", show=False),
+        Binding("tab", "next_seat", "Next seat", priority=True, show=False),
         Binding("b", "buy", "Buy $100"),
         Binding("c", "client_seed", "Client seed"),
         Binding("h", "app.history", "History"),
