@@ -12,6 +12,13 @@ that shows it.
 A bot reads its own cards from the snapshot, or, when the table deals hands
 face down until the showdown (`hands: "private"`), from the `hand` frame the
 server sends it alone (`StudClient.view` merges the two).
+
+A table that moves to another server process (`table_moved`, or `unknown_table`
+naming where it is) is followed as PROTOCOL.md says: a new connection to the new
+host with the same token, the seats taken again there. The round in play at the
+move was voided (its bets refunded) or settled before it, which the history says:
+a settled round not seen at the old host is counted from it, so the wallet still
+reconciles with the hands counted.
 """
 
 from __future__ import annotations
@@ -40,6 +47,10 @@ Strategy = Callable[[Sequence[str], str], bool]
 
 ACTIONS = ("ante", "deal", "raise", "fold")
 BUY_CHIPS = 100_000  # cents a bot buys when it runs short
+#: Errors that say the table is hosted by another process now.
+MOVED_CODES = frozenset({"table_moved", "unknown_table"})
+#: Seconds between looks at the lobby for a moved table's new host.
+FIND_INTERVAL = 0.5
 
 
 def money(cents: int, *, sign: bool = False) -> str:
@@ -78,6 +89,7 @@ class BotResult:
     jackpot_wins: int = 0  # hands whose progressive bet paid a prize
     jackpot_cents: int = 0
     bought: int = 0  # cents of chips bought during the run
+    moves: int = 0  # times its table went to another process, and the bot with it
     start_balance: int | None = None
     end_balance: int | None = None
     errors: Counter[str] = field(default_factory=Counter)
@@ -106,6 +118,7 @@ class BotResult:
             "jackpot_wins": self.jackpot_wins,
             "jackpot_cents": self.jackpot_cents,
             "bought": self.bought,
+            "moves": self.moves,
             "start_balance": self.start_balance,
             "end_balance": self.end_balance,
             "balance_change": self.balance_change,
@@ -186,6 +199,7 @@ class BotsReport:
                 "folded": sum(b.folded for b in self.bots),
                 "net": sum(b.net for b in self.bots),
                 "jackpot_wins": sum(b.jackpot_wins for b in self.bots),
+                "moves": sum(b.moves for b in self.bots),
                 "errors": dict(errors),
                 "latency_ms": latency_summary(self.latency()),
             },
@@ -253,6 +267,14 @@ class SeatsLost(Exception):
     """The table no longer seats the bot (an operator removed it, or suspended the player)."""
 
 
+class TableMoved(Exception):
+    """Another process hosts the table now; `url` is its address, empty when not known."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url or "a new host not yet known")
+        self.url = url
+
+
 class Bot:
     """One bot player at one table."""
 
@@ -288,6 +310,8 @@ class Bot:
         self.done = False
         self._counted: set[str] = set()  # round ids already counted
         self._pending: list[_Pending] = []
+        self._moved = asyncio.Event()  # a `table_moved` came for the table
+        self._moved_to = ""  # the url it named
 
     def _time_up(self) -> bool:
         if self.rounds is not None and len(self._counted) >= self.rounds:
@@ -297,6 +321,10 @@ class Bot:
     # ----- every frame, in order ----------------------------------------------------
 
     def on_frame(self, frame: dict[str, Any]) -> None:
+        if frame.get("t") == "table_moved" and frame.get("table") == self.table:
+            self._moved_to = str(frame.get("url") or "")
+            self._moved.set()
+            return
         if frame.get("t") != "table" or frame.get("table") != self.table:
             return
         now = time.perf_counter()
@@ -309,12 +337,15 @@ class Bot:
             self._count(frame)
 
     def _count(self, snap: Snapshot) -> None:
-        mine = [(i, s) for i, s in own_seats(snap, self.seats) if s.get("result")]
+        self._count_hands(snap["round_id"], [s for _, s in own_seats(snap, self.seats)])
+
+    def _count_hands(self, round_id: str, hands: Sequence[SeatView]) -> None:
+        mine = [s for s in hands if s.get("result")]
         if not mine:
             return
-        self._counted.add(snap["round_id"])
+        self._counted.add(round_id)
         r = self.result
-        for _, s in mine:
+        for s in mine:
             r.hands += 1
             r.outcomes[s["result"]["outcome"]] += 1
             if s.get("decision") == "raise":
@@ -370,12 +401,12 @@ class Bot:
             await client.hello(name=r.name)
             r.player_id = client.player_id
             r.start_balance = client.balance.get("balance")
-            await client.request("join", table=self.table)
-            for _ in range(self.want_seats):
-                reply = await client.request("sit", table=self.table)
-                self.seats.add(int(reply["seat"]))
-            r.seats = sorted(self.seats)
-            await self._play(client)
+            while True:
+                try:
+                    await self._sit_and_play(client)
+                    break
+                except TableMoved as moved:
+                    client = await self._follow(client, moved.url)
         except ServerError as e:
             r.errors[e.code] += 1
         except SeatsLost:
@@ -388,13 +419,91 @@ class Bot:
             await self._finish(client)
         return r
 
+    async def _sit_and_play(self, client: StudClient) -> None:
+        await self._request(client, "join", table=self.table)
+        self.seats.clear()
+        for _ in range(self.want_seats):
+            reply = await self._request(client, "sit", table=self.table)
+            self.seats.add(int(reply["seat"]))
+        self.result.seats = sorted(self.seats)
+        await self._play(client)
+
+    async def _request(self, client: StudClient, t: str, **fields: Any) -> dict[str, Any]:
+        """A table request; a refusal that says the table moved raises TableMoved."""
+        try:
+            return await client.request(t, **fields)
+        except ServerError as e:
+            url = str(e.frame.get("url") or self._moved_to)
+            # `unknown_table` alone (no host named, nothing heard of a move) is a mistake
+            if e.code == "table_moved" or (e.code in MOVED_CODES and url):
+                raise TableMoved(url) from e
+            raise
+
+    async def _follow(self, old: StudClient, url: str) -> StudClient:
+        """Go on at the table's new host with the same token (the old one's seats and
+        round are gone); count a round settled before the move that went unseen."""
+        self.result.moves += 1
+        if not url:
+            url = await self._find_host(old)
+        with contextlib.suppress(Exception):
+            await old.close()
+        self._moved, self._moved_to, self._pending = asyncio.Event(), "", []
+        client = await StudClient.open(url, history=False)
+        client.listeners.append(self.on_frame)
+        try:
+            await client.hello(token=old.token)
+            await self._count_unseen(client)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await client.close()
+            raise
+        self.url = url
+        return client
+
+    async def _find_host(self, client: StudClient) -> str:
+        """The table's new host, from the lobby, which names it within a few seconds."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + self.step_timeout
+        while True:
+            lobby = await client.request("lobby", watch=False)
+            for row in lobby.get("tables", []):
+                if row.get("id") == self.table and row.get("url") and not row.get("silent"):
+                    return str(row["url"])
+            if loop.time() >= until:
+                raise TimeoutError(f"no host for {self.table} in the lobby")
+            await asyncio.sleep(FIND_INTERVAL)
+
+    async def _count_unseen(self, client: StudClient) -> None:
+        """The rounds of the table settled before the move but never seen settled here."""
+        rounds: list[dict[str, Any]] = []
+
+        def keep(frame: dict[str, Any]) -> None:
+            if frame.get("t") == "history":
+                rounds.extend(frame.get("rounds") or [])
+
+        client.listeners.append(keep)
+        try:
+            await client.request("history", limit=10)
+        finally:
+            client.listeners.remove(keep)
+        pid = self.result.player_id
+        for record in reversed(rounds):  # oldest first
+            if record.get("table") == self.table and record["round_id"] not in self._counted:
+                hands = [s for s in record["seats"] if s.get("player_id") == pid]
+                self._count_hands(record["round_id"], hands)
+
     async def _play(self, client: StudClient) -> None:
         while True:
             # the snapshot with our own cards of a private deal (the `hand` frame) in it
             snap = await client.wait_for(
-                lambda c: (v := c.view(self.table)) is not None and self._actionable(v) and v,
+                lambda c: (
+                    self._moved.is_set()
+                    or ((v := c.view(self.table)) is not None and self._actionable(v) and v)
+                ),
                 self.step_timeout,
             )
+            if self._moved.is_set():
+                raise TableMoved(self._moved_to)
             if not self._seated(snap):
                 raise SeatsLost  # not a wait for a step that will never come
             if self.done:
@@ -477,15 +586,29 @@ class Bot:
         pending = _Pending(action, check, time.perf_counter())
         self._pending.append(pending)
         try:
-            await asyncio.wait_for(client.request(action, **fields), self.step_timeout)
+            await asyncio.wait_for(self._request(client, action, **fields), self.step_timeout)
         except BaseException:
             with contextlib.suppress(ValueError):
                 self._pending.remove(pending)
             raise
         # The snapshot may come before or after `ok`: act on nothing older than it. The
         # listener checks every snapshot in order, so a round that moves on at once
-        # (a raise that ends it, a short results pause) cannot hide it.
-        await asyncio.wait_for(pending.seen.wait(), self.step_timeout)
+        # (a raise that ends it, a short results pause) cannot hide it. A table that
+        # moved meanwhile sends none here.
+        moved = self._moved
+        seen = asyncio.ensure_future(pending.seen.wait())
+        gone = asyncio.ensure_future(moved.wait())
+        try:
+            await asyncio.wait(
+                (seen, gone), timeout=self.step_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            seen.cancel()
+            gone.cancel()
+        if not pending.seen.is_set():
+            if moved.is_set():
+                raise TableMoved(self._moved_to)
+            raise TimeoutError(f"{action} not seen in a snapshot")
 
     async def _finish(self, client: StudClient) -> None:
         """Give the seats back and read the final wallet; never raises."""
