@@ -562,33 +562,41 @@ async def test_rebet_clear_and_a_round_from_the_keyboard(
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
 
     # ----- two hands dealt: r raises the selected one, and the selection moves on to the
-    # other; r on a hand already raised sends nothing and says so (it used to raise the
-    # other hand, which the ring, the ▼ and the rack line did not show)
+    # other; r on a hand already raised sends nothing, says so and selects the hand still
+    # waiting (it used to raise the other hand, which the ring, the ▼ and the rack line
+    # did not show; then it said "Tab selects #1", which Tab from the last seat did not)
     await ann.keyboard.press("2")
     await expect_cents(ann, "ante-0", 500)
     await ann.keyboard.press("d")
     await expect_phase([ann], "deciding")
     assert await ann.evaluate("document.activeElement.dataset.testid") == "seat-0"
-    await ann.keyboard.press("r")
-    await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await ann.get_by_test_id("seat-1").click(position={"x": 10, "y": 5})
     await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("r")
+    await expect(ann.get_by_test_id("seat-1-status")).to_have_text("Raised")
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
     # the focus ring goes along: it stayed on the hand just decided, while the next key
     # went to the new selection
-    await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-1'")
-    await ann.get_by_test_id("seat-0").click(position={"x": 10, "y": 5})
+    await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-0'")
+    # Tab from a hand decided goes to one still waiting, round from the last seat
+    await ann.get_by_test_id("seat-1").click(position={"x": 10, "y": 5})
+    await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("Tab")
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-0'")
+    await ann.get_by_test_id("seat-1").click(position={"x": 10, "y": 5})
+    await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
     await ann.keyboard.press("r")
     told = ann.locator('.toast[data-code="decided"]')
-    await expect(told).to_contain_text("Seat #1 has raised already; nothing sent")
-    await expect(told).to_contain_text("Tab selects #2, still waiting")
-    assert (await seat0())["decision"] == "raise"
+    await expect(told).to_contain_text("Seat #2 has raised already; nothing sent")
+    await expect(told).to_contain_text("Selected now: #1, waiting")
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
     seat1: dict[str, Any] = await ann.evaluate("window.stud.state.tables.alpha.seats[1]")
-    assert seat1.get("decision") is None, seat1
-    await ann.keyboard.press("Tab")
-    await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    assert seat1["decision"] == "raise"
+    assert (await seat0()).get("decision") is None
     await ann.keyboard.press("f")
     await expect_phase([ann], "showdown")
-    await expect(ann.get_by_test_id("seat-1-status")).to_have_text("Folded")
+    await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Folded")
     assert problems == []
 
 

@@ -994,25 +994,32 @@ function selectSeat(seat, { focus = false } = {}) {
 }
 
 /**
- * Tab: the next of our seats, selected and focused. From nothing focused: the one
- * after the selected seat, round to the first. From one of our seats: the next
- * one, and from the last none (false), so the focus moves on to the rack as usual:
- * the keyboard is never kept in the seats.
+ * Tab: the next of our seats, selected and focused; while deciding, the next of those
+ * still waiting (Tab went through hands decided already, and from the last seat off
+ * to the rack, so three hands' keyboard player never got back to a waiting #1). From
+ * nothing focused: the one after the selected seat, round to the first. From one of
+ * our seats: the next one; from a decided hand, round to the first waiting; from the
+ * last (waiting) one none (false), so the focus moves on to the rack as usual: the
+ * keyboard is never kept in the seats.
  */
 function nextSeat(fromSeat = null) {
   const snap = state.tables[state.current];
   if (!snap) return false;
   const mine = mySeats(snap);
-  if (!mine.length) return false;
-  if (fromSeat !== null) {
-    const next = mine.find((i) => i > fromSeat);
-    if (next === undefined) return false;
-    selectSeat(next, { focus: true });
-    return true;
-  }
-  const at = mine.indexOf(selectedSeat(snap));
-  selectSeat(mine[(at + 1) % mine.length], { focus: true });
+  const waiting = snap.phase === "deciding" ? undecidedSeats(snap) : [];
+  const ring = waiting.length ? waiting : mine;
+  if (!ring.length) return false;
+  const from = fromSeat ?? selectedSeat(snap);
+  let next = ring.find((i) => i > from);
+  if (next === undefined && (fromSeat === null || !ring.includes(fromSeat))) next = ring[0];
+  if (next === undefined) return false;
+  selectSeat(next, { focus: true });
   return true;
+}
+
+/** Our hands dealt and still waiting for fold or raise. */
+function undecidedSeats(snap) {
+  return mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision);
 }
 
 /** A Fold or Raise clicked: once sent, the selection (what the rack line and the keys
@@ -1020,9 +1027,7 @@ function nextSeat(fromSeat = null) {
 function decideByClick(decision, seat) {
   const table = state.current;
   const snap = state.tables[table];
-  const later = snap
-    ? nextWaiting(mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision), seat)
-    : undefined;
+  const later = snap ? nextWaiting(undecidedSeats(snap), seat) : undefined;
   act(async () => {
     await sendDecision(decision, table, seat);
     if (later !== undefined && selectedSeat(state.tables[table]) === seat) state.selected[table] = later;
@@ -1030,7 +1035,8 @@ function decideByClick(decision, seat) {
 }
 
 /** f / r: the selected seat, and only it: the one the ring, the ▼ and the rack line
- * show. A selected hand already decided is told, never swapped for another one. */
+ * show. A selected hand already decided is told, never swapped for another one: the
+ * key sends nothing, and the selection moves to a hand still waiting, for the next. */
 function decideByKey(decision) {
   const snap = state.tables[state.current];
   if (!snap) return;
@@ -1038,7 +1044,7 @@ function decideByKey(decision) {
     showError("No decision is due now.");
     return;
   }
-  const undecided = mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision);
+  const undecided = undecidedSeats(snap);
   if (!undecided.length) {
     showError("None of your hands is waiting for a decision.");
     return;
@@ -1048,9 +1054,12 @@ function decideByKey(decision) {
     const mine = snap.seats[seat];
     const done = !mine?.cards ? "no hand this round"
       : mine.decision === "raise" ? "raised already" : "folded already";
-    const waiting = undecided.map((i) => `#${i + 1}`).join(", ");
-    showError(`Seat #${seat + 1} has ${done}; nothing sent. Tab selects ${waiting}, still waiting.`,
-      { code: "decided" });
+    const next = nextWaiting(undecided, seat);
+    const also = undecided.filter((i) => i !== next).map((i) => `#${i + 1}`);
+    showError(`Seat #${seat + 1} has ${done}; nothing sent. Selected now: #${next + 1}, waiting`
+      + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`, { code: "decided" });
+    const focused = document.activeElement;
+    selectSeat(next, { focus: focused === document.body || focused?.classList.contains("seat") });
     return;
   }
   const later = nextWaiting(undecided, seat);
