@@ -222,6 +222,9 @@ async def test_a_long_username_fits_a_laptop_and_a_replaced_tab_signs_out(
     await expect(ann.get_by_test_id("name-input")).to_have_value("Bartholomew Maximilian Xy")
     await ann.get_by_test_id("name-input").fill("")
     await enter(ann, "Bartholomew")
+    # the name taken, its refusal goes at once: it stayed over the lobby (for its 10 s),
+    # saying the opposite
+    assert await ann.get_by_test_id("error").count() == 0
     await ann.get_by_test_id("signup").click()
     # one character too many is refused in words, not cut to an account of another name
     await fill_dialog(ann, "bartholomew_maximilian_xy", PASSWORD)

@@ -210,10 +210,11 @@ const purchases = new Purchases(conn, {
     dismissToasts("purchase-waiting");
     const amount = amountAfterRefusal(err); // over the limit: not left for the next Buy
     if (amount !== null) $("buy-amount").value = amount;
-    showError(err);
+    showError(err, { about: "buy" });
   },
   onBought: (amount) => {
     dismissToasts("purchase-waiting");
+    dismissRefusals("buy");
     showError(`Bought ${dollars(amount)} of chips.`, { code: "purchase-done", tone: "ok" });
   },
   onUnknown: (amount) => {
@@ -265,12 +266,15 @@ async function hello() {
       sessionStorage.removeItem(KEYS.name);
       state.needName = true;
       render();
+      showError(err, { about: "name" });
+      return;
     }
     showError(err);
   }
 }
 
 function welcome(w) {
+  dismissRefusals("name");
   state.welcomedOn = conn.opens; // this socket is the player's: online (see `online`)
   state.me = { player_id: w.player_id, name: w.name };
   state.limits = w.limits ?? {};
@@ -765,7 +769,7 @@ async function leaveTable() {
     const rest = playingOn(snap);
     showError(`Leaving now folds your undecided ${handsOn(folded.seats)}: you lose `
       + `${foldCost(folded)}.${rest ? ` ${rest}` : ""} Press “Fold & leave” to leave.`,
-    { code: "leave-confirm" });
+    { code: "leave-confirm", tone: "warn" });
     render();
     return;
   }
@@ -805,7 +809,7 @@ function noticeUnseenDecisions(old, snap) {
     showError(`The clock ran out: your hand${folded.length > 1 ? "s" : ""} on seat `
       + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`
       + lostDecisionsNote(snap.round_id, folded),
-    { code: "auto-fold" });
+    { code: "auto-fold", tone: "warn" });
   }
 }
 
@@ -841,7 +845,7 @@ function noticeClockRanOn(snap) {
     ? `Back online, ${away} after the table was last heard: ${seats} still `
       + `${open.length > 1 ? "wait" : "waits"} for your decision.`
     : `Back online, ${away} after the table was last heard; its clock ran on — ${countdownText(ms)} left `
-      + `to decide ${seats}.`, { code: "clock-ran-on" });
+      + `to decide ${seats}.`, { code: "clock-ran-on", tone: "warn" });
 }
 
 /** A round of ours ended without its showdown in sight: say how, from its history
@@ -1057,7 +1061,7 @@ function decideByKey(decision) {
     const next = nextWaiting(undecided, seat);
     const also = undecided.filter((i) => i !== next).map((i) => `#${i + 1}`);
     showError(`Seat #${seat + 1} has ${done}; nothing sent. Selected now: #${next + 1}, waiting`
-      + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`, { code: "decided" });
+      + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`, { code: "decided", tone: "warn" });
     const focused = document.activeElement;
     selectSeat(next, { focus: focused === document.body || focused?.classList.contains("seat") });
     return;
@@ -1392,15 +1396,23 @@ function dismissToasts(code) {
   for (const el of $("errors").querySelectorAll(`.toast[data-code="${code}"]`)) el.remove();
 }
 
+/** Take away the refusals of an attempt that has now worked (a name refused, then one
+ * taken; a purchase refused, then one made): they said the opposite of what is so. */
+function dismissRefusals(about) {
+  for (const el of $("errors").querySelectorAll(`.toast[data-about="${about}"]`)) el.remove();
+}
+
 /**
  * An error in words, in a visible, dismissable toast; `code` names its kind when it
- * is not a server error, `tone: "ok"` makes it good news. A `sticky` one stays until
+ * is not a server error, `tone: "ok"` makes it good news, `tone: "warn"` a warning or
+ * news of a loss (not a refusal); `about` names the attempt a refusal is about, whose
+ * success takes it away (`dismissRefusals`). A `sticky` one stays until
  * dismissed: news of money (a wallet gone with a forgotten session) must not go by
  * while the player looks elsewhere. Once the page has been in view as long as an
  * ordinary toast lasts, it folds to one line, so it covers no more of the table than
  * it must; a tap on its words opens it again.
  */
-function showError(err, { code = null, tone = null, sticky = false, open = null } = {}) {
+function showError(err, { code = null, tone = null, sticky = false, open = null, about = null } = {}) {
   // The table gone (`tableMoved` said so): a refusal that says it again adds nothing.
   if (err?.frame?.code === "table_moved" && $("errors").querySelector('[data-code="table_moved"]')) return;
   // A table hosted by another server of the fleet: offer to go there.
@@ -1417,7 +1429,7 @@ function showError(err, { code = null, tone = null, sticky = false, open = null 
   const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" ? "status" : "alert",
     "data-testid": tone === "ok" ? "notice" : "error",
     "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client",
-    "data-sticky": sticky ? "true" : null },
+    "data-sticky": sticky ? "true" : null, "data-about": about },
     h("span", { class: "msg", "data-testid": "error-message", "data-action": sticky ? "toggle-toast" : null }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
@@ -1865,7 +1877,7 @@ $("login-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const name = $("name-input").value.trim();
   if (!name) { // spaces alone pass the field's `required`: say what is missing
-    showError("Enter a name for the table: letters or digits, not spaces alone.", { code: "name" });
+    showError("Enter a name for the table: letters or digits, not spaces alone.", { code: "name", about: "name" });
     $("name-input").focus();
     return;
   }
@@ -1884,11 +1896,11 @@ $("buy").addEventListener("submit", (event) => {
   // digits alone: a number field also takes "1e2" and "5.0", which are not what was meant
   if (!/^[0-9]+$/.test(text) || wanted < 1) {
     showError("Chips are bought in whole dollars: enter an amount of $1 or more, in digits alone "
-      + "(no cents, no signs).", { code: "buy-amount" });
+      + "(no cents, no signs).", { code: "buy-amount", about: "buy" });
     return;
   }
   if (!Number.isSafeInteger(wanted * 100) || wanted * 100 > MAX_WIRE_CENTS) {
-    showError("That is more than a purchase can be: enter a smaller amount.", { code: "buy-amount" });
+    showError("That is more than a purchase can be: enter a smaller amount.", { code: "buy-amount", about: "buy" });
     $("buy-amount").value = String(USUAL_BUY);
     return;
   }
