@@ -325,6 +325,15 @@ async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
     await expect(paused).to_contain_text("This server is shutting down")
     await expect(paused).not_to_contain_text("Paused by the casino")  # no operator paused it
     await shot(page, "shutdown-notice.png")
+    # whole on a laptop: squeezed into the head's row it read "…a round not over withi…"
+    for width, height in ((1280, 800), (1024, 768)):
+        await resize(page, {"width": width, "height": height})
+        cut = await page.evaluate(
+            """() => [...document.querySelectorAll('.table-head .paused-note, .table-head h1')]
+              .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)"""
+        )
+        assert cut == [], f"{width}: {cut}"
+        await shot(page, f"shutdown-notice-{width}.png")
     await page.get_by_test_id("raise-0").click()
     await expect_phase([page], "showdown")
     assert problems == []
