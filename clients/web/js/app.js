@@ -253,8 +253,8 @@ async function hello() {
       // the news first: folded to one line, the notice still says it
       showError(account
         ? "Signed out: sign in again to play with your account (you were signed out elsewhere, "
-          + "the password changed, or this device went unused for a long time). Meanwhile you "
-          + "play as a new guest."
+          + "the password changed, this device went unused for a long time, or the server "
+          + "restarted without keeping its data). Meanwhile you play as a new guest."
         : "New player, new wallet: the server no longer knows your previous session (unused "
           + "for a long time, or the server restarted without keeping its data), so you start again.", { code: "session-ended", sticky: true });
       if (conn.open) hello();
