@@ -506,7 +506,10 @@ function controls(v) {
   const seats = v.mine.map((i) => snap.seats[i]);
   const open = snap.phase === "waiting" || snap.phase === "betting";
   const ready = seats.some((s) => s.ready);
-  const toPlace = v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0);
+  // a bet built is shown, and counted, only while bets are open: at a showdown the Deal
+  // button said "Deal · $500.00, needs $1,500.00" beside an empty circle (it is kept for
+  // the next round, and both show it again then)
+  const toPlace = open ? v.mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(v.build(i)) > 0) : [];
   const placed = seats.some((s) => s.ante > 0);
   // others have bet and the betting timer runs: with nothing to bet, say so at once
   const sitOut = snap.phase === "betting" && !ready && !v.busy && !placed && toPlace.length === 0;

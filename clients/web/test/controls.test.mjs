@@ -53,6 +53,22 @@ test("bets the wallet can hold are the plain Deal", () => {
   }
 });
 
+test("a bet built is not counted on Deal while the bets are closed", () => {
+  // sat down mid-round with $100 built: at the showdown the circle is empty (the bet is
+  // for the next round), and Deal said "Deal · $101.00, needs $301.00" beside it
+  const snap = { ...waiting(), phase: "showdown", round_id: "alpha-1" };
+  const root = renderTable({
+    snap, me: { player_id: "p-ann" }, row: null,
+    build: (i) => (i === 0 ? { chips: [10000], progressive: true } : { chips: [], progressive: false }),
+    chip: 10000, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    available: 15000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
+    rebet: null, fair: {},
+  });
+  assert.equal(root.byTestId("ante-0").getAttribute("data-cents"), "0");
+  assert.equal(root.byTestId("deal").textContent, "Deal");
+  assert.equal(root.byTestId("deal-needs"), null);
+});
+
 /** The rack for Ann on seats 0-2, last round's bets `rebet`, and `built` now. */
 function rack(rebet, built) {
   const snap = waiting();
