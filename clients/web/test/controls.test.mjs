@@ -279,3 +279,18 @@ test("the rack's line says how many hands in a few words, how to add one in its 
   const hint = line.children.find((c) => c.getAttribute?.("title"));
   assert.match(hint.getAttribute("title"), /“\+ Hand” on a free seat/);
 });
+
+test("with several hands the rack's line says the selected one is one of them", () => {
+  // "Seat #1: $10 · 3 hands" beside "Deal · $21.00" read as the three hands' bet
+  const snap = waiting();
+  snap.seats = [0, 1, 2].map(() => ({ ...snap.seats[0] }));
+  const root = renderTable({
+    snap, me: { player_id: "p-ann" }, row: null,
+    build: (i) => ({ chips: i === 0 ? [1000] : [500], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
+    available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
+    rebet: null, fair: {},
+  });
+  assert.equal(root.byTestId("selected-seat").textContent, "Seat #1: $10 · one of your 3 hands");
+  assert.equal(root.byTestId("deal").textContent, "Deal · $20.00");
+});
