@@ -420,7 +420,7 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
 
 # A dealer that does not qualify (king high), and nine high-card hands from the rest of
 # the deck (ranks far apart, suits mixed): every raised hand's result is the longest
-# there is, "Dealer did not qualify JP −$1" (the progressive stake won nothing).
+# there is, "Dealer did not qualify incl. JP −$1" (the progressive stake won nothing).
 DEALER_NQ = ["Kc", "Qh", "9d", "6s", "2c"]
 REST = [c for c in (f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs") if c not in DEALER_NQ]
 HANDS_NQ = [[REST[n + 9 * k] for k in range(5)] for n in range(9)]

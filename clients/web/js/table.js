@@ -466,9 +466,10 @@ function seatActions(v, seat, i, kind, editable, tools = []) {
 }
 
 /** The outcome and the net. The net counts the progressive stake too, so a side bet
- * that won nothing is shown beside it ("JP −$1", as the circle's progressive light is
- * marked; a star alone said nothing to a player): a push that lost the side bet reads
- * −$1.00 with its reason, and a won ante that lost it reads $0.00 with its reason.
+ * that won nothing is shown beside it ("incl. JP −$1", as the circle's progressive light
+ * is marked; a star alone said nothing to a player, and "JP −$1" over "−$6.00" read as
+ * two losses): a push that lost the side bet reads −$1.00 with its reason, and a won
+ * ante that lost it reads $0.00 with its reason.
  * A `narrow` seat words a long outcome short (its title keeps the whole) in smaller
  * type, so the result keeps to its seat's foot, clear of the seats and the rack below. */
 function resultEl(seat, i, stake, narrow = false) {
@@ -487,7 +488,7 @@ function resultEl(seat, i, stake, narrow = false) {
     sideLost ? h("span", { class: "prize lost", "data-testid": `seat-${i}-side-bet`, "data-cents": -sideLost,
       title: `The progressive bet (${dollars(sideLost)}) won nothing; the net counts it`,
       "aria-label": `Progressive bet ${dollars(-sideLost)}` },
-    `JP ${dollars(-sideLost, { short: true })}`) : null),
+    `incl. JP ${dollars(-sideLost, { short: true })}`) : null),
   h("span", { class: "result-money" },
     h("span", { class: "net", "data-testid": `seat-${i}-net`, "data-cents": r.net }, signedDollars(r.net)),
     prize ? h("span", { class: "prize", "data-testid": `seat-${i}-prize`, "data-cents": prize,
@@ -558,9 +559,9 @@ function controls(v) {
         // "how" in the title: the line is cut at a laptop's width when it says it too
         h("span", { class: "muted", title: v.mine.length < v.maxSeats && snap.seats.includes(null)
           ? `Up to ${v.maxSeats} hands: “+ Hand” on a free seat adds one` : null },
-        // "one of your 3 hands": "$10 · 3 hands" beside "Deal · $21.00" read as the
+        // "1 of 3 hands": "$10 · 3 hands" beside "Deal · $21.00" read as the
         // three hands' bet, which Deal did not match
-        v.mine.length > 1 ? ` · one of your ${v.mine.length} hands`
+        v.mine.length > 1 ? ` · 1 of ${v.mine.length} hands`
           : ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
             + (v.mine.length < v.maxSeats && snap.seats.includes(null) ? ` (up to ${v.maxSeats})` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`

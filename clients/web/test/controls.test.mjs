@@ -291,6 +291,6 @@ test("with several hands the rack's line says the selected one is one of them", 
     available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
     rebet: null, fair: {},
   });
-  assert.equal(root.byTestId("selected-seat").textContent, "Seat #1: $10 · one of your 3 hands");
+  assert.equal(root.byTestId("selected-seat").textContent, "Seat #1: $10 · 1 of 3 hands");
   assert.equal(root.byTestId("deal").textContent, "Deal · $20.00");
 });
