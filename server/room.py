@@ -378,8 +378,10 @@ class Room:
     def count_changed(self) -> None:
         """The spectator count changed: a new `seq` shows it (one `seq` is one snapshot),
         unless no snapshot of the table's change has been made yet: that one carries the
-        count, with the `last` of the request that made it (a new `seq` would clear it)."""
-        if self.table.seq == self.shown.built:
+        count, with the `last` of the request that made it (a new `seq` would clear it);
+        nor when the last snapshot made already has it (a sit's joiner: no copy of it)."""
+        built = self.table.seq == self.shown.built
+        if built and self.spectator_count() != self.shown.spectators:
             self.table.touch()
 
     def watchers_changed(self) -> None:
@@ -417,10 +419,14 @@ class Room:
             return
         t0 = time.perf_counter()
         self.shown.seq = self.table.seq
-        data = self.snapshot()
+        to = self.shown.broadcast_to(self.viewers)
         m = self.host.metrics
-        m.broadcasts += 1
-        m.frames_out += self.host.send_all(self.shown.broadcast_to(self.viewers), data)
+        if to or not self.viewers:
+            data = self.snapshot()
+            m.broadcasts += 1
+            m.frames_out += self.host.send_all(to, data)
+        # else every viewer joined under this seq and was shown it then: none is made
+        # now (it would count its meter as shown to them, though none of them got it)
         self._send_hands()
         t1 = time.perf_counter()
         m.broadcast_lag.observe(t1 - t0)

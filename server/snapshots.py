@@ -33,6 +33,7 @@ class Shown:
         self.seq = -1  # the last `seq` broadcast to every viewer
         self.built = -1  # the last `seq` a snapshot was made of, for anyone
         self.made = -1  # the `seq` of the last snapshot made (an older one while writing)
+        self.spectators = -1  # the spectator count in the snapshot of `built`
         self.view: dict[str, Any] | None = None  # the last snapshot built while running
         self.hands_round: str | None = None  # the round whose private hands went out
         # the connections shown the snapshot of `joiners_seq` as they joined
@@ -88,6 +89,7 @@ class Shown:
                 self.meter, self.at = meter, now
                 self.view = view
                 self.built = self.made = table.seq
+                self.spectators = spectators
             return encode(view)
         # Paused: what is durable. While an owed write is out, what was last shown (a
         # showdown whose settlement is in doubt is not revealed); with none out (a lapsed
@@ -112,6 +114,7 @@ class Shown:
         }
         if shown:
             self.built = self.made = table.seq
+            self.spectators = spectators
         return encode(view)
 
     def hands(self, table: Table, viewers: Viewers) -> list[tuple[ServerConnection, bytes]]:

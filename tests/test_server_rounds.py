@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -251,7 +252,8 @@ async def test_a_requests_last_survives_the_spectator_count_sent_with_it(
     Clients that show who did what would otherwise miss the request."""
     server = await make_server(jackpot_push_interval=3600)  # pushes only when called here
     watcher, player = await connect(server, "watcher"), await connect(server, "player")
-    for c in (watcher, player):
+    passer_by = await connect(server, "passer-by")
+    for c in (watcher, player, passer_by):
         await c.request("join", table="alpha")
     room = server.rooms["alpha"]
     publish = room.publish
@@ -269,13 +271,22 @@ async def test_a_requests_last_survives_the_spectator_count_sent_with_it(
     await player.request("sit", table="alpha", seat=0)
     snap = await watcher.wait_table("alpha", lambda s: s["seats"][0] is not None)
     assert snap["last"] == {"seat": 0, "action": "sit"}
-    assert snap["spectators"] == 1
+    assert snap["spectators"] == 2
     monkeypatch.undo()
     seq = snap["seq"]
     server.refresh_later(room)
-    server.refresh_rooms()  # nothing else changed: the count goes out as the server's own
+    server.refresh_rooms()  # the count went out with the sit: nothing to send again
+    await passer_by.close()  # a count changed by no request at all
+    await asyncio.wait_for(_until(lambda: room.spectator_count() == 1), 5)
+    server.refresh_rooms()
     snap = await watcher.wait_table("alpha", lambda s: s["seq"] > seq)
-    assert snap["last"] is None
+    assert snap["last"] is None and snap["spectators"] == 1
+    assert snap["seq"] == seq + 1  # one snapshot for the one change, none for the sit again
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    while not check():
+        await asyncio.sleep(0.01)
 
 
 async def test_betting_timer_deals_and_funds_are_checked(
