@@ -17,6 +17,7 @@ import secrets
 import signal
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence, Set
+from dataclasses import replace
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -177,6 +178,9 @@ class StudServer:
             create_connection=self.outbox.connection_class(),
             start_serving=False,
         )
+        if not self.config.public_url:  # the port bound, not the 0 asked for ("any")
+            given = self.fleet.public_url if self.fleet is not None else ""
+            self._default_public_url(given or f"ws://{self.config.host}:{self.port}/ws")
         await self.hosting.claim(list(self.rooms.values()))
         await self.server.start_serving()
         self.spawn(self._pump())
@@ -199,6 +203,14 @@ class StudServer:
             ", ".join(hosted) or "none (standing by)",
             extra={"port": self.port, "tables": hosted, "event_loop": loop},
         )
+
+    def _default_public_url(self, url: str) -> None:
+        """The address the lobby and the welcome give for this process, when the config
+        names none: the fleet's, else made of the host and the port bound."""
+        self.config = replace(self.config, public_url=url)
+        self.requests.config = self.config
+        if self.fleet is not None:
+            self.fleet.public_url = url
 
     def _origin_lost(self) -> None:
         """The fleet's heartbeat found the store's mark gone: both connections look again."""

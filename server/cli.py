@@ -181,8 +181,6 @@ def main(argv: list[str] | None = None) -> int:
             host=args.admin_host or config.admin.host,
         )
         config = replace(config, admin=admin)
-    if not config.public_url:
-        config = replace(config, public_url=f"ws://{config.host}:{config.port}/ws")
     _setup_logging(args.log_format, args.log_level)
     if any(VARIANTS.get(t.variant.name) != t.variant for t in config.tables):
         threading.Thread(

@@ -1,0 +1,95 @@
+"""`stud-server` as an operator runs it: what it says at start about the address it
+serves, and how it refuses a bad setting (one line, exit 2, never a traceback)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clients.connection import StudClient
+from tests.redis_fixture import drop_namespace, fresh_namespace, redis_url, time_limit
+
+__all__ = ["redis_url", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+SERVING = re.compile(r"serving on (\S+):(\d+) ")
+
+
+def stud(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """One `stud-server` command that ends by itself (stdin empty: no terminal)."""
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def refused(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit 2 with one `stud-server: ...` line naming each of `words`, no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines and lines[-1].startswith("stud-server: "), result.stderr
+    for word in words:
+        assert word in lines[-1], result.stderr
+
+
+@pytest.fixture
+def serving(tmp_path: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+def serve(
+    serving: list[subprocess.Popen[bytes]], log: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[str, int]:
+    """Start `serve` and wait for its `serving on HOST:PORT` line: the address bound."""
+    with open(log, "ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve", *args],
+            env={**os.environ, **(env or {})},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    serving.append(process)
+    deadline = time.monotonic() + 30
+    while not (found := SERVING.search(log.read_text())):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.05)
+    return found.group(1), int(found.group(2))
+
+
+async def test_port_0_gives_out_the_port_it_bound(
+    redis_url: str, serving: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """`--port 0` takes any free port: the address the welcome and the lobby rows give
+    other processes' clients is that port, never `:0`."""
+    env = {"STUD_REDIS_NAMESPACE": fresh_namespace()}
+    host, port = serve(serving, tmp_path / "a.log", "--port", "0", "--redis", redis_url, env=env)
+    assert port != 0
+    client = await StudClient.open(f"ws://{host}:{port}/ws")
+    try:
+        welcome = await client.hello(name="ann")
+        assert welcome["url"] == f"ws://{host}:{port}/ws"
+    finally:
+        await client.close()
+        await drop_namespace(redis_url, env["STUD_REDIS_NAMESPACE"])
