@@ -93,3 +93,14 @@ async def test_port_0_gives_out_the_port_it_bound(
     finally:
         await client.close()
         await drop_namespace(redis_url, env["STUD_REDIS_NAMESPACE"])
+
+
+def test_an_operators_file_that_is_not_json_is_refused_by_name(tmp_path: Path) -> None:
+    """A hand-edited operators file gone wrong stops the start like any bad setting."""
+    broken = tmp_path / "ops.json"
+    broken.write_text("{broken")
+    result = stud("serve", "--port", "0", env={"STUD_OPERATORS_FILE": str(broken)})
+    refused(result, "admin.operators_file", str(broken))
+    broken.write_text('{"operators": [{"name": "olga"}]}')  # JSON, but not ours
+    result = stud("serve", "--port", "0", env={"STUD_OPERATORS_FILE": str(broken)})
+    refused(result, "admin.operators_file", str(broken))

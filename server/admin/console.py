@@ -22,6 +22,7 @@ from server.admin.host import ConsoleHost
 from server.admin.httpd import HttpServer
 from server.admin.operators import Limiter, Operators
 from server.admin.views import Views
+from server.config import ConfigError
 from server.http import WEB_ROOT
 from server.stores.admin import AdminStore
 from server.stores.admin_memory import MemoryAdmin
@@ -92,7 +93,10 @@ class AdminConsole:
     async def start(self) -> None:
         """Before the tables are hosted: the operators file, then the acts and flags."""
         await self.admin.prepare()
-        await self.operators.load_file(at_start=True)
+        try:
+            await self.operators.load_file(at_start=True)
+        except ValueError as e:  # refused like any bad setting: one line, exit 2
+            raise ConfigError(f"admin.operators_file: {e}") from e
         await self.agent.start()
         if self.config.port < 0:
             return

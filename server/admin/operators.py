@@ -187,10 +187,16 @@ def read_file(path: str | Path) -> list[Operator]:
         return []
     except (OSError, ValueError) as e:
         raise ValueError(f"cannot read the operators file {path}: {e}") from e
-    out = []
-    for entry in data.get("operators", []):
-        out.append(Operator(str(entry["name"]), str(entry["hash"]), int(entry["created_ms"])))
-    return out
+    try:
+        return [
+            Operator(str(entry["name"]), str(entry["hash"]), int(entry["created_ms"]))
+            for entry in data.get("operators", [])
+        ]
+    except (AttributeError, KeyError, TypeError, ValueError) as e:  # valid JSON, not ours
+        raise ValueError(
+            f"cannot read the operators file {path}: not the file `stud-server operator add`"
+            f" writes ({type(e).__name__}: {e})"
+        ) from e
 
 
 def write_file(path: str | Path, operators: list[Operator]) -> None:
