@@ -92,7 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         help="uvloop or asyncio's own (default auto: uvloop when installed, env STUD_EVENT_LOOP)",
     )
     serve.add_argument("--log-format", choices=["text", "json"], default="text")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=["debug", "info", "warning", "error", "critical"],
+        default="info",
+    )
     check = sub.add_parser("check-config", help="validate a config file and list its tables")
     check.add_argument("file")
     check.add_argument(

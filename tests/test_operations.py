@@ -104,3 +104,9 @@ def test_an_operators_file_that_is_not_json_is_refused_by_name(tmp_path: Path) -
     broken.write_text('{"operators": [{"name": "olga"}]}')  # JSON, but not ours
     result = stud("serve", "--port", "0", env={"STUD_OPERATORS_FILE": str(broken)})
     refused(result, "admin.operators_file", str(broken))
+
+
+def test_an_unknown_log_level_is_a_usage_error() -> None:
+    result = stud("serve", "--port", "0", "--log-level", "loud")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "--log-level" in result.stderr and "'loud'" in result.stderr, result.stderr
