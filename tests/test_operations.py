@@ -110,3 +110,18 @@ def test_an_unknown_log_level_is_a_usage_error() -> None:
     result = stud("serve", "--port", "0", "--log-level", "loud")
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "--log-level" in result.stderr and "'loud'" in result.stderr, result.stderr
+
+
+def test_operator_add_without_a_terminal_says_how_to_give_the_password(tmp_path: Path) -> None:
+    """No terminal to ask on (a script, a container without -t): `--password-stdin`."""
+    o_json = tmp_path / "o.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "server.cli", "operator", "add", "zed", "--file", str(o_json)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=True,  # no controlling terminal: /dev/tty cannot be opened
+    )
+    refused(result, "--password-stdin")
+    assert not o_json.exists()

@@ -16,6 +16,7 @@ import asyncio
 import getpass
 import sys
 import time
+import warnings
 from dataclasses import replace
 from typing import Any
 
@@ -132,8 +133,22 @@ def _password(name: str, from_stdin: bool) -> str:
     if from_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
-        password = getpass.getpass(f"password for operator {name}: ")
-        if getpass.getpass("again: ") != password:
+        try:
+            with warnings.catch_warnings():  # getpass would read stdin, echoing, instead
+                warnings.simplefilter("error", getpass.GetPassWarning)
+                password = getpass.getpass(f"password for operator {name}: ")
+                again = getpass.getpass("again: ")
+        except getpass.GetPassWarning:
+            _fail(
+                "a password is needed and there is no terminal to ask it on:"
+                " give it on stdin with --password-stdin"
+            )
+            return ""
+        except EOFError:
+            print(file=sys.stderr)
+            _fail("no password given (end of input); or give it with --password-stdin")
+            return ""
+        if again != password:
             _fail("the passwords differ")
             return ""
     problem = password_problem(password, name)
