@@ -125,3 +125,9 @@ def test_operator_add_without_a_terminal_says_how_to_give_the_password(tmp_path:
     )
     refused(result, "--password-stdin")
     assert not o_json.exists()
+
+
+def test_operator_list_says_when_there_is_none(tmp_path: Path) -> None:
+    result = stud("operator", "list", "--file", str(tmp_path / "o.json"))
+    assert result.returncode == 0 and result.stdout == "", result
+    assert "no operators" in result.stderr, result.stderr

@@ -92,9 +92,7 @@ async def _run(args: argparse.Namespace, config: Config, path: str, password: st
     try:
         admin = RedisAdmin(store)
         if args.verb == "list":
-            for o in await admin.list_operators():
-                print(_line(o))
-            return 0
+            return _list(await admin.list_operators(), f"in {config.redis_namespace!r}")
         if args.verb == "remove":
             if not await admin.remove_operator(args.name):
                 return _fail(f"no operator {args.name!r}")
@@ -111,9 +109,7 @@ async def _run(args: argparse.Namespace, config: Config, path: str, password: st
 def _on_file(args: argparse.Namespace, path: str, hashed: str, now: int) -> int:
     operators = {fold_operator(o.name): o for o in read_file(path)}
     if args.verb == "list":
-        for o in operators.values():
-            print(_line(o))
-        return 0
+        return _list(list(operators.values()), f"in {path}")
     folded = fold_operator(args.name)
     if args.verb == "remove":
         if operators.pop(folded, None) is None:
@@ -156,6 +152,15 @@ def _password(name: str, from_stdin: bool) -> str:
         _fail(problem)
         return ""
     return password
+
+
+def _list(operators: list[Operator], where: str) -> int:
+    """One line an operator on stdout; none said on stderr (stdout stays a list)."""
+    for o in operators:
+        print(_line(o))
+    if not operators:
+        print(f"no operators {where}: stud-server operator add NAME", file=sys.stderr)
+    return 0
 
 
 def _line(o: Operator) -> str:
