@@ -24,6 +24,7 @@ from typing import Any
 
 import asyncio_redis
 
+from server.stores.base import StoreError
 from server.stores.redis import RedisStore, parse_redis_url
 
 log = logging.getLogger("stud.fleet")
@@ -47,6 +48,10 @@ LobbyRow = tuple[Mapping[str, Any], Mapping[str, Any]]
 #: inside the request's JSON would be escaped, and decoded in Lua, a second time.
 PUBLISH = """
 local P, proc, req = ARGV[1], ARGV[2], cjson.decode(ARGV[3])
+local origin = redis.call('GET', P .. 'origin')  -- false: Redis was emptied under us
+if not origin and req.origin ~= '' then  -- nothing written into the wiped store
+  return cjson.encode({procs = {}, had = true, origin = false})
+end
 local rows = P .. 'lobby:p:' .. proc
 local had = redis.call('EXISTS', rows) == 1  -- false: none yet, or Redis lost them
 for i = 4, #ARGV, 2 do redis.call('HSET', rows, ARGV[i], ARGV[i + 1]) end
@@ -63,7 +68,6 @@ for i = 1, #flat, 2 do
     out[flat[i]] = entry
   end
 end
-local origin = redis.call('GET', P .. 'origin')  -- false: Redis was emptied under us
 return cjson.encode({procs = out, had = had, origin = origin})
 """
 
@@ -171,6 +175,7 @@ class Fleet:
             "del": gone,
             "url": self.public_url,
             "cfg": json.dumps(dict(self.settings), sort_keys=True),
+            "origin": self.store.origin,
         }
         reply = await self.store.eval_script(
             PUBLISH,
@@ -181,6 +186,8 @@ class Fleet:
         data = json.loads(reply)
         if self.store.origin and data.get("origin") != self.store.origin:
             self.on_origin_lost()  # emptied (a FLUSHALL) with no reconnect to tell it
+            if not data.get("origin"):  # the script wrote nothing: no lobby to read
+                raise StoreError("Redis came back without its data")
         if wrote_before and not data["had"] and len(changed) < len(current):
             self._published = {}  # every row counts as changed: all are written again
             return await self.publish_rows(rows)

@@ -36,7 +36,7 @@ from server.stores.admin import (
     fold_operator,
     suspension,
 )
-from server.stores.base import MAX_CENTS, StoreError, token_hash
+from server.stores.base import MAX_CENTS, StoreError, StoreUnavailable, token_hash
 from server.stores.redis import RedisStore
 
 __all__ = ["RedisAdmin"]
@@ -77,6 +77,9 @@ class RedisAdmin:
         reply = await self.store.eval_script(self._sources[script], [], args, write=write)
         data = json.loads(reply)
         if "err" in data:
+            if data["err"] == "store_lost":  # a FLUSHALL under the live connection
+                self.store.check_origin_again()
+                raise StoreUnavailable("the game's data store (Redis) came back without its data")
             if data["err"] == "conflict":
                 raise conflict(data["action_id"])
             raise StoreError(f"unexpected store reply: {data!r}")

@@ -414,6 +414,9 @@ class RedisStore:
                 what, self._shas[name], [], args, self._load_scripts, write=write
             )
             data = orjson.loads(reply)
+        if data.get("err") == "store_lost":  # a FLUSHALL under this live connection
+            self.check_origin_again()
+            raise self._unavailable("came back without its data; an operator must restore it")
         if "err" in data:
             raise refusal(data)
         return data

@@ -8,9 +8,13 @@ each reconnect reads it again: a mark that is gone or different means the data
 is not the data this process served from. The store then stays unavailable
 (tables pause, as in an outage) until the data is back, and leaves a note
 (`<prefix>origin_lost`) in the empty Redis, so that no process starting later
-takes the empty store for a new one. Restoring the backup removes the note with
-the rest; `stud-server accept-empty-store` is how an operator accepts the loss
-instead (then every process is restarted).
+takes the empty store for a new one. A FLUSHALL under a live connection is
+found by the writes themselves: the scripts that make money or a lease answer
+`store_lost` and write nothing when the mark is gone (`store_lost()` in
+scripts/_lib.lua), and the store then reconnects, which reads the mark.
+Restoring the backup removes the note with the rest; `stud-server
+accept-empty-store` is how an operator accepts the loss instead (then every
+process is restarted).
 """
 
 from __future__ import annotations

@@ -61,6 +61,11 @@ end
 
 local function num(v) return tonumber(v or '0') or 0 end
 
+-- The namespace's origin mark is gone (a FLUSHALL under a live connection): a script
+-- that would make something from nothing (a meter at its seed, a table's epoch)
+-- writes nothing then, and answers store_lost (redis_origin.py).
+local function store_lost() return redis.call('EXISTS', P .. 'origin') == 0 end
+
 -- A script runs alone, so what it has read or written of the balances, bonuses and
 -- holds (and, below, of the epochs and the rounds' states) stays true until it
 -- ends: a batch of many writes asks Redis once per field, and every write of

@@ -5,6 +5,7 @@
 --   suspend  {player, suspend, entry}: a player suspended (entry kept) or not
 --   submit   {act_text}: a table's act, pending until its host finishes it
 --   finish   {paused?}, ARGV[3] the row: the host's outcome
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local A = REQ.act
 if REQ.op ~= 'finish' then
   local again = replay_act(A.id, REQ.digest)

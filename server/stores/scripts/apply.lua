@@ -1,6 +1,7 @@
 -- REQ {table, epoch, op, round, transfers, holds, players, ttl}: one round's raises,
 -- folds, refunds; no funds check beyond "no wallet below zero", all or nothing;
 -- journalled while the round is open; a repeated op returns its first result
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local ops = ops_key(REQ.round)
 local again = replay(ops, REQ.op)
 if again then return again end

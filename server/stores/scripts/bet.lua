@@ -1,6 +1,7 @@
 -- REQ {table, epoch, op, round, player, transfers, holds, ttl}: the funds check, the
 -- debit, the holds and the journal entry (the round is opened by its first bet) in
 -- one step; a repeated op returns its first result
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local ops = ops_key(REQ.round)
 local again = replay(ops, REQ.op)
 if again then return again end

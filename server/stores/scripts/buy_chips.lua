@@ -2,6 +2,7 @@
 -- past max_balance or over max_amount.
 -- The op is remembered with its amount: a repeat buys nothing and answers the
 -- wallet as it is now; a repeat with another amount is refused.
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local ops = buyops_key(REQ.player)
 local first = redis.call('HGET', ops, REQ.op)
 if first == 'dead' then return err('abandoned', {op = REQ.op}) end

@@ -55,6 +55,7 @@ local function claim(tid, held)
   return obj({epoch = current, fresh = true})
 end
 
+if store_lost() then return err('store_lost') end  -- no epoch starts over in a wiped store
 local out = obj()
 for _, entry in ipairs(REQ.tables) do out[entry[1]] = claim(entry[1], entry[2]) end
 return ok(out)

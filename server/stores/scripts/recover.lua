@@ -3,6 +3,7 @@
 -- play reversed, newest first (a transfer and a later one that gave it back, as an
 -- ante withdrawn before the crash and its refund, are both left as they are), each
 -- hold released, the round closed; a second call finds nothing
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
 local open = open_key(REQ.table)

@@ -5,6 +5,7 @@
 -- then the house tops the meter up to its seed), the jackpot hits, the players'
 -- and the table's history. Idempotent: a settled round returns its stored result
 -- when replayed with the same transfers and refuses different ones.
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local rid = REQ.round
 local key = round_key(rid)
 local state = state_of(rid)

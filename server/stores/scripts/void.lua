@@ -1,5 +1,6 @@
 -- REQ {table, epoch, round, transfers, holds, ttl}: the server's void of an unsettled
 -- round: its refunds, its holds released, closed; voiding twice refunds once
+if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local rid = REQ.round
 local round = round_of(rid)
 local state = round.state

@@ -1,0 +1,83 @@
+"""A Redis wiped under a live process (FLUSHALL on the wrong server): once the loss is
+known, nothing but the note `origin_lost` is written into the empty store, above all
+no money (a meter and the house put back at the seed), so that restoring the backup,
+or accepting the loss, stays the operator's call."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from server.app import StudServer
+from server.fleet import Fleet
+from server.stores.base import StoreError
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
+from tests.redis_fixture import (
+    RedisServer,
+    fresh_namespace,
+    private_redis,
+    raw_connection,
+    time_limit,
+)
+
+__all__ = ["private_redis", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+
+async def keys(url: str) -> set[str]:
+    conn = await raw_connection(url)
+    try:
+        return {str(k) for k in await (await conn.keys("*")).aslist()}
+    finally:
+        conn.close()
+
+
+async def test_a_flushed_redis_gets_only_the_note_that_its_data_is_gone(
+    private_redis: RedisServer,
+) -> None:
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    fleet = Fleet(side, "solo", "", ttl=1.5)
+    server = StudServer(make_config(), store=store, fleet=fleet)
+    await server.start()
+    try:
+        assert private_redis.command("FLUSHALL") == "+OK"
+        for _ in range(300):  # each connection finds the mark gone at its next write
+            if store.data_lost and side.data_lost:
+                break
+            await asyncio.sleep(0.05)
+        assert store.data_lost and side.data_lost
+        await asyncio.sleep(3 * fleet.heartbeat)  # heartbeats and renewals go on
+        assert await keys(private_redis.url) == {f"{{{namespace}}}:origin_lost"}
+        with pytest.raises(StoreError):
+            await store.ensure_meter("main", 1000)
+    finally:
+        await server.stop(grace=0)
+
+
+async def test_a_write_sent_before_the_loss_is_known_moves_no_money(
+    private_redis: RedisServer,
+) -> None:
+    """Between the FLUSHALL and the next look at the mark, a buy-in or a new player
+    would put money into the empty store: the scripts refuse, and the store finds out."""
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    try:
+        player = await store.create_player("ann", 1000, 0)
+        assert private_redis.command("FLUSHALL") == "+OK"
+        with pytest.raises(StoreError):
+            await store.buy_chips(player.player_id, 500, 1_000_000, "buy:1")
+        with pytest.raises(StoreError):
+            await store.create_player("bob", 1000, 0)
+        for _ in range(300):  # the reconnect the refusal started reads the mark again
+            if store.data_lost:
+                break
+            await asyncio.sleep(0.05)
+        assert store.data_lost
+        assert await keys(private_redis.url) == {f"{{{namespace}}}:origin_lost"}
+    finally:
+        await store.close()
