@@ -246,6 +246,18 @@ def test_the_compose_file_keeps_the_operators_promises() -> None:
     assert any(word == "HEALTHCHECK" for word, _ in instructions)
 
 
+def test_the_operations_guide_names_the_images_pinned() -> None:
+    """OPERATIONS.md's "Image versions" names every base image of the Dockerfile and
+    every image of the compose file, at the release pinned there, and no other."""
+    guide = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
+    line = guide.split("**Image versions**", 1)[1].split("\n- ", 1)[0]
+    named = set(re.findall(r"`([\w./-]+:[\w.-]+)`", line))
+    pinned = {args.split()[0] for word, args in dockerfile_instructions() if word == "FROM"}
+    pinned |= {str(svc["image"]) for svc in load_compose()["services"].values()}
+    pinned -= {str(svc.get("image")) for svc in replica_services(load_compose()).values()}
+    assert named == pinned
+
+
 def reference_rows() -> dict[str, dict[str, list[str]]]:
     """README.md's configuration reference: section -> setting -> its row's cells."""
     text = OPERATIONS.read_text(encoding="utf-8")
