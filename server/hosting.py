@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 
 from server.fleet import Fleet
@@ -106,6 +107,7 @@ class Hosting:
                 "table claimed",
                 extra={"table": room.id, "epoch": claim.epoch, "process_id": self.process_id},
             )
+            started = time.time()  # as every void's line: when its write was first sent
             voided = await self.store.recover(Fence(room.id, claim.epoch))
             for round_id in voided:
                 log.warning(
@@ -116,6 +118,7 @@ class Hosting:
                         "epoch": claim.epoch,
                         "process_id": self.process_id,
                         "why": "its host is gone; every bet refunded",
+                        "started_at": round(started, 3),
                     },
                 )
             if voided:

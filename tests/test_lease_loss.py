@@ -162,7 +162,7 @@ async def test_a_renewal_refused_tells_the_viewers_where_the_table_went(
 
 
 async def test_a_player_left_on_the_old_host_is_told_the_void_refunded_the_bets(
-    private_redis: RedisServer,
+    private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The new host voids the round and refunds its bets, but the player is connected to
     the old one, which no one told: the wallet shown stayed short by the bets, with a
@@ -177,6 +177,9 @@ async def test_a_player_left_on_the_old_host_is_told_the_void_refunded_the_bets(
         async with given_to_q(p, q):  # q takes the table: the round is voided there
             pass
         assert (await q.store.wallet(ann.player_id)).balance == START
+        voided = [r for r in caplog.records if r.getMessage() == "round voided"]
+        assert [r.__dict__["why"] for r in voided] == ["its host is gone; every bet refunded"]
+        assert isinstance(voided[0].__dict__.get("started_at"), float)  # as every void's line
         await p.hosting.heartbeat()  # p's renewal finds the lease held by q
         await ann.wait_for(lambda c: bool(_moved_to(c)))
         await ann.wait_for(lambda c: c.balance.get("balance") == START, timeout=10)
