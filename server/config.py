@@ -238,6 +238,8 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"wallet.{name}: must be >= 0 cents")
         if getattr(wallet, name) > MAX_CENTS:
             raise ConfigError(f"wallet.{name}: at most {MAX_CENTS} cents")
+    if wallet.max_buy_chips == 0:  # every purchase refused as "at most 0 cents"
+        raise ConfigError("wallet.max_buy_chips: at least 1 cent (the most one purchase buys)")
     if wallet.starting_credits > wallet.max_balance:
         # a new player would start past the ceiling no top-up or credit may pass
         raise ConfigError(

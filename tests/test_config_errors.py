@@ -42,6 +42,7 @@ from server.config import ConfigError, build_config, load_config
             "days, got 0.001",
         ),
         ({"accounts": {"token_idle_days": -1}}, "accounts.token_idle_days: 0 (tokens never"),
+        ({"wallet": {"max_buy_chips": 0}}, "wallet.max_buy_chips: at least 1 cent"),
     ],
 )
 def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:
