@@ -311,6 +311,9 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError("server.shutdown_grace: must be >= 0 seconds")
     if base.public_url and urlsplit(base.public_url).scheme not in ("ws", "wss"):
         raise ConfigError("server.public_url: a ws:// or wss:// address (or empty)")
+    for name, folder in (("server", base.static_dir), ("admin", base.admin.static_dir)):
+        if folder and not Path(folder).is_dir():
+            raise ConfigError(f"{name}.static_dir: no such directory: {folder!r}")
     if base.port and base.admin.port == base.port and base.admin.host == base.host:
         raise ConfigError("admin.port: the same address as server.port; give each its own")
 

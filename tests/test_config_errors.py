@@ -43,6 +43,8 @@ from server.config import ConfigError, build_config, load_config
         ),
         ({"accounts": {"token_idle_days": -1}}, "accounts.token_idle_days: 0 (tokens never"),
         ({"wallet": {"max_buy_chips": 0}}, "wallet.max_buy_chips: at least 1 cent"),
+        ({"server": {"static_dir": "/nonexistent/web"}}, "server.static_dir: no such directory"),
+        ({"admin": {"static_dir": "/nonexistent/admin"}}, "admin.static_dir: no such directory"),
     ],
 )
 def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:
