@@ -357,7 +357,10 @@ def _table(
         raise ConfigError(f"{where}.variant: unknown variant {vname!r} (have {sorted(variants)})")
     jackpot = entry.get("jackpot", "main")
     if jackpot not in jackpots:
-        raise ConfigError(f"{where}.jackpot: unknown jackpot {jackpot!r}")
+        default = "" if "jackpot" in entry else " (a table without `jackpot =` feeds 'main')"
+        raise ConfigError(
+            f"{where}.jackpot: unknown jackpot {jackpot!r}{default} (have {sorted(jackpots)})"
+        )
     ints = {}
     for key in ("seats", "min_ante", "max_ante", "progressive_stake", "max_seats_per_player"):
         if key in entry:

@@ -45,6 +45,11 @@ from server.config import ConfigError, build_config, load_config
         ({"wallet": {"max_buy_chips": 0}}, "wallet.max_buy_chips: at least 1 cent"),
         ({"server": {"static_dir": "/nonexistent/web"}}, "server.static_dir: no such directory"),
         ({"admin": {"static_dir": "/nonexistent/admin"}}, "admin.static_dir: no such directory"),
+        (
+            {"jackpots": {"big": {}}, "tables": [{"id": "t1"}]},
+            "tables[0] (t1).jackpot: unknown jackpot 'main' (a table without `jackpot =` "
+            "feeds 'main') (have ['big'])",
+        ),
     ],
 )
 def test_a_wrong_setting_is_named(data: dict[str, Any], message: str) -> None:
