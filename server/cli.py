@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from server.config import EVENT_LOOPS, Config, ConfigError, load_config
+from server.config import EVENT_LOOPS, Config, ConfigError, load_config, setting_warnings
 from server.game.variants import VARIANTS
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
@@ -163,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
             for warning in table_warnings(config, t, report):
                 warnings += 1
                 print(f"stud-server: warning: {warning}", file=sys.stderr)
+        for warning in setting_warnings(config):  # not --strict's: the paytables' only
+            print(f"stud-server: warning: {warning}", file=sys.stderr)
         print(f"ok: {len(config.tables)} tables, {len(config.variants)} variants")
         if warnings and args.strict:
             print(f"stud-server: --strict: {warnings} warning(s)", file=sys.stderr)
@@ -187,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         config = replace(config, admin=admin)
     _setup_logging(args.log_format, args.log_level)
+    for warning in setting_warnings(config):
+        logging.getLogger("stud.config").warning("%s", warning)
     if any(VARIANTS.get(t.variant.name) != t.variant for t in config.tables):
         threading.Thread(
             target=_warn_of_paytables, args=(config,), name="paytable check", daemon=True

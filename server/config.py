@@ -400,6 +400,26 @@ def shared_settings(config: Config) -> dict[str, int]:
     return found
 
 
+def setting_warnings(config: Config) -> list[str]:
+    """What a config allows but an operator likely did not mean: said by `check-config`
+    and logged by `serve` at start."""
+    out = []
+    if not config.public_url and config.host in ("0.0.0.0", "::", ""):
+        out.append(
+            f"server.host {config.host!r} and no public_url: the welcome and the lobby give"
+            f" ws://{config.host}:{config.port}/ws as this process's address, which the"
+            " clients of other processes cannot reach; set server.public_url"
+            " (STUD_PUBLIC_URL)"
+        )
+    operators = config.admin.operators_file
+    if operators and not Path(operators).exists():
+        out.append(
+            f"admin.operators_file {operators!r} does not exist: no operator is loaded from"
+            f" it until `stud-server operator add NAME --file {operators}` writes it"
+        )
+    return out
+
+
 def _check_bettable(where: str, t: TableConfig, wallet: WalletConfig) -> None:
     """Refuse a table no wallet could bet at: an ante is taken with its raise held
     (3 x the ante), and no balance may pass `max_balance`."""

@@ -131,3 +131,30 @@ def test_operator_list_says_when_there_is_none(tmp_path: Path) -> None:
     result = stud("operator", "list", "--file", str(tmp_path / "o.json"))
     assert result.returncode == 0 and result.stdout == "", result
     assert "no operators" in result.stderr, result.stderr
+
+
+def test_check_config_warns_of_a_missing_operators_file_and_a_wildcard_address(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "stud.toml"
+    missing = tmp_path / "ops.json"
+    config.write_text(f'[server]\nhost = "0.0.0.0"\n[admin]\noperators_file = "{missing}"\n')
+    result = stud("check-config", str(config))
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert any(f"admin.operators_file '{missing}' does not exist" in w for w in warnings)
+    assert any("server.host '0.0.0.0' and no public_url" in w for w in warnings), warnings
+    config.write_text('[server]\nhost = "0.0.0.0"\npublic_url = "ws://tables.example/ws"\n')
+    assert "warning" not in stud("check-config", str(config)).stderr
+
+
+def test_serve_warns_of_them_at_start(
+    serving: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    missing = tmp_path / "ops.json"
+    log = tmp_path / "serve.log"
+    env = {"STUD_OPERATORS_FILE": str(missing)}
+    serve(serving, log, "--host", "0.0.0.0", "--port", "0", env=env)
+    said = log.read_text()
+    assert f"WARNING stud.config: admin.operators_file '{missing}' does not exist" in said
+    assert "WARNING stud.config: server.host '0.0.0.0' and no public_url" in said
