@@ -279,6 +279,22 @@ async def _accept_empty_store(url: str, config: Config) -> int:
             file=sys.stderr,
         )
         return 2
+    from server.stores.redis_origin import DataLost
+
+    try:  # a store that has lost nothing is left alone: there is no loss to accept
+        healthy = await RedisStore.connect(url, config.redis_namespace)
+    except StoreError as e:
+        if not isinstance(e.__cause__, DataLost):
+            print(f"stud-server: {e.message}", file=sys.stderr)
+            return 1
+    else:
+        await healthy.close()
+        print(
+            f"stud-server: the store {config.redis_namespace!r} at {healthy.host}:{healthy.port}"
+            f"/{healthy.db} has its data (mark {healthy.origin}): there is no loss to accept",
+            file=sys.stderr,
+        )
+        return 1
     try:
         store = await RedisStore.connect(url, config.redis_namespace, accept_loss=True)
     except StoreError as e:

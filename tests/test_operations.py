@@ -158,3 +158,15 @@ def test_serve_warns_of_them_at_start(
     said = log.read_text()
     assert f"WARNING stud.config: admin.operators_file '{missing}' does not exist" in said
     assert "WARNING stud.config: server.host '0.0.0.0' and no public_url" in said
+
+
+async def test_accept_empty_store_leaves_a_store_that_lost_nothing_alone(redis_url: str) -> None:
+    """Only a store a process found emptied (its note `origin_lost`) has a loss to accept."""
+    namespace = fresh_namespace()
+    try:
+        env = {"STUD_REDIS_NAMESPACE": namespace}
+        result = stud("accept-empty-store", "--redis", redis_url, env=env)
+        assert result.returncode == 1, result
+        assert "there is no loss to accept" in result.stderr, result.stderr
+    finally:
+        await drop_namespace(redis_url, namespace)
