@@ -9,10 +9,14 @@ WEB_DEPS := clients/web/node_modules/.package-lock.json
 # 127.0.0.1:8765.
 HOST ?=
 PORT ?=
-# The operator console (loopback only) and the operators file `stud-server operator add
-# NAME --file $(OPERATORS)` writes to for this memory-store run.
-ADMIN_PORT ?= 8780
+# The operator console (loopback only): given, else the config's [admin] port (or
+# STUD_ADMIN_PORT), else 8780; and the operators file `stud-server operator add NAME
+# --file $(OPERATORS)` writes to for this memory-store run.
+ADMIN_PORT ?=
 OPERATORS ?= operators.json
+ADMIN_PORT_SET = import os, sys, tomllib; path = sys.argv[1:] and sys.argv[1]; \
+  data = tomllib.load(open(path, "rb")) if path else {}; \
+  print("" if "port" in data.get("admin", {}) or os.environ.get("STUD_ADMIN_PORT") else 8780)
 
 .PHONY: run test lint bench browser chaos clean
 
@@ -36,7 +40,8 @@ browser:
 
 run: $(STAMP) $(WEB_DEPS)
 	STUD_OPERATORS_FILE=$(OPERATORS) $(BIN)/stud-server serve $(if $(HOST),--host $(HOST),) \
-	  $(if $(PORT),--port $(PORT),) --admin-port $(ADMIN_PORT) $(if $(CONFIG),--config $(CONFIG),)
+	  $(if $(PORT),--port $(PORT),) $(addprefix --admin-port ,$(or $(ADMIN_PORT),$(shell \
+	  $(BIN)/python -c '$(ADMIN_PORT_SET)' $(CONFIG) 2>/dev/null))) $(if $(CONFIG),--config $(CONFIG),)
 
 test: $(STAMP) $(WEB_DEPS) browser
 	node --test clients/web/test/

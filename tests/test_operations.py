@@ -170,3 +170,26 @@ async def test_accept_empty_store_leaves_a_store_that_lost_nothing_alone(redis_u
         assert "there is no loss to accept" in result.stderr, result.stderr
     finally:
         await drop_namespace(redis_url, namespace)
+
+
+@pytest.mark.parametrize(
+    ("config", "given", "passed"),
+    [
+        ("[admin]\nport = 8799\n", "", None),  # the config's port: serve reads it there
+        ("[server]\nport = 8798\n", "", "8780"),
+        ("[admin]\nport = 8799\n", "9000", "9000"),
+    ],
+)
+def test_make_run_takes_the_console_port_as_it_takes_the_players_port(
+    tmp_path: Path, config: str, given: str, passed: str | None
+) -> None:
+    """Given, else the config's `[admin] port`, else 8780 (`make -n`: nothing runs)."""
+    path = tmp_path / "stud.toml"
+    path.write_text(config)
+    args = ["make", "-n", "run", f"CONFIG={path}"] + ([f"ADMIN_PORT={given}"] if given else [])
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "STUD_ADMIN_PORT"}
+    shown = subprocess.run(args, cwd=root, capture_output=True, text=True, env=env, timeout=60)
+    command = shown.stdout[shown.stdout.index("stud-server serve") :]
+    found = re.search(r"--admin-port (\S+)", command)
+    assert (found.group(1) if found else None) == passed, command
