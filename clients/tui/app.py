@@ -110,6 +110,9 @@ class StudApp(App[None]):
     #keys { padding: 0 1; color: $text-muted; }
     #message { padding: 0 1; }
     #fair, #history { padding: 0 1; }
+    /* the last columns are cut at the edge (LOBBY_COLUMNS): no scrollbar under the rows */
+    #tables { overflow-x: hidden; }
+    #no-tables { padding: 0 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_app", "Quit")]
 

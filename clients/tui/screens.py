@@ -136,14 +136,19 @@ class LobbyScreen(StudScreen):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(id="head")
+            yield Static("Loading the tables…", id="no-tables")
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
             yield Static("↑/↓ choose a table · Enter to open it · h history · q quit", id="keys")
             yield Static(id="message")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(*LOBBY_COLUMNS)
-        self.query_one(DataTable).focus()
+        table = self.query_one(DataTable)
+        table.add_columns(*LOBBY_COLUMNS)
+        # shown with its rows: alone, its headings took the width of their words, out of
+        # line with the rows to come
+        table.display = False
+        table.focus()
         super().on_mount()
 
     def refresh_view(self) -> None:
@@ -163,6 +168,10 @@ class LobbyScreen(StudScreen):
             if rows:
                 table.move_cursor(row=ids.index(was) if was in ids else min(cursor, len(rows) - 1))
             self._rows = rows
+            table.display = bool(rows)
+        none = "Loading the tables…" if app.lobby is None else "No table is open."
+        self.query_one("#no-tables", Static).update("" if rows else none)
+        self.query_one("#no-tables", Static).display = not rows
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
