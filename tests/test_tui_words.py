@@ -4,12 +4,16 @@ progressive marker, messages on their own screen, and a spectator's s."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from rich.cells import cell_len
 from textual.widgets import DataTable
 
-from clients.tui import StudApp
-from tests.conftest import ServerFactory
-from tests.test_tui import hold_reconnects, until, url
+from clients.tui import PlayScreen, StudApp
+from tests.conftest import ClientFactory, ServerFactory
+from tests.test_tui import LONG, hold_reconnects, sees, until, url
+from tests.test_tui_small import NINE
 
 LONG_NAMES = ["Maximilian Alexandrovich", "Konstantinopoulou", "Terminal_Tom_Longname_X"]
 
@@ -41,3 +45,43 @@ async def test_the_lobby_shows_its_columns_lined_up_with_rows_and_no_scrollbar(
             assert lines[head + 1].index("Waiting") == lines[head].index("Now"), lines
             assert "beta" in lines[head + 2] and lines[head + 3].startswith(" ↑/↓"), lines
         gate.clear()
+
+
+async def full_table(server: Any, connect: ClientFactory, seats: int = 8) -> list[Any]:
+    """Seats 1..`seats` of the nine-seat table taken by players with long names."""
+    others = []
+    for n in range(seats):
+        other = await connect(server, LONG_NAMES[n % 2] if n % 3 else f"P{n}")
+        await other.request("sit", table="nine", seat=n)
+        others.append(other)
+    return others
+
+
+async def test_offline_at_80x24_the_link_is_said_in_words_on_one_line(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """ "Not connected: cannot reach ws://127.0.0.1:51663/ws (ConnectionRefusedError);
+    retrying in 7.6s" took two lines (seat 9 went off screen) and named a Python
+    exception to the player."""
+    server = await make_server(timers=LONG, tables=NINE)
+    await full_table(server, connect)
+    app = StudApp(url(server), LONG_NAMES[2], table="nine", backoff=(0.05, 0.2))
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [8], "seat 9")
+        await sees(p, app, "#message", "You sit at seat 9")
+        port = server.port
+        await server.stop(grace=0)
+        said = await sees(p, app, "#message", "refused")
+        assert said.startswith(
+            f"Not connected: server 127.0.0.1:{port} refused the connection; retrying in"
+        )
+        assert "Error" not in said and "ws://" not in said, said
+        link = said.splitlines()[0]
+        assert cell_len(link) <= 78, link  # whole where it fits
+        # the link's line and the message's: one line each
+        assert app.screen.query_one("#message").region.height == 2, said
+        box = app.screen.query_one("#seats-box")
+        top, rows = box.scroll_offset.y, box.scrollable_content_region.height
+        assert top == 0 and rows >= 9, (top, rows)  # every seat, the own one too

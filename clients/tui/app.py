@@ -228,9 +228,12 @@ class StudApp(App[None]):
         who = f"{self.player_name} · balance {money(bal)}" if bal is not None else self.player_name
         return Text(f"casino-stud lobby · {who} · jackpots: {jp or '-'} · {self.status}")
 
-    def message_text(self) -> Text:
-        """The last message; while the link is down, first what the link is doing."""
+    def message_text(self, width: int | None = None) -> Text:
+        """The last message; while the link is down, first what the link is doing, on one
+        line of `width` cells (on two, it pushed the last seat off an 80x24 screen)."""
         down = Text("" if self.link.connected else f"Not connected: {self.status}", style="b red")
+        if width:
+            down.truncate(width, overflow="ellipsis")
         if not self.message:
             return down
         said = Text(self.message, style="red" if self.message_is_error else "yellow")

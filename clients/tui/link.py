@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -42,6 +45,21 @@ class NotConnected(ConnectionError):
 REFUSED_FOR_GOOD: Final = frozenset(
     {"bad_frame", "missing_field", "invalid_field", "unknown_type", "unsupported_version"}
 )
+
+
+def unreachable(url: str, e: BaseException) -> str:
+    """Why a connection to `url` failed, in a player's words (never an exception's name),
+    short enough that the status with its retry fits one line of 80 columns."""
+    where = f"server {urlsplit(url).netloc or url}"
+    if isinstance(e, ConnectionRefusedError):
+        return f"{where} refused the connection"  # nothing listens there: not running
+    if isinstance(e, TimeoutError):
+        return f"{where} does not answer"  # it takes the connection, says nothing
+    if isinstance(e, socket.gaierror):
+        return f"{where} is not found"  # no such host name
+    if isinstance(e, WebSocketException):
+        return f"{where} did not open a game connection"  # not a casino-stud server
+    return f"{where} cannot be reached"
 
 
 class Link:
@@ -155,8 +173,8 @@ class Link:
                 # frozen (its kernel still takes the connection, nothing answers it)
                 if misses >= 2 or isinstance(e, TimeoutError):
                     self.url, misses = self._next_url(), 0
-                also = f"; trying {self.url}" if self.url != gone else ""
-                await self._wait(delay, f"cannot reach {gone} ({type(e).__name__}){also}")
+                also = f"; trying {urlsplit(self.url).netloc} next" if self.url != gone else ""
+                await self._wait(delay, f"{unreachable(gone, e)}{also}")
                 delay = min(delay * 2, self.backoff[1])
                 continue
             client.listeners.append(self.on_frame)
@@ -225,7 +243,7 @@ class Link:
 
     async def _wait(self, delay: float, why: str) -> None:
         pause = delay * random.uniform(0.8, 1.2)
-        self.on_status(f"{why}; retrying in {pause:.1f}s")
+        self.on_status(f"{why}; retrying in {math.ceil(pause)}s")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), pause)
 

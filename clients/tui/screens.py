@@ -66,7 +66,7 @@ class TableApp(Protocol):
     def jackpot_amount(self) -> int | None: ...
     def variant_title(self) -> str: ...
     def head_text(self) -> Text: ...
-    def message_text(self) -> Text: ...
+    def message_text(self, width: int | None = None) -> Text: ...
     def player_panel(self) -> Text: ...
     def fairness_line(self) -> Text: ...
     def open_table(self, table_id: str, *, follow: bool = True) -> None: ...
@@ -122,6 +122,10 @@ class StudScreen(Screen[None]):
     def refresh_view(self) -> None:
         raise NotImplementedError
 
+    def message_width(self) -> int:
+        """The cells of the message line (the screen's less its padding)."""
+        return self.query_one("#message", Static).content_region.width or self.size.width - 2
+
 
 class LobbyScreen(StudScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -154,7 +158,7 @@ class LobbyScreen(StudScreen):
     def refresh_view(self) -> None:
         app = self.stud
         self.query_one("#head", Static).update(app.head_text())
-        self.query_one("#message", Static).update(app.message_text())
+        self.query_one("#message", Static).update(app.message_text(self.message_width()))
         rows = lobby_rows(app.lobby, app.jackpots) if app.lobby else []
         if rows != self._rows:
             table = self.query_one(DataTable)
@@ -230,7 +234,7 @@ class WatchScreen(StudScreen):
             self.call_after_refresh(self._keep_in_view, app.selected)
         self.query_one("#player", Static).update(app.player_panel())
         self.query_one("#keys", Static).update(self.keys_line(snap))
-        self.query_one("#message", Static).update(app.message_text())
+        self.query_one("#message", Static).update(app.message_text(self.message_width()))
 
     def keys_line(self, snap: dict[str, Any]) -> str:
         """The keys the screen lists under the table (the play screen: those of now)."""
@@ -382,7 +386,7 @@ class HistoryScreen(StudScreen):
                 width=(self.query_one("#rounds", VerticalScroll).size.width or self.size.width) - 4,
             )
         self.query_one("#history", Static).update(body)
-        self.query_one("#message", Static).update(app.message_text())
+        self.query_one("#message", Static).update(app.message_text(self.message_width()))
 
     def action_back(self) -> None:
         self.app.pop_screen()
