@@ -11,6 +11,7 @@ from rich.cells import cell_len
 from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
+from clients.tui.render import describe_error
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, hold_reconnects, sees, until, url
 from tests.test_tui_small import NINE
@@ -85,3 +86,41 @@ async def test_offline_at_80x24_the_link_is_said_in_words_on_one_line(
         box = app.screen.query_one("#seats-box")
         top, rows = box.scroll_offset.y, box.scrollable_content_region.height
         assert top == 0 and rows >= 9, (top, rows)  # every seat, the own one too
+
+
+async def test_a_bet_short_of_play_credits_says_what_it_needs_and_that_bonus_cannot_pay(
+    make_server: ServerFactory,
+) -> None:
+    """It read "Bonus can't be wagered: this bet needs $15.00 available (ante,
+    progressive and the possible raise)": led with the bonus, named a progressive
+    none had bet."""
+    server = await make_server(
+        timers=LONG, wallet={"starting_credits": 1_000, "starting_bonus": 5_000}
+    )
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("2", "d")  # $5: with its $10 raise, $15 of the $10 there is
+        said = await sees(p, app, "#message", "Not enough")
+        assert said.replace("\n", " ") == (
+            "Not enough chips: this bet needs $15.00 available (ante $5.00 and the raise it "
+            "may call for, $10.00); you have $10.00. Bonus credits ($50.00) cannot be wagered "
+            "at this game. Press b to buy chips."
+        )
+        await p.press("p", "d")
+        said = await sees(p, app, "#message", "$16.00")
+        assert "(ante $5.00, progressive $1.00 and the raise it may call for, $10.00)" in (
+            said.replace("\n", " ")
+        )
+
+
+def test_a_refusal_for_funds_names_no_progressive_it_does_not_know_of() -> None:
+    """From the frame alone (not a bet of this terminal's): the parts it may hold."""
+    frame = {"code": "insufficient_funds", "needed": 1_500, "available": 1_200, "bonus": 0}
+    said = describe_error(frame)
+    assert said.startswith("Not enough chips: this bet needs $15.00 available"), said
+    assert "you have $12.00" in said and "Bonus" not in said
+    frame = {**frame, "code": "bonus_not_playable", "bonus": 5_000}
+    assert "Bonus credits ($50.00) cannot be wagered at this game" in describe_error(frame)

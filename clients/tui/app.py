@@ -655,9 +655,14 @@ class StudApp(App[None]):
                 amount = sum(self.bets.get(seat, []))
                 if snap["seats"][seat]["ante"] == 0 and amount > 0:
                     prog = self.progressive.get(seat, False)
-                    await self.link.request(
-                        "ante", table=table, seat=seat, amount=amount, progressive=prog
-                    )
+                    try:
+                        await self.link.request(
+                            "ante", table=table, seat=seat, amount=amount, progressive=prog
+                        )
+                    except ServerError as e:  # said with the parts of the bet refused
+                        stake = int(snap.get("progressive_stake") or 0) if prog else 0
+                        self.say(describe_error(e.frame, (amount, stake)), error=True)
+                        return
                     antes += 1
             live = [s for s in self.own_seats() if (self.snapshot or snap)["seats"][s]["ante"] > 0]
             if not antes and not live:

@@ -208,18 +208,42 @@ def variant_titles(lobby: Frame | None) -> dict[str, str]:
     return {str(v["name"]): str(v.get("title") or v["name"]) for v in variants if v.get("name")}
 
 
-def describe_error(frame: Frame) -> str:
-    """An `error` frame in words a player understands, money in dollars."""
+def funds_text(frame: Frame, bet: tuple[int, int] | None = None) -> str | None:
+    """An `insufficient_funds` or `bonus_not_playable` refusal in words: what the bet
+    needs, of what, and what there is; then that bonus credits cannot pay for it (the
+    browser's words). `bet`: the ante and progressive stake this terminal sent (0: none),
+    so the parts are named with their amounts; else the parts a bet may hold."""
+    needed, available = frame.get("needed"), frame.get("available")
+    if not (isinstance(needed, int) and isinstance(available, int)):
+        return None
+    if bet is None:
+        parts = "its ante, the raise it may call for and any progressive stake"
+    else:
+        ante, stake = bet
+        raised = needed - ante - stake
+        parts = f"ante {money(ante)}" + (f", progressive {money(stake)}" if stake else "")
+        parts += f" and the raise it may call for, {money(raised)}" if raised > 0 else ""
+    said = (
+        f"Not enough chips: this bet needs {money(needed)} available ({parts}); "
+        f"you have {money(available)}."
+    )
+    bonus = frame.get("bonus")
+    if isinstance(bonus, int) and bonus > 0:
+        said += f" Bonus credits ({money(bonus)}) cannot be wagered at this game."
+    elif frame.get("code") == "bonus_not_playable":
+        said += " Bonus credits cannot be wagered at this game."
+    return said + " Press b to buy chips."
+
+
+def describe_error(frame: Frame, bet: tuple[int, int] | None = None) -> str:
+    """An `error` frame in words a player understands, money in dollars; `bet`: the
+    ante and progressive stake of the request refused, if this terminal built it."""
     code = str(frame.get("code", ""))
     message = str(frame.get("message", ""))
     if code in ("insufficient_funds", "bonus_not_playable"):
-        needed, available = frame.get("needed"), frame.get("available")
-        if isinstance(needed, int) and isinstance(available, int):
-            why = "Not enough chips" if code == "insufficient_funds" else "Bonus can't be wagered"
-            return (
-                f"{why}: this bet needs {money(needed)} available (ante, progressive and the "
-                f"possible raise), you have {money(available)}. Press b to buy chips."
-            )
+        said = funds_text(frame, bet)
+        if said is not None:
+            return said
     if code == "ante_out_of_limits":
         lo, hi = frame.get("min_ante"), frame.get("max_ante")
         if isinstance(lo, int) and isinstance(hi, int):
