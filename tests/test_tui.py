@@ -134,7 +134,7 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         assert "Full House" in seats and "$16.00 P" in seats
         await sees(p, player, "#dealer", "Dealer  ▒▒  ▒▒  ▒▒  ▒▒  2♦")
         await sees(p, player, "#info", "Fold or raise")
-        await sees(p, player, "#info", "JACKPOT main $1,000.50")  # the seed + half the stake
+        await sees(p, player, "#info", "Jackpot $1,000.50")  # the seed + half the stake
         # the spectator sees the hand face down (hands are private until showdown)
         # and the same hidden dealer
         await until(w, lambda: phase(watcher) == "deciding", "the spectator's deal")
@@ -574,14 +574,14 @@ def test_the_lobby_keeps_the_jackpot_cents_at_120_columns() -> None:
         "jackpot": "main",
     }
     ((_, cells),) = lobby_rows({"tables": [row]}, {"main": 1_234_567_89})
-    assert cells[1] == "Deciding" and cells[4] == "main $1,234,567.89"
+    assert cells[1] == "Deciding" and cells[4] == "$1,234,567.89"
     widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)]
     assert sum(widths) + 2 * len(widths) <= 118  # cells and their padding, inside the border
     # at 80 columns the table, what it is doing, its free seats, limits and jackpot show
     # whole, even with a long title (the jackpot read "main $1", then the phase "Sh")
     ((_, cells),) = lobby_rows({"tables": [{**row, "phase": "showdown"}]}, {"main": 1_000_000})
     widths = [max(len(c), len(h)) for c, h in zip(cells, LOBBY_COLUMNS, strict=True)][:5]
-    assert cells[1] == "Showdown" and cells[4] == "main $10,000.00"
+    assert cells[1] == "Showdown" and cells[4] == "$10,000.00"
     assert sum(widths) + 2 * len(widths) <= 78
 
 

@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
-from clients.tui.render import describe_error
+from clients.tui.render import describe_error, info_text, lobby_rows
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, hold_reconnects, sees, until, url
 from tests.test_tui_small import NINE
@@ -124,3 +124,29 @@ def test_a_refusal_for_funds_names_no_progressive_it_does_not_know_of() -> None:
     assert "you have $12.00" in said and "Bonus" not in said
     frame = {**frame, "code": "bonus_not_playable", "bonus": 5_000}
     assert "Bonus credits ($50.00) cannot be wagered at this game" in describe_error(frame)
+
+
+def test_the_jackpot_is_named_in_words_not_by_its_id() -> None:
+    """ "JACKPOT main $1,000.00", "jackpots: main": the meter's id, which the protocol
+    gives no title for; one jackpot needs no name, several are told apart."""
+    snap = {
+        "title": "Alpha", "variant": "casino-stud", "min_ante": 100, "max_ante": 10_000,
+        "phase": "waiting", "jackpot": {"name": "main", "amount": 100_000}, "seats": [],
+    }  # fmt: skip
+    line = info_text(snap, None, None).plain
+    assert "Jackpot $1,000.00" in line and "main" not in line, line
+    row = {"id": "a", "seats": 5, "taken": 0, "min_ante": 100, "max_ante": 500, "jackpot": "main"}
+    ((_, cells),) = lobby_rows({"tables": [row]}, {"main": 100_000})
+    assert cells[4] == "$1,000.00"
+    app = StudApp("ws://127.0.0.1:1/ws", "ann")
+    app.jackpots = {"main": 100_000}
+    head = app.head_text().plain
+    assert "jackpot $1,000.00" in head and "main" not in head, head
+    # several: each by its id in words
+    app.jackpots = {"main": 100_000, "high_roller": 500_000}
+    head = app.head_text().plain
+    assert "jackpots: High Roller $5,000.00 · Main $1,000.00" in head, head
+    rows = lobby_rows({"tables": [row, {**row, "id": "b", "jackpot": "high_roller"}]}, app.jackpots)
+    assert [c[4] for _, c in rows] == ["Main $1,000.00", "High Roller $5,000.00"]
+    line = info_text(snap, None, None, several_jackpots=True).plain
+    assert "Main jackpot $1,000.00" in line, line

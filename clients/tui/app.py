@@ -60,6 +60,7 @@ from clients.tui.render import (
     fairness_text,
     folded_by_leaving,
     jackpot_won_text,
+    jackpots_text,
     last_round_text,
     leave_warning,
     moved_text,
@@ -223,10 +224,9 @@ class StudApp(App[None]):
         return ""
 
     def head_text(self) -> Text:
-        jp = "  ".join(f"{k} {money(v)}" for k, v in sorted(self.jackpots.items()))
         bal = self.balance.get("balance")
         who = f"{self.player_name} · balance {money(bal)}" if bal is not None else self.player_name
-        return Text(f"casino-stud lobby · {who} · jackpots: {jp or '-'} · {self.status}")
+        return Text(f"casino-stud lobby · {who} · {jackpots_text(self.jackpots)} · {self.status}")
 
     def message_text(self, width: int | None = None) -> Text:
         """The last message; while the link is down, first what the link is doing, on one

@@ -264,10 +264,26 @@ def describe_error(frame: Frame, bet: tuple[int, int] | None = None) -> str:
         return f"The server refused: {code}"
 
 
+def jackpot_name(name: str) -> str:
+    """A jackpot's id in words ("high_roller" -> "High Roller"): the protocol gives the
+    meters no title, and one alone is just "Jackpot" (the browser's word)."""
+    return name.replace("_", " ").replace("-", " ").title()
+
+
+def jackpots_text(jackpots: Mapping[str, int]) -> str:
+    """The meters for a heading: "jackpot $1,000.00", or each by name when several."""
+    if len(jackpots) == 1:
+        return f"jackpot {money(next(iter(jackpots.values())))}"
+    listed = " · ".join(f"{jackpot_name(k)} {money(v)}" for k, v in sorted(jackpots.items()))
+    return f"jackpots: {listed or '-'}"
+
+
 def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, list[str]]]:
     """(table id, cells) per lobby table, cells in the order of `LOBBY_COLUMNS`."""
     rows = []
     listed: set[str] = set()
+    # one jackpot (the usual casino): its amount alone; several: each by its name
+    several = len({str(t.get("jackpot", "")) for t in lobby.get("tables", [])} | set(jackpots)) > 1
     for t in lobby.get("tables", []):
         if str(t["id"]) in listed:  # never twice (a row key is unique): the first stands
             continue
@@ -276,6 +292,7 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
         seats, taken = int(t.get("seats", 0)), int(t.get("taken", 0))
         jackpot = str(t.get("jackpot", ""))
         meter = jackpots.get(jackpot)
+        named = jackpot_name(jackpot) if several else ""
         rows.append(
             (
                 str(t["id"]),
@@ -284,7 +301,7 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
                     lobby_now(t),
                     f"{seats - taken} of {seats}",
                     f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
-                    f"{jackpot} {money(meter)}" if meter is not None else jackpot,
+                    f"{named} {money(meter)}".strip() if meter is not None else named,
                     str(variant.get("title") or variant.get("name", "")),
                     str(t.get("spectators", 0)),
                 ],
@@ -312,8 +329,11 @@ def info_text(
     jackpot: int | None,
     variant_title: str = "",
     offline: bool = False,
+    *,
+    several_jackpots: bool = False,
 ) -> Text:
-    """Title, game, limits, spectators; the phase with its countdown; the jackpot meter.
+    """Title, game, limits, spectators; the phase with its countdown; the jackpot meter
+    (by its name only when `several_jackpots` are known).
     `offline`: the link is down: the table is as last seen, its clock not known."""
     phase = str(snap.get("phase", ""))
     jp = snap.get("jackpot") or {}
@@ -340,7 +360,8 @@ def info_text(
     if offline:
         line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({PHASES.get(phase, phase)})"
     if amount is not None:
-        line2 += f"    [b magenta]JACKPOT {escape(str(jp.get('name', '')))} {money(amount)}[/]"
+        named = f"{jackpot_name(str(jp.get('name', '')))} jackpot" if several_jackpots else ""
+        line2 += f"    [b magenta]{escape(named or 'Jackpot')} {money(amount)}[/]"
     return Text.from_markup(line1 + "\n" + line2)
 
 

@@ -263,6 +263,7 @@ class WatchScreen(StudScreen):
                     app.jackpot_amount(),
                     app.variant_title(),
                     offline=not app.link.connected,
+                    several_jackpots=len(app.jackpots) > 1,
                 )
             )
 
