@@ -12,8 +12,9 @@ from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
 from clients.tui.render import describe_error, info_text, lobby_rows
+from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
-from tests.test_tui import LONG, hold_reconnects, sees, until, url
+from tests.test_tui import LONG, hold_reconnects, sees, shown, until, url
 from tests.test_tui_small import NINE
 
 LONG_NAMES = ["Maximilian Alexandrovich", "Konstantinopoulou", "Terminal_Tom_Longname_X"]
@@ -150,3 +151,24 @@ def test_the_jackpot_is_named_in_words_not_by_its_id() -> None:
     assert [c[4] for _, c in rows] == ["Main $1,000.00", "High Roller $5,000.00"]
     line = info_text(snap, None, None, several_jackpots=True).plain
     assert "Main jackpot $1,000.00" in line, line
+
+
+async def test_a_message_stays_on_the_screen_it_was_said_on(make_server: ServerFactory) -> None:
+    """ "No decision is due now.", said at the table, was still there on the History
+    screen, as if about it."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("f")
+        await sees(p, app, "#message", "No decision is due now")
+        await p.press("h")
+        await until(p, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        await sees(p, app, "#history", "No rounds yet")
+        assert "No decision" not in shown(app, "#message")
+        await p.press("h")
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
+        await p.press("f")  # said again at the table: there again
+        await sees(p, app, "#message", "No decision is due now")

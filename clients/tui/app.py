@@ -42,6 +42,7 @@ from typing import Any, ClassVar, Final
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen, Screen
 from websockets.exceptions import WebSocketException
 
 from clients.bots import money
@@ -145,6 +146,7 @@ class StudApp(App[None]):
         self.message = ""
         self.message_is_error = False
         self.message_of_link = False  # the message is about the link: gone once it is back
+        self.message_on: Screen[Any] | None = None  # the screen it was said on, shown there
         self.last_round = ""  # the player's results in the last round settled, in words
         self.status = "connecting…"
         self.deadline: float | None = None
@@ -234,7 +236,7 @@ class StudApp(App[None]):
         down = Text("" if self.link.connected else f"Not connected: {self.status}", style="b red")
         if width:
             down.truncate(width, overflow="ellipsis")
-        if not self.message:
+        if not self.message or self.message_on not in (None, self.page()):
             return down
         said = Text(self.message, style="red" if self.message_is_error else "yellow")
         return Text.assemble(down, "\n", said) if down else said
@@ -275,9 +277,17 @@ class StudApp(App[None]):
         return fairness_text(snap, verdict, my_seed)
 
     def say(self, message: str, *, error: bool = False, link: bool = False) -> None:
-        """`link`: about the connection, so over once it is back (cleared by the welcome)."""
+        """`link`: about the connection, so over once it is back (cleared by the welcome),
+        and said on every screen; else said on the screen on top (only there: "No decision
+        is due now" went on to the History screen as if about it)."""
         self.message, self.message_is_error, self.message_of_link = message, error, link
+        self.message_on = None if link else self.page()
         self.redraw_soon()
+
+    def page(self) -> Screen[Any] | None:
+        """The screen on top, under a dialog (the client seed's) if one is open."""
+        pages = [s for s in self.screen_stack if not isinstance(s, ModalScreen)]
+        return pages[-1] if pages else None
 
     # ----- frames ---------------------------------------------------------------------
 
