@@ -172,3 +172,22 @@ async def test_a_message_stays_on_the_screen_it_was_said_on(make_server: ServerF
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
         await p.press("f")  # said again at the table: there again
         await sees(p, app, "#message", "No decision is due now")
+
+
+async def test_a_spectator_pressing_s_is_told_how_to_sit(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """s did nothing for a spectator, not even say why."""
+    server = await make_server(timers=LONG, tables=NINE)
+    others = await full_table(server, connect)
+    app = StudApp(url(server), "wendy", table="nine", watch=True)
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: app.snapshot is not None, "the table")
+        await p.press("s")
+        said = await sees(p, app, "#message", "watching")
+        assert "stud-client play --table nine" in said and "1 seat free" in said, said
+        await others[0].request("sit", table="nine", seat=8)
+        await until(p, lambda: all((app.snapshot or {})["seats"]), "every seat taken")
+        await p.press("s")
+        said = await sees(p, app, "#message", "Every seat")
+        assert "stud-client play --table nine" in said, said

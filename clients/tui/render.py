@@ -196,6 +196,17 @@ def seats_gone_text(seats: Sequence[int]) -> str:
     return f"Your seat {where} there is gone: press s to sit."
 
 
+def spectator_sit_text(snap: Frame | None, table: str | None) -> str:
+    """A spectator's s: how to take a seat (this client only watches), or that none is free."""
+    seats = (snap or {}).get("seats") or []
+    free = sum(1 for s in seats if s is None)
+    play = f"stud-client play --table {table}"
+    if snap is not None and not free:
+        return f"Every seat is taken. You are watching: to play once one is free, start {play}."
+    count = f" ({free} seat{'s' if free != 1 else ''} free)" if snap is not None else ""
+    return f"You are watching: to play{count}, start {play}."
+
+
 def table_titles(lobby: Frame | None) -> dict[str, str]:
     """Table id -> its title, from the lobby."""
     rows = (lobby or {}).get("tables", [])

@@ -31,6 +31,7 @@ from clients.tui.render import (
     lobby_rows,
     play_keys,
     seats_text,
+    spectator_sit_text,
     table_titles,
     variant_titles,
 )
@@ -83,6 +84,7 @@ class TableApp(Protocol):
     def buy_chips(self) -> None: ...
     def set_client_seed(self, seed: str) -> None: ...
     def load_history(self) -> None: ...
+    def say(self, message: str, *, error: bool = False, link: bool = False) -> None: ...
 
 
 class StudScreen(Screen[None]):
@@ -190,6 +192,7 @@ class WatchScreen(StudScreen):
         Binding("h", "app.history", "History"),
         Binding("l", "leave", "Lobby"),
         Binding("q", "app.quit_app", "Quit"),
+        Binding("s", "sit", "Sit", show=False),  # says how to (this client only watches)
         # the seats scroll when a short screen cannot show them all
         Binding("pageup", "seats_page(-1)", "Seats up", show=False),
         Binding("pagedown", "seats_page(1)", "Seats down", show=False),
@@ -269,6 +272,9 @@ class WatchScreen(StudScreen):
 
     def action_leave(self) -> None:
         self.stud.leave_table()
+
+    def action_sit(self) -> None:
+        self.stud.say(spectator_sit_text(self.stud.snapshot, self.stud.table_id))
 
 
 class PlayScreen(WatchScreen):
