@@ -316,9 +316,9 @@ def test_cards_errors_and_seats_render_in_words() -> None:
     }
     snap = {"progressive_stake": 100, "seats": [None, seat]}
     text = seats_text(snap, "p1", 1).plain
-    assert text.splitlines()[0] == "  1  empty"
+    assert text.splitlines()[0] == "  1 empty"
     line = text.splitlines()[1]
-    assert line.startswith("▶ 2  ann") and "$5.00 P" in line and "High Card" in line
+    assert line.startswith("▶ 2 ann") and "$5.00 P" in line and "High Card" in line
     assert "Folded -$6.00" in line and "(away)" in line  # the ante and the stake are lost
 
 
@@ -632,7 +632,7 @@ def test_the_history_shows_the_other_hands_of_the_round_by_seat_and_name() -> No
     lines = history_text([record], "p-ann", {}).plain.splitlines()
     mine = next(i for i, line in enumerate(lines) if line.startswith("  seat 1 "))
     theirs = next(i for i, line in enumerate(lines) if line.startswith("  seat 2 "))
-    assert mine < theirs and "Bartholomewvande " in lines[theirs]  # 16 letters, as the table
+    assert mine < theirs and "Bartholomewvand… " in lines[theirs]  # 16 cells, a cut said
     assert "Win +$15.00" in lines[theirs] and "Lose -$15.00" in lines[mine]
     assert "Ann" not in lines[mine]
     # at 80 columns (76 inside the panel) a hand takes two lines, none wrapped: the bets

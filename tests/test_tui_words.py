@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
-from clients.tui.render import describe_error, info_text, lobby_rows
+from clients.tui.render import describe_error, info_text, lobby_rows, seats_text
 from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, hold_reconnects, sees, shown, until, url
@@ -191,3 +191,42 @@ async def test_a_spectator_pressing_s_is_told_how_to_sit(
         await p.press("s")
         said = await sees(p, app, "#message", "Every seat")
         assert "stud-client play --table nine" in said, said
+
+
+def nine(phase: str, outcome: str = "lose") -> dict[str, Any]:
+    """A full table of long names in `phase`: cards and hands once dealt, results at the
+    showdown (`outcome` for every hand), a progressive on every other seat."""
+
+    def seat(n: int) -> dict[str, Any]:
+        name = LONG_NAMES[n % 3] if n % 2 == 0 else f"P{n}"
+        dealt = phase != "betting"
+        return {
+            "player_id": f"p{n}", "name": name, "ante": 2_500, "progressive": n % 2 == 0,
+            "ready": True, "decision": "raise" if phase == "showdown" else None,
+            "cards": ["Kh", "Ks", "Kd", "7c", "7d"] if dealt else None,
+            "hand": {"label": "Three of a Kind" if n == 4 else "One Pair"} if dealt else None,
+            "result": {"outcome": outcome, "net": 2_500 if outcome == "no_qualify" else -7_500}
+            if phase == "showdown" else None,
+        }  # fmt: skip
+
+    return {"phase": phase, "seats": [seat(n) for n in range(9)]}
+
+
+@pytest.mark.parametrize("width", [76, 96, 116])
+def test_a_name_keeps_its_width_through_a_round_and_a_cut_one_says_so(width: int) -> None:
+    """Names were cut with nothing to show it ("Terminal_Tom_Lon", "Maximilian
+    Alexandrovi"), and the name column went from 24 cells at the bets to 18 once dealt
+    and back: every column after it moved."""
+    columns = set()
+    for phase in ("betting", "deciding", "showdown"):
+        lines = seats_text(nine(phase), "p0", 0, width).plain.splitlines()
+        assert len(lines) == 9 and all(cell_len(line) <= width for line in lines), lines
+        columns.add(lines[0].index("$25.00"))
+        for n, line in enumerate(lines):
+            name = nine(phase)["seats"][n]["name"]
+            assert name in line or (name[:10] in line and "…" in line), line
+    assert len(columns) == 1, (width, columns)
+    if width >= 96:  # room for every name whole
+        assert all(
+            name in seats_text(nine("showdown"), None, 0, width).plain for name in LONG_NAMES
+        )

@@ -436,6 +436,29 @@ SEAT_LAYOUTS: Final = (
 #: must leave room for (whole names up to that long) before a closer one is tried
 NAME_CELLS: Final = 24
 NAME_WANTED: Final = 16
+#: a dealt seat's widest hand name ("Three of a Kind") and state ("Folded (timer)"): the
+#: room names keep from the bets on, so their column stays put through a round
+LABEL_CELLS: Final = 15
+DEALT: Final = {
+    "name": "", "ante": 1, "progressive": True, "cards": [None] * 5, "decision": "fold",
+    "auto": True, "hand": {"label": "x" * LABEL_CELLS},
+}  # fmt: skip
+
+
+def fit_name(name: str, cells: int) -> str:
+    """`name` in at most `cells` letters; one cut ends with "…" (a cut was not seen)."""
+    if len(name) <= cells:
+        return name
+    return name[: cells - 1] + "…" if cells > 0 else ""
+
+
+def round_name_cells(width: int, longest: int) -> int:
+    """The cells a name takes through a round at `width`: what a dealt seat's line (narrow
+    columns, its hand named) leaves, at least `NAME_WANTED` and at most `NAME_CELLS`. The
+    same at the bets, the decisions and the showdown: the name column went from 24 cells
+    to 18 once cards were dealt, and back, moving every column after it."""
+    dealt = seat_line(False, 8, DEALT, None, "deciding", True, True, False, cut=0).cell_len
+    return min(longest, NAME_CELLS, max(NAME_WANTED, width - dealt))
 
 
 def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | None = None) -> Text:
@@ -453,9 +476,9 @@ def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | N
     labels = max((len(hand_label(s.get("hand"))) for s in taken), default=0)
 
     def lines(layout: tuple[bool, bool, bool], cut: int) -> list[Text]:
-        gap, named = (" " if layout[0] else "  "), labels if layout[1] else 0
+        named = labels if layout[1] else 0
         return [
-            Text.from_markup(f"{'▶' if i == selected else ' '} {i + 1}{gap}[dim]empty[/]")
+            Text.from_markup(f"{'▶' if i == selected else ' '} {i + 1} [dim]empty[/]")
             if seat is None
             else seat_line(
                 i == selected, i, seat, me, phase, *layout, cut=cut, cards=cards, labels=named
@@ -469,10 +492,10 @@ def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | N
         layout: width - max((line.cell_len for line in lines(layout, 0)), default=0)
         for layout in SEAT_LAYOUTS
     }
-    wanted = min(longest, NAME_WANTED)
+    wanted = round_name_cells(width, longest)
     layout = next((lay for lay in SEAT_LAYOUTS if room[lay] >= wanted), None)
     layout = layout or max(SEAT_LAYOUTS, key=lambda lay: room[lay])
-    shown = lines(layout, max(0, min(longest, NAME_CELLS, room[layout])))
+    shown = lines(layout, max(0, min(wanted, room[layout])))
     for line in shown:
         line.truncate(width, overflow="ellipsis")
     return Text("\n").join(shown)
@@ -494,7 +517,7 @@ def seat_line(
     (none when no seat has cards), the hand's name in `labels` cells (0: none)."""
     narrow, _, short = layout
     gap = " " if narrow else "  "
-    name = escape(str(seat.get("name", ""))[:cut])
+    name = escape(fit_name(str(seat.get("name", "")), cut))
     name_cell = f"[b cyan]{name:<{cut}}[/]" if seat.get("player_id") == me else f"{name:<{cut}}"
     gone = "" if seat.get("connected", True) else " [dim](away)[/]"
     ante = money(int(seat["ante"])) if seat.get("ante") else "-"
@@ -502,7 +525,7 @@ def seat_line(
     hand = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * (18 if cards else 0)
     label = f"{escape(hand_label(seat.get('hand'))):<{labels}} " if labels else ""
     return Text.from_markup(
-        f"{'▶' if selected else ' '} {i + 1}{gap}{name_cell} {ante:>9} {prog}{gap}{hand}{gap}"
+        f"{'▶' if selected else ' '} {i + 1} {name_cell} {ante:>9} {prog}{gap}{hand}{gap}"
         f"{label}{seat_status(seat, phase, short=short)}{gone}"
     )
 
@@ -636,7 +659,7 @@ def history_text(
         lines += [history_hand(s, "you" if me else None, two_lines=two_lines) for s in mine]
         # then the others' hands, as the browser's history shows them
         lines += [
-            history_hand(s, escape(str(s.get("name", ""))[:16]), two_lines=two_lines)
+            history_hand(s, escape(fit_name(str(s.get("name", "")), 16)), two_lines=two_lines)
             for s in r.get("seats") or []
             if isinstance(s, dict) and s not in mine
         ]
