@@ -4,6 +4,7 @@ progressive marker, messages on their own screen, and a spectator's s."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from rich.cells import cell_len
 from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
-from clients.tui.render import describe_error, info_text, lobby_rows, seats_text
+from clients.tui.render import describe_error, info_text, legend_text, lobby_rows, seats_text
 from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, hold_reconnects, sees, shown, until, url
@@ -230,3 +231,36 @@ def test_a_name_keeps_its_width_through_a_round_and_a_cut_one_says_so(width: int
         assert all(
             name in seats_text(nine("showdown"), None, 0, width).plain for name in LONG_NAMES
         )
+
+
+def test_the_progressive_marker_has_a_legend_and_a_colour_of_its_own() -> None:
+    """ "P" was explained nowhere, in the red of hearts and of losses."""
+    seats = seats_text(nine("deciding"), None, None, 76)
+    marks = [span.style for span in seats.spans if seats.plain[span.start : span.end] == "P"]
+    assert marks and all("red" not in str(style) for style in marks), marks
+    assert all(str(style) == str(marks[0]) for style in marks)
+    legend = legend_text(nine("deciding"), seats)
+    assert "P progressive bet" in legend.plain
+    assert any(str(s.style) == str(marks[0]) for s in legend.spans)
+    none = {
+        **nine("betting"),
+        "seats": [{**s, "progressive": False} for s in nine("betting")["seats"]],
+    }
+    assert "P progressive" not in legend_text(none, seats_text(none, None, None, 76)).plain
+
+
+def test_results_are_in_the_browser_s_words_and_a_short_one_is_explained() -> None:
+    """ "No qualify +$1.00" where the browser says "Dealer did not qualify": its words
+    where the line has room; at 80 columns the browser's narrow badge, in the legend."""
+    roomy = {**nine("showdown", "no_qualify"), "seats": [None] * 8}
+    roomy["seats"].append({**nine("showdown", "no_qualify")["seats"][1]})
+    assert "Dealer did not qualify +$25.00" in seats_text(roomy, None, None, 116).plain
+    assert (
+        "Dealer did not qualify" in seats_text(nine("showdown", "no_qualify"), None, 0, 116).plain
+    )
+    narrow = nine("showdown", "no_qualify")
+    seats = seats_text(narrow, None, 0, 76)
+    assert "No qualify +$25.00" in seats.plain
+    assert "No qualify: the dealer did not qualify" in legend_text(narrow, seats).plain
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert '"No qualify"' in readme and '"P"' in readme

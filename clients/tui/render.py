@@ -425,6 +425,11 @@ def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -
     return ""
 
 
+#: a seat's progressive bet: a colour of its own (magenta read as the red of hearts and
+#: losses), explained by the legend under the seats
+PROGRESSIVE_STYLE: Final = "b yellow"
+PROGRESSIVE_MARK: Final = f"[{PROGRESSIVE_STYLE}]P[/]"
+
 #: seat line layouts, roomiest first: (narrow columns, with the hand's name, short words)
 SEAT_LAYOUTS: Final = (
     (False, True, False),
@@ -521,13 +526,27 @@ def seat_line(
     name_cell = f"[b cyan]{name:<{cut}}[/]" if seat.get("player_id") == me else f"{name:<{cut}}"
     gone = "" if seat.get("connected", True) else " [dim](away)[/]"
     ante = money(int(seat["ante"])) if seat.get("ante") else "-"
-    prog = "[magenta]P[/]" if seat.get("progressive") else " "
+    prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
     hand = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * (18 if cards else 0)
     label = f"{escape(hand_label(seat.get('hand'))):<{labels}} " if labels else ""
     return Text.from_markup(
         f"{'▶' if selected else ' '} {i + 1} {name_cell} {ante:>9} {prog}{gap}{hand}{gap}"
         f"{label}{seat_status(seat, phase, short=short)}{gone}"
     )
+
+
+def legend_text(snap: Frame, seats: Text) -> Text:
+    """What the seats' marks and short words mean, those shown only: the progressive
+    mark, and the browser's narrow badges ("No qualify", "prog.") for its words."""
+    parts = []
+    if any(s and s.get("progressive") for s in snap.get("seats") or []):
+        parts.append(f"{PROGRESSIVE_MARK} progressive bet")
+    said = seats.plain
+    if SHORT_OUTCOMES["no_qualify"] in said:
+        parts.append(f"{SHORT_OUTCOMES['no_qualify']}: the dealer did not qualify")
+    if "(prog. " in said:
+        parts.append("prog.: the progressive bet's prize")
+    return Text.from_markup("[dim] · [/]".join(parts), style="dim")
 
 
 def bet_total(chips: Sequence[int]) -> int:
@@ -695,7 +714,7 @@ def history_hand(seat: Frame, name: str | None = None, *, two_lines: bool = Fals
     decision = {"raise": "raised", "fold": "folded"}.get(str(seat.get("decision")), "-")
     decision += how_decided(seat)
     ante = money(int(seat.get("ante") or 0))
-    prog = "[magenta]P[/]" if seat.get("progressive") else " "
+    prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
     who = f" [dim]{name:<16}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))

@@ -28,6 +28,7 @@ from clients.tui.render import (
     dealer_text,
     history_text,
     info_text,
+    legend_text,
     lobby_rows,
     play_keys,
     seats_text,
@@ -214,6 +215,7 @@ class WatchScreen(StudScreen):
             yield Static(id="dealer")
             with SeatsBox(id="seats-box"):
                 yield Static(id="seats")
+                yield Static(id="legend")  # last: the first to give way on a short screen
             yield Static(id="player")
             yield Static(self.KEYS_LINE, id="keys")
             yield Static(id="message")
@@ -231,7 +233,12 @@ class WatchScreen(StudScreen):
         seats = self.query_one("#seats", Static)
         # its width less a scrollbar's, which a full table on a short screen shows
         width = (self.query_one(SeatsBox).content_region.width or self.size.width - 2) - 2
-        seats.update(seats_text(snap, app.player_id, app.selected, width))
+        drawn = seats_text(snap, app.player_id, app.selected, width)
+        seats.update(drawn)
+        legend = legend_text(snap, drawn)
+        legend.truncate(width, overflow="ellipsis")
+        self.query_one("#legend", Static).update(legend)
+        self.query_one("#legend", Static).display = bool(legend)
         if app.selected != self._in_view:  # a page scrolled by hand stays where it is
             self._in_view = app.selected
             self.call_after_refresh(self._keep_in_view, app.selected)
@@ -250,10 +257,13 @@ class WatchScreen(StudScreen):
             return
         view = boxes.first()
         top, rows = view.scroll_offset.y, view.scrollable_content_region.height
+        last = len((self.stud.snapshot or {}).get("seats") or []) - 1
+        # the last seat, with the legend under it: both in view
+        below = self.query_one("#legend", Static).size.height if seat == last else 0
         if seat < top:
             view.scroll_to(y=seat, animate=False)
-        elif rows and seat >= top + rows:
-            view.scroll_to(y=seat - rows + 1, animate=False)
+        elif rows and seat + below >= top + rows:
+            view.scroll_to(y=seat + below - rows + 1, animate=False)
 
     def refresh_clock(self) -> None:
         app = self.stud
