@@ -264,3 +264,30 @@ def test_results_are_in_the_browser_s_words_and_a_short_one_is_explained() -> No
     assert "No qualify: the dealer did not qualify" in legend_text(narrow, seats).plain
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert '"No qualify"' in readme and '"P"' in readme
+
+
+async def test_the_own_seat_stays_in_view_when_a_long_message_shortens_the_seats(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A refusal of three lines, then the link's line, at 80x24: the seats gave way,
+    and the player's own seat, the last, went below them unseen."""
+    server = await make_server(
+        timers=LONG, tables=NINE, wallet={"starting_credits": 1_000, "starting_bonus": 5_000}
+    )
+    await full_table(server, connect)
+    app = StudApp(url(server), LONG_NAMES[2], table="nine", backoff=(0.05, 0.2))
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [8], "seat 9")
+        await p.press("4", "p", "d")
+        await sees(p, app, "#message", "Not enough chips")
+        await server.stop(grace=0)
+        await sees(p, app, "#message", "Not connected")
+        box = app.screen.query_one("#seats-box")
+
+        def in_view() -> bool:
+            top, rows = box.scroll_offset.y, box.scrollable_content_region.height
+            return rows < 9 and top <= 8 < top + rows
+
+        await until(p, in_view, "the own seat in view")

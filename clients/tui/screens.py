@@ -44,6 +44,13 @@ class SeatsBox(VerticalScroll, can_focus=False):
     """The seats, one a line, scrolled when a short screen cannot show them all (to the
     selected seat, or by PageUp/PageDown); never focused: the keys are the table's."""
 
+    def on_resize(self) -> None:
+        """Made shorter (a long message under the table, the link's line): the selected
+        seat is scrolled back into view (it stayed below, the player's own seat unseen)."""
+        screen = self.screen
+        if isinstance(screen, WatchScreen):
+            self.call_after_refresh(screen.keep_in_view, screen.stud.selected)
+
 
 class TableApp(Protocol):
     """What the screens read of the app and ask it to do (StudApp)."""
@@ -241,7 +248,7 @@ class WatchScreen(StudScreen):
         self.query_one("#legend", Static).display = bool(legend)
         if app.selected != self._in_view:  # a page scrolled by hand stays where it is
             self._in_view = app.selected
-            self.call_after_refresh(self._keep_in_view, app.selected)
+            self.call_after_refresh(self.keep_in_view, app.selected)
         self.query_one("#player", Static).update(app.player_panel())
         self.query_one("#keys", Static).update(self.keys_line(snap))
         self.query_one("#message", Static).update(app.message_text(self.message_width()))
@@ -250,7 +257,7 @@ class WatchScreen(StudScreen):
         """The keys the screen lists under the table (the play screen: those of now)."""
         return self.KEYS_LINE
 
-    def _keep_in_view(self, seat: int | None) -> None:
+    def keep_in_view(self, seat: int | None) -> None:
         """The selected seat's line (one a line), scrolled to when off the seats' view."""
         boxes = self.query(SeatsBox)
         if seat is None or not boxes:
