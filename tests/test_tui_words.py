@@ -4,6 +4,7 @@ progressive marker, messages on their own screen, and a spectator's s."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -291,3 +292,29 @@ async def test_the_own_seat_stays_in_view_when_a_long_message_shortens_the_seats
             return rows < 9 and top <= 8 < top + rows
 
         await until(p, in_view, "the own seat in view")
+
+
+async def test_a_server_shutting_down_is_said_whole_at_80x24(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The shutdown notice was put after the phase and its clock on one cut line:
+    "CLOSING: … a round not over wi…". It has lines of its own, whole at 80 columns."""
+    server = await make_server(timers={**LONG, "results": 0.5}, tables=NINE)
+    others = await full_table(server, connect)
+    for n, other in enumerate(others):  # a round in play: the shutdown waits for it
+        await other.request("ante", table="nine", seat=n, amount=500)
+        await other.request("deal", table="nine")
+    app = StudApp(url(server), "Terminal_Tom_Longname_X", table="nine")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await until(p, lambda: (app.snapshot or {}).get("phase") == "deciding", "the deal")
+        task = asyncio.ensure_future(server.stop(grace=30))
+        await until(p, lambda: bool((app.snapshot or {}).get("paused")), "the notice")
+        await p.pause()
+        reason = str((app.snapshot or {})["paused"]["reason"])
+        text = " ".join(line.strip() for line in screen_lines(app))
+        assert reason in " ".join(text.split()), screen_lines(app)
+        assert all(cell_len(line) <= 80 for line in screen_lines(app))
+        for n, other in enumerate(others):  # the round ends: the server stops
+            await other.request("fold", table="nine", seat=n)
+        await asyncio.wait_for(task, 40)

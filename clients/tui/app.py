@@ -105,7 +105,7 @@ class StudApp(App[None]):
     CSS = """
     #head, #info { padding: 0 1; background: $boost; }
     /* one line each, cut at the edge: wrapped, they pushed seats off an 80x24 screen */
-    #info, #fair, #player { text-wrap: nowrap; text-overflow: ellipsis; }
+    #fair, #player { text-wrap: nowrap; text-overflow: ellipsis; }
     #dealer { padding: 1 1 0 1; }
     #seats-box { padding: 1 1 0 1; height: 1fr; }
     #player { padding: 0 1; border-top: solid $primary; }

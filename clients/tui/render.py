@@ -342,10 +342,14 @@ def info_text(
     offline: bool = False,
     *,
     several_jackpots: bool = False,
+    width: int | None = None,
 ) -> Text:
     """Title, game, limits, spectators; the phase with its countdown; the jackpot meter
-    (by its name only when `several_jackpots` are known).
-    `offline`: the link is down: the table is as last seen, its clock not known."""
+    (by its name only when `several_jackpots` are known); the casino's pause or the
+    server's shutdown under them, on lines of their own (after the phase and the meter
+    on one line it was cut: "CLOSING: … a round not over wi…").
+    `offline`: the link is down: the table is as last seen, its clock not known.
+    `width`: the first two lines are cut to it (the notice wraps)."""
     phase = str(snap.get("phase", ""))
     jp = snap.get("jackpot") or {}
     amount = jackpot if jackpot is not None else jp.get("amount")
@@ -364,16 +368,23 @@ def info_text(
     if isinstance(suspension, dict):  # a suspended table (clients/connection.py as_it_stands)
         why = PAUSED.get(str(suspension.get("reason")), PAUSED["store"])
         line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)}): {why}"
+    notice = ""
     if paused:  # the casino paused the table: the round in play finishes, no ante is taken
         reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
         who = "CLOSING" if paused.get("shutdown") else "PAUSED by the casino"
-        line2 += f"  [b red]{who}{reason}[/]"
+        notice = f"[b red]{who}{reason}[/]"
     if offline:
         line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({PHASES.get(phase, phase)})"
     if amount is not None:
         named = f"{jackpot_name(str(jp.get('name', '')))} jackpot" if several_jackpots else ""
         line2 += f"    [b magenta]{escape(named or 'Jackpot')} {money(amount)}[/]"
-    return Text.from_markup(line1 + "\n" + line2)
+    lines = [Text.from_markup(line1), Text.from_markup(line2)]
+    if width:
+        for line in lines:
+            line.truncate(width, overflow="ellipsis")
+    if notice and not offline:
+        lines.append(Text.from_markup(notice))
+    return Text("\n").join(lines)
 
 
 def dealer_text(snap: Frame) -> Text:

@@ -284,6 +284,7 @@ class WatchScreen(StudScreen):
                     app.variant_title(),
                     offline=not app.link.connected,
                     several_jackpots=len(app.jackpots) > 1,
+                    width=info.first(Static).content_region.width or None,
                 )
             )
 
