@@ -263,3 +263,36 @@ async def test_a_name_of_spaces_alone_is_told_not_ignored(
     await expect(page.locator('.toast[data-code="name"]')).to_contain_text("Enter a name")
     await expect(page.get_by_test_id("name-input")).to_be_focused()
     await expect(page.get_by_test_id("login")).to_be_visible()
+
+
+async def test_a_leave_says_the_progressive_prize_it_gives_up_and_only_hands_still_waiting(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Two hands with the progressive, one a flush: a folded hand collects no progressive
+    prize here (casino-stud), yet the warning said only what the antes and stakes cost;
+    and once one hand was decided it still named both."""
+    pair, flush = ["2c", "2d", "5s", "8c", "Qd"], ["2h", "7h", "9h", "Jh", "Kh"]
+    dealer = ["Ac", "Kd", "7s", "4d", "3c"]
+    server = await make_server(timers=LONG, shuffle=shuffles([pair, flush, dealer]))
+    page, problems = await ann_at_alpha(server, browser)
+    await page.get_by_test_id("sit-1").click()
+    await expect(page.get_by_test_id("seat-1-name")).to_contain_text("Ann")
+    for seat in (0, 1):
+        await build_ante(page, seat, [(500, "left")])
+        await page.get_by_test_id(f"progressive-{seat}").click()
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    confirm = page.locator('.toast[data-code="leave-confirm"]')
+    await page.get_by_test_id("leave").click()
+    await expect(confirm).to_contain_text(
+        "folds your undecided hands on seat #1, #2: you lose $10.00 of antes and $2.00 of "
+        "progressive stakes. And seat #2's Flush would have paid $50.00 from the progressive"
+    )
+    await page.get_by_test_id("raise-0").click()
+    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await expect(confirm).to_contain_text(
+        "folds your undecided hand on seat #2: you lose $5.00 of antes and $1.00 of "
+        "progressive stakes. And seat #2's Flush"
+    )
+    await expect(confirm).to_contain_text("Your raised hand on seat #1 plays on")
+    assert problems == []

@@ -333,8 +333,15 @@ function absorb(frame) {
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
       if (old && old.phase !== frame.phase && frame.table === state.current) dismissMomentToasts();
-      // the hands an armed Leave would fold are decided (the clock ran out), or gone
-      if (leaveArmed?.table === frame.table && !foldedByLeaving(frame).seats.length) disarmLeave();
+      // the hands an armed Leave would fold are decided (the clock ran out), or gone; some
+      // decided meanwhile: what it says is said again of those still waiting
+      const folding = leaveArmed?.table === frame.table ? foldedByLeaving(frame) : null;
+      if (folding && !folding.seats.length) disarmLeave();
+      else if (folding && folding.seats.join() !== leaveArmed.seats) {
+        leaveArmed.seats = folding.seats.join();
+        const msg = $("errors").querySelector('.toast[data-code="leave-confirm"] .msg');
+        if (msg) msg.textContent = leaveWarning(frame, folding);
+      }
       // shown by another process than before: that one lost it (a new host voids what it
       // left open); said once, with what became of the seats and the round
       if (prev && (away?.lost || (from && state.serverUrl && from !== state.serverUrl))) {
@@ -674,6 +681,33 @@ function foldCost({ antes, stakes }) {
   return `${dollars(antes)} of antes${stakes ? ` and ${dollars(stakes)} of progressive stakes` : ""}`;
 }
 
+/** The progressive prizes a leave gives up: the folded hands (our own cards, known here)
+ * that hold a prize of the variant's table, where a folded hand collects none. In words
+ * ("seat #2's Flush would have paid $50.00 from the progressive"), or "". */
+function prizesGivenUp(snap, seats) {
+  const variant = lobbyRow(snap.table)?.variant;
+  if (!variant || variant.folded_collects_progressive) return "";
+  const seen = withOwnHands(snap, state.hands, state.me?.player_id);
+  const meter = snap.jackpot ? state.jackpots[snap.jackpot.name] ?? snap.jackpot.amount : undefined;
+  const said = [];
+  for (const i of seats) {
+    const seat = seen.seats[i];
+    const row = seat?.progressive && (variant.progressive ?? []).find((r) => r.category === seat.hand?.category);
+    if (!row) continue;
+    const worth = row.fixed_cents ?? (row.percent_bp !== undefined && meter !== undefined
+      ? Math.floor((meter * row.percent_bp) / 10000) : null);
+    said.push(`seat #${i + 1}'s ${seat.hand.label} would have paid ${worth !== null ? dollars(worth) : row.text}`);
+  }
+  return said.length ? ` And ${said.join(", ")} from the progressive: a folded hand collects nothing.` : "";
+}
+
+/** What the first Leave says, for the hands it would fold now. */
+function leaveWarning(snap, folded) {
+  const rest = playingOn(snap);
+  return `Leaving now folds your undecided ${handsOn(folded.seats)}: you lose ${foldCost(folded)}.`
+    + `${prizesGivenUp(snap, folded.seats)}${rest ? ` ${rest}` : ""} Press “Fold & leave” (or l) to leave.`;
+}
+
 /** The player's raised hands a leave leaves in play (they go on to the showdown), in words. */
 function playingOn(snap) {
   const raised = roundPhase(snap) === "deciding"
@@ -765,11 +799,9 @@ async function leaveTable() {
   const folded = foldedByLeaving(snap);
   if (folded.seats.length && leaveArmed?.table !== table) {
     disarmLeave();
-    leaveArmed = { table, timer: setTimeout(() => { disarmLeave(); render(); }, LEAVE_ARMED_MS) };
-    const rest = playingOn(snap);
-    showError(`Leaving now folds your undecided ${handsOn(folded.seats)}: you lose `
-      + `${foldCost(folded)}.${rest ? ` ${rest}` : ""} Press “Fold & leave” to leave.`,
-    { code: "leave-confirm", tone: "warn" });
+    leaveArmed = { table, timer: setTimeout(() => { disarmLeave(); render(); }, LEAVE_ARMED_MS),
+      seats: folded.seats.join() };
+    showError(leaveWarning(snap, folded), { code: "leave-confirm", tone: "warn" });
     render();
     return;
   }
@@ -1045,12 +1077,12 @@ function decideByKey(decision) {
   const snap = state.tables[state.current];
   if (!snap) return;
   if (snap.phase !== "deciding") {
-    showError("No decision is due now.");
+    showError("No decision is due now.", { tone: "warn" });
     return;
   }
   const undecided = undecidedSeats(snap);
   if (!undecided.length) {
-    showError("None of your hands is waiting for a decision.");
+    showError("None of your hands is waiting for a decision.", { tone: "warn" });
     return;
   }
   const seat = selectedSeat(snap);
@@ -1728,7 +1760,8 @@ function draw() {
  * seconds showed twice, one over the other. */
 function markHeadAway() {
   const pill = document.querySelector('#table [data-testid="phase"]');
-  const away = Boolean(pill) && pill.getBoundingClientRect().top < 0;
+  const r = pill?.getBoundingClientRect();
+  const away = Boolean(r) && r.top + r.height / 2 < 0; // more than half of it gone: unread
   if (away !== document.body.hasAttribute("data-head-away")) {
     document.body.toggleAttribute("data-head-away", away);
   }
@@ -1889,6 +1922,7 @@ $("login-form").addEventListener("submit", (event) => {
 
 $("buy").addEventListener("submit", (event) => {
   event.preventDefault();
+  dismissRefusals("buy"); // a new try: what was said of the last one is over
   // the page words every bad amount itself (the form is `novalidate`): the browser's
   // own bubble is easy to miss, and says nothing of whole dollars
   const text = $("buy-amount").value.trim();
