@@ -65,7 +65,9 @@ class Wire:
         await self.routes[-1].close(code=4001, reason="gone")
 
 
-async def deciding(browser: Browser, server: StudServer) -> tuple[Page, Wire, list[str]]:
+async def deciding(
+    browser: Browser, server: StudServer, name: str = "Ann"
+) -> tuple[Page, Wire, list[str]]:
     """Ann at alpha with a $5 ante, dealt and shown, her decision due; problems collected."""
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(WAIT_MS)
@@ -75,7 +77,7 @@ async def deciding(browser: Browser, server: StudServer) -> tuple[Page, Wire, li
     wire = Wire()
     await page.route_web_socket("**/ws", wire.route)
     await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
+    await enter(page, name)
     await page.get_by_test_id("play-alpha").click()
     await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
     await build_ante(page, 0, [(500, "left")])
@@ -329,7 +331,7 @@ async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
     for width, height in ((1280, 800), (1024, 768)):
         await resize(page, {"width": width, "height": height})
         cut = await page.evaluate(
-            """() => [...document.querySelectorAll('.table-head .paused-note, .table-head h1')]
+            """() => [...document.querySelectorAll('.paused-note, .table-head h1')]
               .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)"""
         )
         assert cut == [], f"{width}: {cut}"
@@ -387,7 +389,7 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
         timers={"betting": 60, "decision": 60, "results": 60},
         wallet={"starting_credits": 1_000_000, "starting_bonus": 250_000},  # wide figures
     )
-    page, _, problems = await deciding(browser, server)
+    page, _, problems = await deciding(browser, server, "Annabelle Montgomery-Xyz")
     paused = page.get_by_test_id("table-paused")
     await asyncio.wait_for(server.stop(grace=0.5), 10)
     await expect(paused).to_contain_text("This server shut down")  # offline now
@@ -406,5 +408,20 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
         if retry is not None:
             break
     assert retry is not None and retry["x"] + retry["width"] <= 1280, retry
+    # nothing of the bar drawn over another: the balance went over Sign in
+    overlaps = await page.evaluate(
+        """() => {
+          const parts = [...document.querySelectorAll('.topbar > *, .topbar .account > *')]
+            .filter((el) => el.getClientRects().length && !el.matches('.account'))
+            .map((el) => [el.id || el.className, el.getBoundingClientRect()]);
+          const out = [];
+          for (const [i, [a, r]] of parts.entries()) for (const [b, q] of parts.slice(i + 1)) {
+            if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1
+              && q.top < r.bottom - 1) out.push(`${a} / ${b}`);
+          }
+          return out;
+        }"""
+    )
+    assert overlaps == [], overlaps
     await shot(page, "offline-1280.png")
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
