@@ -106,6 +106,7 @@ export function renderTable(ctx) {
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
   },
   tableHead(view),
+  pausedNote(view),
   h("div", { class: "table-layout" },
     h("div", { class: "felt-wrap" }, felt(view), view.seated ? controls(view) : spectatorBar(view)),
     sidePanel(view)));
@@ -146,20 +147,27 @@ function tableHead(v) {
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
       v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       clockEl(v, "countdown", "countdown")),
-    snap.paused?.shutdown
-      // the server shutting down: its own words say it all (no operator paused anything)
-      ? h("div", { class: "paused-note", "data-testid": "table-paused", role: "status",
-        title: "No new round starts here; a round not over within the shutdown's grace is voided and every bet refunded" },
-      h("span", { class: "paused-reason" }, v.online === false
-        ? "This server shut down: reconnecting…"
-        : capitalized(snap.paused.reason ?? "this server is shutting down")))
-      : h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
-        title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
-      "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
       h("span", { class: "meter-value", "data-testid": "jackpot-meter", "data-cents": v.jackpot ?? 0 },
         dollars(v.jackpot ?? 0))));
+}
+
+/** The casino's pause, or the server shutting down: a row of its own under the head,
+ * whole (squeezed into the head's row it read "a round not over withi…", and let the
+ * head's parts wrap: the jackpot went to a row of its own). */
+function pausedNote(v) {
+  const { snap } = v;
+  return snap.paused?.shutdown
+    // the server shutting down: its own words say it all (no operator paused anything)
+    ? h("div", { class: "paused-note", "data-testid": "table-paused", role: "status",
+      title: "No new round starts here; a round not over within the shutdown's grace is voided and every bet refunded" },
+    h("span", { class: "paused-reason" }, v.online === false
+      ? "This server shut down: reconnecting…"
+      : capitalized(snap.paused.reason ?? "this server is shutting down")))
+    : h("div", { class: "paused-note", "data-testid": "table-paused", role: "status", hidden: !snap.paused,
+      title: snap.paused ? "The round in play finishes; no ante is taken until the table resumes" : null },
+    "Paused by the casino", snap.paused?.reason ? h("span", { class: "paused-reason" }, `: ${snap.paused.reason}`) : null);
 }
 
 function styleOf(vars) {
@@ -556,8 +564,9 @@ function controls(v) {
         : null),
     h("div", { class: "rules" },
       h("div", { class: "selected-line", "data-testid": "selected-seat", "data-seat": sel ?? "" }, selLine,
+        // how many hands while bets are open (the result's words need the room after);
         // "how" in the title: the line is cut at a laptop's width when it says it too
-        h("span", { class: "muted", title: v.mine.length < v.maxSeats && snap.seats.includes(null)
+        !open ? null : h("span", { class: "muted", title: v.mine.length < v.maxSeats && snap.seats.includes(null)
           ? `Up to ${v.maxSeats} hands: “+ Hand” on a free seat adds one` : null },
         // "1 of 3 hands": "$10 · 3 hands" beside "Deal · $21.00" read as the
         // three hands' bet, which Deal did not match
@@ -593,7 +602,16 @@ function seatNow(v, i, open) {
   }
   if (!seat?.cards) return "sitting this round out";
   if (v.dealing) return "being dealt";
-  if (seat.result) return `${OUTCOMES[seat.result.outcome] ?? seat.result.outcome} ${signedDollars(seat.result.net)}`;
+  if (seat.result) {
+    // the net counts the progressive too: "Dealer did not qualify $0.00" said nothing of
+    // the $1 stake that won nothing, nor "+$50.00" of the prize that is most of it
+    const r = seat.result;
+    const prize = progressivePaid(r.progressive_prize);
+    const side = prize ? ` (incl. JP +${dollars(prize, { short: true })})`
+      : r.progressive_prize === 0 && v.snap.progressive_stake > 0
+        ? ` (incl. JP ${dollars(-v.snap.progressive_stake, { short: true })})` : "";
+    return `${OUTCOMES[r.outcome] ?? r.outcome} ${signedDollars(r.net)}${side}`;
+  }
   if (seat.decision === "raise") return `raised ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}`;
   if (seat.decision === "fold") return "folded";
   if (v.snap.phase === "deciding") return `fold, or raise ${dollars(RAISE_MULTIPLE * seat.ante, { short: true })}`;
