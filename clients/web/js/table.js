@@ -576,7 +576,9 @@ function controls(v) {
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP },
-        keyHelp(snap.phase, { undecided: undecided && !v.dealing }))),
+        // offline no key sends anything: it said "1–5 chip · d deal" all the same
+        v.online === false ? "Keys: none act until the connection is back"
+          : keyHelp(snap.phase, { undecided: undecided && !v.dealing }))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: short
         ? `These bets need ${dollars(needed)} available: the ante and progressive now, and the raise `

@@ -294,3 +294,20 @@ test("with several hands the rack's line says the selected one is one of them", 
   assert.equal(root.byTestId("selected-seat").textContent, "Seat #1: $10 · 1 of 3 hands");
   assert.equal(root.byTestId("deal").textContent, "Deal · $20.00");
 });
+
+test("the rack's result names the progressive the net counts, and offline no key is offered", () => {
+  const lost = roundAt("showdown", { decision: "raise",
+    result: { outcome: "no_qualify", net: 0, returned: 1500, progressive_prize: 0 } });
+  assert.match(lost.byTestId("selected-seat").textContent, /\$0\.00 \(incl\. JP −\u2060?\$1\)$/);
+  const won = roundAt("showdown", { decision: "raise",
+    result: { outcome: "no_qualify", net: 5100, returned: 1500, progressive_prize: 5000 } });
+  assert.match(won.byTestId("selected-seat").textContent, /\(incl\. JP \+\$50\)$/);
+  const snap = waiting();
+  const offline = renderTable({
+    snap, me: { player_id: "p-ann" }, row: null, build: () => ({ chips: [], progressive: false }),
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: false, jackpot: 100000,
+    available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
+    rebet: null, fair: {},
+  });
+  assert.equal(offline.byTestId("key-help").textContent, "Keys: none act until the connection is back");
+});
