@@ -92,6 +92,20 @@ HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
 UNSEEN_ROUNDS: Final = 50  # rounds asked for to find one that ended out of sight (the most)
 LEAVE_ARMED_SECONDS: Final = 6.0  # a leave that folds hands waits this long for its second l
 MOVED: Final = frozenset({"unknown_table", "table_moved"})  # the table is hosted elsewhere
+#: Refusals about a moment of play: stale once the table's phase or round moves on (the
+#: browser's MOMENT_CODES, clients/web/js/app.js)
+MOMENT_CODES: Final = frozenset(
+    {
+        "wrong_phase",
+        "already_bet",
+        "already_decided",
+        "not_betting",
+        "no_bet",
+        "not_seated",
+        "table_suspended",
+        "table_paused",
+    }
+)
 
 Job = Callable[[], Awaitable[None]]
 
@@ -147,6 +161,9 @@ class StudApp(App[None]):
         self.message_is_error = False
         self.message_of_link = False  # the message is about the link: gone once it is back
         self.message_on: Screen[Any] | None = None  # the screen it was said on, shown there
+        # the (round, phase) of the table a message about a moment of play was said in:
+        # gone once the table moves on ("None of your hands is waiting" stayed for rounds)
+        self.message_moment: tuple[Any, Any] | None = None
         self.last_round = ""  # the player's results in the last round settled, in words
         self.status = "connecting…"
         self.deadline: float | None = None
@@ -276,13 +293,28 @@ class StudApp(App[None]):
             my_seed = self.seed_choice.get(self.table_id, "")
         return fairness_text(snap, verdict, my_seed)
 
-    def say(self, message: str, *, error: bool = False, link: bool = False) -> None:
+    def say(
+        self, message: str, *, error: bool = False, link: bool = False, moment: bool = False
+    ) -> None:
         """`link`: about the connection, so over once it is back (cleared by the welcome),
         and said on every screen; else said on the screen on top (only there: "No decision
-        is due now" went on to the History screen as if about it)."""
+        is due now" went on to the History screen as if about it). `moment`: about the
+        table's moment of play, so over once its phase or round moves on."""
         self.message, self.message_is_error, self.message_of_link = message, error, link
         self.message_on = None if link else self.page()
+        self.message_moment = self._moment() if moment else None
         self.redraw_soon()
+
+    def _moment(self) -> tuple[Any, Any]:
+        """The table on screen's round and phase, as the server last said them."""
+        frame = self.tables.get(self.table_id) if self.table_id is not None else None
+        return (None, None) if frame is None else (frame.get("round_id"), frame.get("phase"))
+
+    def _forget_moment(self) -> None:
+        """A message about a moment of play that is over goes (the table moved on, or is
+        no longer on screen)."""
+        if self.message_moment is not None and self.message_moment != self._moment():
+            self.message, self.message_moment = "", None
 
     def page(self) -> Screen[Any] | None:
         """The screen on top, under a dialog (the client seed's) if one is open."""
@@ -308,6 +340,7 @@ class StudApp(App[None]):
                 ends = frame.get("ends_in_ms")
                 now = asyncio.get_running_loop().time()
                 self.deadline = None if ends is None else now + ends / 1000
+                self._forget_moment()
                 self._fix_selection()
                 self.slip.settle(frame, self.player_id)
                 self.seat_watch.note(frame, self.player_id, self.here)  # told with the round
@@ -500,7 +533,7 @@ class StudApp(App[None]):
             try:
                 await job()
             except ServerError as e:
-                self.say(describe_error(e.frame), error=True)
+                self.say(describe_error(e.frame), error=True, moment=e.code in MOMENT_CODES)
             except NotConnected as e:
                 self.say(str(e), error=True, link=True)
             except (ConnectionError, TimeoutError, WebSocketException):
@@ -570,6 +603,7 @@ class StudApp(App[None]):
         if table_id is None:
             return None
         self.tables.pop(table_id, None)
+        self._forget_moment()
         self.slip.reset()
         self.selected = None
         self.deadline = None
@@ -601,7 +635,7 @@ class StudApp(App[None]):
             self.say("Sit down first: press s.", error=True)
             return
         if not self._buildable(self.selected):
-            self.say("This seat's bet is placed: wait for the next round.", error=True)
+            self.say("This seat's bet is placed: wait for the next round.", moment=True)
             return
         self.slip.add(self.selected, index)
         self.message = ""
@@ -617,7 +651,7 @@ class StudApp(App[None]):
             self.say("Sit down first: press s.", error=True)
             return
         if not self._buildable(seat):
-            self.say("This seat's bet is placed: wait for the next round.", error=True)
+            self.say("This seat's bet is placed: wait for the next round.", moment=True)
             return
         on = self.slip.toggle(seat)
         self.say(f"Progressive bet {'on' if on else 'off'} for seat {seat + 1}.")
@@ -629,7 +663,7 @@ class StudApp(App[None]):
         """Stack last round's ante and progressive again on every own seat that had one."""
         words = self.slip.rebet(self._rebettable)
         if not words:
-            self.say("Nothing to rebet: no bet of last round can go on a seat now.", error=True)
+            self.say("Nothing to rebet: no bet of last round can go on a seat now.", moment=True)
             return
         self.say(f"Rebet: {words}. Press d to deal.")
 
@@ -658,7 +692,7 @@ class StudApp(App[None]):
                 self.say("Sit down first: press s.", error=True)
                 return
             if snap["phase"] not in ("waiting", "betting"):
-                self.say("Cards are out: wait for the next round.", error=True)
+                self.say("Cards are out: wait for the next round.", moment=True)
                 return
             antes = 0
             for seat in mine:
@@ -671,7 +705,8 @@ class StudApp(App[None]):
                         )
                     except ServerError as e:  # said with the parts of the bet refused
                         stake = int(snap.get("progressive_stake") or 0) if prog else 0
-                        self.say(describe_error(e.frame, (amount, stake)), error=True)
+                        said = describe_error(e.frame, (amount, stake))
+                        self.say(said, error=True, moment=e.code in MOMENT_CODES)
                         return
                     antes += 1
             live = [s for s in self.own_seats() if (self.snapshot or snap)["seats"][s]["ante"] > 0]
@@ -689,18 +724,18 @@ class StudApp(App[None]):
             if snap is None or table is None:
                 return
             if snap["phase"] != "deciding":
-                self.say("No decision is due now.", error=True)
+                self.say("No decision is due now.", moment=True)
                 return
             undecided = waiting_hands(snap, self.own_seats())
             if not undecided:
-                self.say("None of your hands is waiting for a decision.", error=True)
+                self.say("None of your hands is waiting for a decision.", moment=True)
                 return
             # the selected seat only, the one marked: never another hand in its place
             seat = self.selected
             if seat is None or seat not in undecided:
                 waiting = ", ".join(str(s + 1) for s in undecided)
                 where = "Your selected hand" if seat is None else f"Seat {seat + 1}"
-                self.say(f"{where} is not waiting; nothing sent. Tab to {waiting}.", error=True)
+                self.say(f"{where} is not waiting; nothing sent. Tab to {waiting}.", moment=True)
                 return
             await self.link.request(decision, table=table, seat=seat)
             self.message = ""
