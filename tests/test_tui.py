@@ -148,7 +148,7 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
         await until(p, lambda: player.balance.get("held") == 0, "the settlement")
         assert player.balance["balance"] == START + 37_100
         seats = await sees(p, player, "#seats", f"Win {net}")
-        assert "Full House" in seats and "progressive $100.00" in seats
+        assert "Full House" in seats and f"Win {net} (incl. P +$100)" in seats
         await sees(p, player, "#player", "balance $1,371.00")
         await sees(p, player, "#player", f"Last round: seat 1 Full House: Win {net}")
         dealer = await sees(p, player, "#dealer", "A♦  K♣  9♥  4♠  2♦")

@@ -1,15 +1,30 @@
 """What the terminal table says is true of now: a refusal about a moment of play goes
-when the table moves on."""
+when the table moves on, and a result names the progressive bet its net counts."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from rich.cells import cell_len
+from rich.text import Text
 from textual.widgets import Static
 
 from clients.tui import PlayScreen, StudApp
+from clients.tui.render import (
+    history_text,
+    last_round_text,
+    legend_text,
+    seats_text,
+)
+from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
+from tests.decks import shuffles
 from tests.test_tui import LONG, phase, sees, shown, until, url
+from tests.test_tui_words import LONG_NAMES, nine, screen_lines
 
+PAIR = ["Qh", "Qs", "3d", "7c", "9d"]  # one pair: the progressive pays nothing
+NO_QUALIFY = ["Jd", "Tc", "8h", "4s", "2c"]  # jack high: the dealer does not qualify
 SIZES = [(80, 24), (120, 40)]
 
 
@@ -53,3 +68,67 @@ async def test_a_refusal_about_a_moment_goes_when_the_table_moves_on(
         await bob.request("deal", table="alpha")
         await until(p, lambda: phase(app) == "deciding", "the next deal")
         assert "No decision" not in shown(app, "#message")
+
+
+def progressive_round(outcome: str, prize: int) -> dict[str, Any]:
+    """A showdown of nine long names, each with a progressive bet ($1) that paid `prize`:
+    a $25 ante won at even money with the raise pushed (no qualify), or the like."""
+    snap = nine("showdown", outcome)
+    snap["progressive_stake"] = 100
+    for s in snap["seats"]:
+        s["progressive"] = True
+        ante, net = 2_500, 2_500 - 100 + prize
+        s["result"] = {
+            "outcome": outcome,
+            "net": net,
+            "returned": net + ante * 3 + 100,
+            "progressive_prize": prize,
+        }
+    return snap
+
+
+@pytest.mark.parametrize("width", [76, 116])
+def test_a_result_names_the_progressive_its_net_counts(width: int) -> None:
+    """ "No qualify +$0.00" with no word of the $1 progressive the net counted (the ante
+    won $1); a prize in the net said only "prog." at 80 columns."""
+    lost = progressive_round("no_qualify", 0)
+    seats = seats_text(lost, "p0", 0, width)
+    lines = seats.plain.splitlines()
+    assert len(lines) == 9 and all(cell_len(line) <= width for line in lines), lines
+    assert all("+$24.00 (incl. P -$1)" in line for line in lines), lines
+    assert "P progressive bet" in legend_text(lost, seats).plain
+    won = progressive_round("lose", 5_000)
+    lines = seats_text(won, "p0", 0, width).plain.splitlines()
+    assert all(cell_len(line) <= width for line in lines), lines
+    assert all("(incl. P +$50)" in line for line in lines), lines
+    assert "incl. P +$50" in Text.from_markup(last_round_text(won, "p0")).plain
+    last = Text.from_markup(last_round_text(lost, "p0")).plain
+    assert "Dealer did not qualify +$24.00 (incl. P -$1)" in last, last
+    record = {"round_id": "a-1", "seats": [{**lost["seats"][0], "seat": 0}]}
+    said = history_text([record], "p0", {}, width=width).plain
+    assert "+$24.00 (incl. P -$1)" in said and all(cell_len(x) <= width for x in said.split("\n"))
+
+
+async def test_at_80x24_a_progressive_that_won_nothing_is_said_with_the_net(
+    make_server: ServerFactory,
+) -> None:
+    """The ante won $1, the progressive lost $1: "No qualify +$0.00", on the seat and in
+    the Last round line, said nothing of the $1 lost beside the $1 won."""
+    server = await make_server(shuffle=shuffles([PAIR, NO_QUALIFY]), timers=LONG)
+    app = StudApp(url(server), LONG_NAMES[0], table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("1", "p", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("r")
+        await until(p, lambda: phase(app) == "showdown", "the showdown")
+        seats = await sees(p, app, "#seats", "+$0.00 (incl. P -$1)")
+        assert "qualify +$0.00 (incl. P -$1)" in seats, seats
+        await sees(p, app, "#player", "Last round: seat 1 One Pair: ")
+        assert "+$0.00 (incl. P -$1)" in shown(app, "#player")
+        assert all(cell_len(line) <= 80 for line in screen_lines(app))
+        await p.press("h")
+        await until(p, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        await sees(p, app, "#history", "+$0.00 (incl. P -$1)")

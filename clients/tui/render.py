@@ -408,11 +408,30 @@ def how_decided(seat: Frame) -> str:
     return " (timer)" if seat.get("auto") else ""
 
 
+def progressive_part(seat: Frame) -> int:
+    """What a settled hand's progressive bet put in its net, in cents: its prize, or its
+    stake lost when it won nothing (the net counts both: "No qualify +$0.00" was an ante
+    won and a progressive lost, said as nothing); 0 without a progressive bet."""
+    result = seat.get("result") or {}
+    paid = prize_paid(dict(seat))
+    if paid or result.get("progressive_prize") != 0:
+        return paid
+    # the stake, from what the settlement says: net = returned - (ante + raise + stake)
+    ante = int(seat.get("ante") or 0)
+    raised = 2 * ante if seat.get("decision") == "raise" else 0
+    try:
+        stake = int(result["returned"]) - int(result["net"]) - ante - raised
+    except (KeyError, TypeError, ValueError):
+        return 0
+    return -stake if stake > 0 else 0
+
+
 def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -> str:
     """The right-hand column: at showdown the result in dollars, else the seat's state in
     the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
     "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out". `short`: the
-    result in fewer words, for a narrow screen (the amounts stay whole)."""
+    result in fewer words, for a narrow screen (the amounts stay whole). A progressive bet's
+    part of the net is said after it, in the legend's word for it: "(incl. P -$1)"."""
     result = seat.get("result")
     if result:
         outcome = str(result.get("outcome"))
@@ -420,9 +439,10 @@ def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -
         net = hand_net(dict(seat))
         colour = "green" if net > 0 else "red" if net < 0 else "white"
         text = f"{words or outcome} [b {colour}]{money(net, sign=True)}[/]"
-        paid = prize_paid(dict(seat))
-        if paid:
-            text += f" [b magenta]({'prog.' if short else 'progressive'} {money(paid)})[/]"
+        side = progressive_part(seat)
+        if side:
+            said = f"(incl. P {money(side, sign=True).removesuffix('.00')})"
+            text += f" [b magenta]{said}[/]" if side > 0 else f" {said}"
         return text
     decision = seat.get("decision")
     if decision:
@@ -548,15 +568,14 @@ def seat_line(
 
 def legend_text(snap: Frame, seats: Text) -> Text:
     """What the seats' marks and short words mean, those shown only: the progressive
-    mark, and the browser's narrow badges ("No qualify", "prog.") for its words."""
+    mark (a net's "incl. P" too), and the browser's narrow badge ("No qualify") for its
+    words."""
     parts = []
     if any(s and s.get("progressive") for s in snap.get("seats") or []):
         parts.append(f"{PROGRESSIVE_MARK} progressive bet")
     said = seats.plain
     if SHORT_OUTCOMES["no_qualify"] in said:
         parts.append(f"{SHORT_OUTCOMES['no_qualify']}: the dealer did not qualify")
-    if "(prog. " in said:
-        parts.append("prog.: the progressive bet's prize")
     return Text.from_markup("[dim] · [/]".join(parts), style="dim")
 
 
@@ -669,8 +688,9 @@ def history_text(
     others' hands, the dealer, jackpot prizes, the wallet before and after, and the check
     of each proof.
     `titles` and `variants` (from the lobby) turn table and variant ids into names. Under
-    100 `width` cells, a hand takes two lines (one wrapped its result onto a line alone)."""
-    two_lines = width is not None and width < 100
+    100 `width` cells, or where a hand's line would not fit (a long result, its
+    progressive's part), a round's hands take two lines each (one wrapped its result onto
+    a line alone)."""
     if not rounds:
         return Text("No rounds yet: play one and come back.", style="dim")
     blocks = []
@@ -685,14 +705,19 @@ def history_text(
         )
         lines = [head]
         mine = own_hands(r, me)
-        # "you" where the others' names go: the columns line up
-        lines += [history_hand(s, "you" if me else None, two_lines=two_lines) for s in mine]
-        # then the others' hands, as the browser's history shows them
-        lines += [
-            history_hand(s, escape(fit_name(str(s.get("name", "")), 16)), two_lines=two_lines)
+        # "you" where the others' names go: the columns line up; then the others' hands,
+        # as the browser's history shows them
+        hands = [(s, "you" if me else None) for s in mine] + [
+            (s, escape(fit_name(str(s.get("name", "")), 16)))
             for s in r.get("seats") or []
             if isinstance(s, dict) and s not in mine
         ]
+        two_lines = width is not None and (
+            width < 100
+            or any(Text.from_markup(history_hand(s, who)).cell_len > width for s, who in hands)
+        )
+        narrow = width is not None and width < 100  # the long words where there is room
+        lines += [history_hand(s, who, two_lines=two_lines, short=narrow) for s, who in hands]
         dealer_hand = r.get("dealer_hand") or {}
         qualifies = str(dealer_hand.get("category", "HIGH_CARD")) != "HIGH_CARD"
         lines.append(
@@ -719,9 +744,13 @@ def history_text(
     return Text.from_markup("\n\n".join(blocks))
 
 
-def history_hand(seat: Frame, name: str | None = None, *, two_lines: bool = False) -> str:
+def history_hand(
+    seat: Frame, name: str | None = None, *, two_lines: bool = False, short: bool = False
+) -> str:
     """A hand of a past round: seat (and `name`, another player's), bets, cards, result;
-    `two_lines`: the seat, bets and result, then the cards and the hand below them."""
+    `two_lines`: the seat, bets and result, then the cards, the hand and the decision
+    below them (beside the result, an 80-column line had no room for its progressive's
+    part); `short`: the result in fewer words."""
     decision = {"raise": "raised", "fold": "folded"}.get(str(seat.get("decision")), "-")
     decision += how_decided(seat)
     ante = money(int(seat.get("ante") or 0))
@@ -729,11 +758,11 @@ def history_hand(seat: Frame, name: str | None = None, *, two_lines: bool = Fals
     who = f" [dim]{name:<16}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))
-    result = seat_status(seat, short=two_lines) if seat.get("result") else ""
+    result = seat_status(seat, short=short) if seat.get("result") else ""
     if two_lines:
         return (
-            f"{seat_no}  {decision:<8} {result}\n"
-            f"          {cards}  {escape(hand_label(seat.get('hand')))}"
+            f"{seat_no}  {result}\n"
+            f"          {cards}  {escape(hand_label(seat.get('hand'))):<16} {decision}"
         )
     return f"{seat_no}  {cards}  {escape(hand_label(seat.get('hand'))):<16} {decision:<8} {result}"
 
