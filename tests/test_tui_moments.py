@@ -1,5 +1,6 @@
 """What the terminal table says is true of now: a refusal about a moment of play goes
-when the table moves on, and a result names the progressive bet its net counts."""
+when the table moves on, a result names the progressive bet its net counts, and the
+keys line offers only keys that act."""
 
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ from clients.tui.render import (
     history_text,
     last_round_text,
     legend_text,
+    play_keys,
     seats_text,
 )
 from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 from tests.test_tui import LONG, phase, sees, shown, until, url
-from tests.test_tui_words import LONG_NAMES, nine, screen_lines
+from tests.test_tui_small import NINE
+from tests.test_tui_words import LONG_NAMES, full_table, nine, screen_lines
 
 PAIR = ["Qh", "Qs", "3d", "7c", "9d"]  # one pair: the progressive pays nothing
 NO_QUALIFY = ["Jd", "Tc", "8h", "4s", "2c"]  # jack high: the dealer does not qualify
@@ -132,3 +135,34 @@ async def test_at_80x24_a_progressive_that_won_nothing_is_said_with_the_net(
         await p.press("h")
         await until(p, lambda: isinstance(app.screen, HistoryScreen), "the history")
         await sees(p, app, "#history", "+$0.00 (incl. P -$1)")
+
+
+def test_every_seat_taken_the_keys_offer_no_seat() -> None:
+    for phase_now in ("betting", "deciding", "showdown"):
+        assert "s sit" in play_keys(phase_now)
+        assert "s sit" not in play_keys(phase_now, free=False), phase_now
+    assert "d deal" in play_keys("betting", free=False)
+    assert "tab next seat" in play_keys("showdown", free=False)
+
+
+async def test_the_keys_line_says_what_acts_offline_and_with_every_seat_taken(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """With every seat taken the keys offered "s sit (next round)", and s said every seat
+    was taken; offline they listed the betting keys, which sent nothing."""
+    server = await make_server(timers=LONG, tables=NINE)
+    await full_table(server, connect)
+    app = StudApp(url(server), "ann", table="nine", backoff=(0.05, 0.2))
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await sees(p, app, "#keys", "s sit")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [8], "the last seat")
+        await until(p, lambda: "s sit" not in shown(app, "#keys"), "no s offered")
+        assert "1-5 add" in shown(app, "#keys")
+        await server.stop(grace=0)
+        await sees(p, app, "#message", "Not connected")
+        keys = await sees(p, app, "#keys", "once the link is back")
+        assert "1-5" not in keys and "d deal" not in keys and "s sit" not in keys, keys
+        assert "h history" in keys and "q quit" in keys, keys
+        assert cell_len(keys) <= 78, keys

@@ -782,13 +782,21 @@ KEYS_BY_PHASE: Final = {
 }
 
 
-def play_keys(phase: str, *, undecided: bool = True) -> str:
+#: the keys line while the link is down: the table's keys send nothing until it is back
+OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back · h history · q quit"
+
+
+def play_keys(phase: str, *, undecided: bool = True, free: bool = True) -> str:
     """What can be done now: 80 columns had three lines of every key, some of no use.
     The keys of any time (buy, client seed, history, leave, quit) are the footer's.
-    `undecided`: while deciding, a hand of the player's still waits for fold or raise."""
+    `undecided`: while deciding, a hand of the player's still waits for fold or raise.
+    `free`: a seat is free (none: s is not offered, which says every seat is taken)."""
     if phase == "deciding" and not undecided:
         phase = "decided"
-    return KEYS_BY_PHASE.get(phase, KEYS_BY_PHASE["betting"])  # waiting: bets open too
+    keys = KEYS_BY_PHASE.get(phase, KEYS_BY_PHASE["betting"])  # waiting: bets open too
+    if free:
+        return keys
+    return " · ".join(k for k in keys.split(" · ") if not k.startswith("s sit"))
 
 
 WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"

@@ -23,6 +23,7 @@ from clients.tui.render import (
     CHIPS,
     HISTORY_KEYS,
     LOBBY_COLUMNS,
+    OFFLINE_KEYS,
     PLAY_KEYS,
     WATCH_KEYS,
     dealer_text,
@@ -303,11 +304,16 @@ class PlayScreen(WatchScreen):
     KEYS_LINE = PLAY_KEYS
 
     def keys_line(self, snap: dict[str, Any]) -> str:
+        """The keys that act now: none of the table's while the link is down (the betting
+        keys were listed, and sent nothing), and no s with every seat taken."""
+        if not self.stud.link.connected:
+            return OFFLINE_KEYS
         seats = snap.get("seats") or []
         undecided = any(
             seats[i].get("cards") and not seats[i].get("decision") for i in self.stud.own_seats()
         )
-        return play_keys(str(snap.get("phase", "")), undecided=undecided)
+        free = any(s is None for s in seats)
+        return play_keys(str(snap.get("phase", "")), undecided=undecided, free=free)
 
     # the footer: the keys of any time; those of the moment are in the keys line above it
     # (the footer listed them all, every phase, and ran off an 80-column screen)
