@@ -431,7 +431,8 @@ def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -
     the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
     "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out". `short`: the
     result in fewer words, for a narrow screen (the amounts stay whole). A progressive bet's
-    part of the net is said after it, in the legend's word for it: "(incl. P -$1)"."""
+    part of the net is said after it, in the legend's word for it: "(incl. P -$1)", short
+    "(P -$1)"."""
     result = seat.get("result")
     if result:
         outcome = str(result.get("outcome"))
@@ -441,7 +442,8 @@ def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -
         text = f"{words or outcome} [b {colour}]{money(net, sign=True)}[/]"
         side = progressive_part(seat)
         if side:
-            said = f"(incl. P {money(side, sign=True).removesuffix('.00')})"
+            # short: "(P -$1)", the room of six letters of the names at a full table
+            said = f"({'' if short else 'incl. '}P {money(side, sign=True).removesuffix('.00')})"
             text += f" [b magenta]{said}[/]" if side > 0 else f" {said}"
         return text
     decision = seat.get("decision")
