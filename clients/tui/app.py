@@ -490,9 +490,14 @@ class StudApp(App[None]):
             self._redraw_scheduled = True
             self.call_later(self._redraw)
 
+    def _top(self) -> Screen[Any] | None:
+        """The screen on top; None once the app is torn down (a redraw or a tick that
+        comes then found no screen, and `screen` raised)."""
+        return self.screen_stack[-1] if self.screen_stack else None
+
     def _redraw(self) -> None:
         self._redraw_scheduled = False
-        screen = self.screen
+        screen = self._top()
         if isinstance(screen, StudScreen):
             screen.redraw()
 
@@ -502,7 +507,7 @@ class StudApp(App[None]):
             # old, and no new lobby may come to say so: read it again (joins here are
             # left to the lobby's changes, so a refused one is not repeated each tick)
             self._reopen_awaited(self.lobby, here=False)
-        screen = self.screen
+        screen = self._top()
         if isinstance(screen, WatchScreen) and self.deadline is not None:
             screen.refresh_clock()
 
