@@ -40,7 +40,7 @@ pytestmark = needs_chromium
 TABLE = [{"id": "nine", "title": "Casino Stud Nine", "variant": "casino-stud", "seats": 9}]
 DESK = "DeskPlayerWithLongName22"  # 24 letters, no space
 WATCHER = "PhoneWatcherWithLongNam"
-PLAYERS = [*OTHERS[:-1], "Bo"]  # one short name among the long ones
+PLAYERS = [*OTHERS[:-1], "bot9@nine"]  # a bot's name among the long ones: it read "bot9@n…"
 # whether each seat's green "connected" dot is drawn, on the felt's arc
 DOTS = """() => [...document.querySelectorAll('#table .seat.arc .nameplate .dot.on')]
   .map((dot) => dot.getClientRects().length > 0)"""

@@ -304,6 +304,12 @@ export function buildable(v, seat) {
     && (phase === "waiting" || phase === "betting") && !v.busy;
 }
 
+/** A name drawn in the narrow cut over the seat's whole width: past 10 letters, and on a
+ * narrow seat of the arc (nine at a laptop's table) past 6 ("bot9@nine" read "bot9@n…"). */
+function longName(v, name, kind) {
+  return name.length > (kind === "arc" && v.layout.seat.w < WIDE_SEAT ? 6 : 10);
+}
+
 function seatEl(v, seat, i, pos) {
   const mine = seat.player_id === v.me?.player_id;
   const kind = pos ? "arc" : mine ? "big" : "tile";
@@ -326,7 +332,7 @@ function seatEl(v, seat, i, pos) {
   // narrow seat of the viewer's says YOU in place of the name, beside the seat's number
   const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name`, title: seat.name },
     h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
-    h("span", { class: seat.name.length > 10 ? `name long${/\s/.test(seat.name) ? "" : " solid"}` : "name" }, seat.name),
+    h("span", { class: longName(v, seat.name, kind) ? `name long${/\s/.test(seat.name) ? "" : " solid"}` : "name" }, seat.name),
     mine ? h("span", { class: "you" }, "you") : null,
     h("span", { class: "seat-no" }, `#${i + 1}`));
   const cards = seatCards(v, seat, i, pos);
