@@ -163,9 +163,23 @@ async def test_the_keys_line_says_what_acts_offline_and_with_every_seat_taken(
         await until(p, lambda: app.own_seats() == [8], "the last seat")
         await until(p, lambda: "s sit" not in shown(app, "#keys"), "no s offered")
         assert "1-5 add" in shown(app, "#keys")
+        assert footer_keys(app) == {"b", "c", "h", "l", "q"}
         await server.stop(grace=0)
         await sees(p, app, "#message", "Not connected")
         keys = await sees(p, app, "#keys", "once the link is back")
         assert "1-5" not in keys and "d deal" not in keys and "s sit" not in keys, keys
         assert "h history" in keys and "q quit" in keys, keys
         assert cell_len(keys) <= 78, keys
+        # the footer's b, c and l said the link was down: greyed out, as the keys line says
+        await until(p, lambda: footer_keys(app) == {"h", "q"}, "b, c and l greyed out")
+        await p.press("l")
+        assert "Not connected" in shown(app, "#message")  # l said nothing of seats
+
+
+def footer_keys(app: StudApp) -> set[str]:
+    """The keys the footer shows as acting (a greyed-out one is shown but does not act)."""
+    return {
+        key
+        for key, active in app.screen.active_bindings.items()
+        if active.binding.show and active.enabled
+    }

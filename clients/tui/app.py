@@ -480,6 +480,9 @@ class StudApp(App[None]):
 
     def _on_status(self, status: str) -> None:
         self.status = status
+        screen = self._top()
+        if screen is not None:
+            screen.refresh_bindings()  # the footer's keys that need the link
         self.redraw_soon()
 
     # ----- drawing ----------------------------------------------------------------------

@@ -211,6 +211,15 @@ class WatchScreen(StudScreen):
 
     _in_view: int | None = None  # the selected seat last scrolled into view
 
+    #: the footer's keys that need the link: greyed out while it is down (the footer
+    #: offered them as acting, and each only said the link was down)
+    LINKED_ACTIONS: ClassVar[frozenset[str]] = frozenset({"leave", "buy", "client_seed"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.LINKED_ACTIONS and not self.stud.link.connected:
+            return None
+        return True
+
     def action_seats_page(self, direction: int) -> None:
         box = self.query_one(SeatsBox)
         if direction > 0:
