@@ -9,7 +9,9 @@ until the store answers. Two kinds of write:
   doubt, repeated for `patience` seconds, then abandoned: the store marks the
   id dead, or reports it applied, and either answer is the truth.
 - a *duty* (a settlement, a refund, a void): the table owes it, so it is
-  repeated until it lands, however long the store is away.
+  repeated until it lands, however long the store is away, and so is one that
+  failed for no reason a refusal names (a plain `StoreError`): dropped, its
+  table would play on with the round unwritten.
 
 `Pending` counts what is in doubt right now, for /metrics and /healthz.
 """
@@ -24,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from server.stores.base import OpAbandoned, OutcomeUnknown, StoreUnavailable
+from server.stores.base import OpAbandoned, OutcomeUnknown, StoreError, StoreUnavailable
 
 log = logging.getLogger("stud.durable")
 T = TypeVar("T")
@@ -94,6 +96,7 @@ async def until_known(
     key: int | None = None
     delay = FIRST_DELAY
     doubt = False  # an earlier try may have been applied
+    failure: StoreError | None = None  # the last try's, for the log
     try:
         while True:
             try:
@@ -109,16 +112,21 @@ async def until_known(
                 return await call()
             except OpAbandoned:
                 raise
-            except StoreUnavailable:
+            except StoreUnavailable as e:
                 if not doubt and not duty:
                     raise  # never sent: certainly not applied
-            except OutcomeUnknown:
-                doubt = True
+                failure = e
+            except OutcomeUnknown as e:
+                doubt, failure = True, e
+            except StoreError as e:
+                if not duty or type(e) is not StoreError:
+                    raise  # a refusal: a definite answer
+                doubt, failure = True, e
             if key is None:
                 key = pending.add(PendingWrite(what, table, op, started))
                 log.warning(
                     "store write in doubt; repeating it with the same operation id",
-                    extra={"what": what, "table": table, "op": op},
+                    extra={"what": what, "table": table, "op": op, "error": str(failure)},
                 )
                 if in_doubt is not None:
                     in_doubt()

@@ -382,7 +382,8 @@ async def test_the_writes_of_one_turn_go_to_redis_as_one_script(
             gc.enable()
         assert sent == ["5 table writes"]
         assert outcomes[:4] == [Wallet(9_900, 0, 200)] * 4
-        assert isinstance(outcomes[4], StoreError) and "script_failed" in str(outcomes[4])
+        # a script's own error may come after part of its write: its outcome is unknown
+        assert isinstance(outcomes[4], OutcomeUnknown) and "batched write" in str(outcomes[4])
         assert cycles == 0
 
         assert private_redis.process is not None

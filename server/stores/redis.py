@@ -106,6 +106,7 @@ from server.stores.redis_origin import ACCEPT, ORIGIN_KEY, DataLost, check, find
 from server.stores.redis_replies import (
     BuyInRefused,
     claim_of,
+    error_reply,
     history_entry,
     hold_row,
     refusal,
@@ -394,7 +395,7 @@ class RedisStore:
                 raise self._unknown(f"did not answer {what} within {self.timeout}s") from e
             raise self._unavailable(f"did not answer {what} within {self.timeout}s") from e
         except asyncio_redis.ErrorReply as e:
-            raise StoreError(f"Redis refused {what}: {e.args[0] if e.args else e}") from e
+            raise error_reply(what, str(e.args[0] if e.args else e), write=write) from e
 
     def _unknown(self, what: str) -> OutcomeUnknown:
         return OutcomeUnknown(f"the game's data store (Redis) {what}; the outcome is unknown")
@@ -495,7 +496,7 @@ class RedisStore:
                 message = str(e.__context__ or "the script was killed")
                 if message.startswith("NOSCRIPT"):
                     raise _NoScript from e
-                raise StoreError(f"Redis failed {what}: {message}") from e
+                raise error_reply(what, message, write=write) from e
             return await _reply_value(reply)
 
         try:

@@ -1,16 +1,19 @@
 """What the store's Lua scripts answer, in Python's terms: a refusal ({"err": ...})
-as the StoreError base.py words, and the rows and values the scripts return."""
+as the StoreError base.py words, Redis's own error replies by what they say of the
+write, and the rows and values the scripts return."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from server.game.ledger import Hold
 from server.stores.base import (
     Claim,
     InvalidRequest,
+    OutcomeUnknown,
     StoreError,
+    StoreUnavailable,
     Wallet,
     abandoned,
     already_registered,
@@ -35,9 +38,42 @@ class BuyInRefused(StoreError):
         self.per_purchase = per_purchase  # over max_amount, not max_balance
 
 
+#: Redis refuses a script's write with these (too few replicas, a failed save, out of
+#: memory, a read-only replica, a dataset loading, another script running) only until
+#: the script has written (a script that has written is never stopped by them): the
+#: refused script applied nothing, and a later try may work
+REFUSED_BEFORE_WRITING: Final = (
+    "NOREPLICAS",
+    "MISCONF",
+    "OOM",
+    "READONLY",
+    "LOADING",
+    "BUSY",
+    "MASTERDOWN",
+)
+
+
+def error_reply(what: str, message: str, *, write: bool) -> StoreError:
+    """What a Redis error reply says of the write. Refused before writing: nothing was
+    applied (StoreUnavailable: a request is refused truthfully, a duty waits with its
+    table paused). Any other error of a write may have come after part of it (a
+    script is not rolled back): its outcome is unknown, to be tried again under its
+    operation id. A plain StoreError was retried by no one: a timer's fold refused
+    for want of a replica was dropped and the table played on."""
+    if message.startswith(REFUSED_BEFORE_WRITING):
+        return StoreUnavailable(f"the game's data store (Redis) refused {what}: {message}")
+    if write:
+        return OutcomeUnknown(
+            f"the game's data store (Redis) failed {what}: {message}; the outcome is unknown"
+        )
+    return StoreError(f"the game's data store (Redis) failed {what}: {message}")
+
+
 def refusal(data: dict[str, Any]) -> StoreError:
     """The StoreError a script's {"err": ...} reply stands for, worded by base.py."""
     code = data["err"]
+    if code == "script_failed":  # one write of a batch, failed by Redis
+        return error_reply("a batched write", str(data.get("message")), write=True)
     if code == "funds":
         return funds_error(data["needed"], data["available"], data["bonus"])
     if code == "cover":

@@ -1,0 +1,172 @@
+"""A Redis that refuses writes (too few replicas, a failed save, out of memory, a
+read-only replica) refuses a script before its first write: nothing was applied.
+The store says so (StoreUnavailable), so a request is refused truthfully and a duty
+(a timer's fold, a settlement) waits with its table paused. It was a plain
+StoreError, which no one retried: a timer's fold was dropped and the table played on
+with the round open and the raise's hold stuck."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+
+import pytest
+
+from clients.connection import ServerError
+from server.app import StudServer
+from server.durable import Pending, until_known
+from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
+from server.stores.base import (
+    Fence,
+    InsufficientFunds,
+    OutcomeUnknown,
+    StoreError,
+    StoreUnavailable,
+    Wallet,
+)
+from server.stores.redis import RedisStore
+from server.stores.redis_replies import error_reply, refusal
+from tests.redis_fixture import RedisServer, fresh_namespace, private_redis, time_limit
+from tests.test_faults import START, assert_books, client, on_redis, paused, to_deciding
+
+__all__ = ["on_redis", "paused", "private_redis", "time_limit"]  # fixtures used below
+
+pytestmark = pytest.mark.usefixtures("time_limit")
+
+REFUSE = ("CONFIG", "SET", "min-replicas-to-write", "1")  # no replica: every write refused
+ALLOW = ("CONFIG", "SET", "min-replicas-to-write", "0")
+
+
+def test_an_error_reply_says_whether_anything_can_have_been_applied() -> None:
+    for message in (
+        "NOREPLICAS Not enough good replicas to write.",
+        "MISCONF Redis is configured to save RDB snapshots, but it's currently unable",
+        "OOM command not allowed when used memory > 'maxmemory'.",
+        "READONLY You can't write against a read only replica.",
+        "LOADING Redis is loading the dataset in memory",
+        "BUSY Redis is busy running a script.",
+    ):
+        assert type(error_reply("the bet script", message, write=True)) is StoreUnavailable
+        batched = refusal({"err": "script_failed", "message": message})
+        assert type(batched) is StoreUnavailable, message
+    # any other error may come after some of a write: retried under its op id
+    wrong = "WRONGTYPE Operation against a key holding the wrong kind of value"
+    assert type(error_reply("the bet script", wrong, write=True)) is OutcomeUnknown
+    assert type(refusal({"err": "script_failed", "message": wrong})) is OutcomeUnknown
+    assert type(error_reply("HGETALL", wrong, write=False)) is StoreError
+
+
+async def test_a_refused_write_alone_or_batched_raises_store_unavailable_and_applies_nothing(
+    private_redis: RedisServer,
+) -> None:
+    store = await RedisStore.connect(private_redis.url, fresh_namespace(), timeout=2.0)
+    try:
+        players = [(await store.create_player(n, 10_000, 0)).player_id for n in "ab"]
+
+        def bet(i: int, pid: str) -> Awaitable[Wallet]:
+            rid = f"r{i}"
+            ante = [Transfer(rid, 0, Reason.ANTE, player_account(pid), HOUSE, 100)]
+            return store.bet(Fence(rid, 0), f"{rid}:ante", ante, [Hold(rid, 0, pid, 200)])
+
+        private_redis.command(*REFUSE)
+        with pytest.raises(StoreUnavailable):  # one write: its own script
+            await bet(0, players[0])
+        both = await asyncio.gather(
+            *(bet(i, p) for i, p in enumerate(players)), return_exceptions=True
+        )
+        assert [type(e) for e in both] == [StoreUnavailable, StoreUnavailable]  # one batch
+        with pytest.raises(StoreUnavailable):
+            await store.buy_chips(players[0], 1_000, 1_000_000, "buy-1")
+        for pid in players:
+            assert await store.wallet(pid) == Wallet(10_000, 0, 0)
+        private_redis.command(*ALLOW)
+        assert await bet(0, players[0]) == Wallet(9_900, 0, 200)
+        assert sum((await store.totals()).values()) == 0
+    finally:
+        private_redis.command(*ALLOW)
+        await store.close()
+
+
+async def test_a_timer_fold_refused_by_redis_pauses_the_table_until_it_lands(
+    on_redis: tuple[StudServer, RedisStore], paused: RedisServer
+) -> None:
+    server, books = on_redis
+    ann = await client(server, "ann")
+    watcher = await client(server, "watcher")
+    await watcher.request("join", table="alpha")
+    await to_deciding(ann)  # the decision timer: 2 s
+    paused.command(*REFUSE)
+    try:
+        snap = await watcher.wait_table(
+            "alpha", lambda s: s["phase"] in ("suspended", "showdown"), timeout=10
+        )
+        assert snap["phase"] == "suspended", snap["phase"]  # no showdown of an unwritten fold
+        assert snap["suspended"] == {**snap["suspended"], "phase": "deciding", "reason": "store"}
+        await asyncio.sleep(1)
+        assert (await books.wallet(ann.player_id)).held == 200  # nothing moved meanwhile
+    finally:
+        paused.command(*ALLOW)
+    snap = await ann.wait_table("alpha", lambda s: s["phase"] == "showdown", timeout=10)
+    seat = snap["seats"][0]
+    assert seat["decision"] == "fold" and seat["auto"] is True
+    await ann.wait_table("alpha", lambda s: s["phase"] == "waiting")
+    await assert_books(books, ann, expected={ann.player_id: START - 100})
+    await ann.close()
+    await watcher.close()
+
+
+async def test_a_raise_refused_by_redis_is_answered_as_not_applied(
+    on_redis: tuple[StudServer, RedisStore], paused: RedisServer
+) -> None:
+    server, books = on_redis
+    ann = await client(server, "ann")
+    await to_deciding(ann)
+    paused.command(*REFUSE)
+    try:
+        with pytest.raises(ServerError) as e:
+            await ann.request("raise", table="alpha", seat=0)
+        assert e.value.code == "store_unavailable"
+        wallet = await books.wallet(ann.player_id)
+        assert (wallet.balance, wallet.held) == (START - 100, 200)  # the raise not taken
+    finally:
+        paused.command(*ALLOW)
+    snap = await ann.wait_table("alpha", lambda s: s["phase"] == "showdown", timeout=10)
+    net = snap["seats"][0]["result"]["net"]
+    await ann.wait_table("alpha", lambda s: s["phase"] == "waiting")
+    await assert_books(books, ann, expected={ann.player_id: START + net})
+    await ann.close()
+
+
+async def test_a_duty_that_fails_for_no_named_reason_waits_and_is_never_dropped() -> None:
+    """A settlement or fold that failed with a plain StoreError was dropped at once; a
+    request's refusal (funds, a moved table) is still a definite answer."""
+    tries: list[int] = []
+    doubted: list[bool] = []
+
+    async def settle() -> str:
+        tries.append(1)
+        if len(tries) < 3:
+            raise StoreError("unexpected store reply")
+        return "settled"
+
+    pending = Pending()
+    got = await until_known(
+        settle,
+        what="settle",
+        op="r1",
+        pending=pending,
+        duty=True,
+        in_doubt=lambda: doubted.append(True),
+    )
+    assert (got, len(tries), doubted, pending.writes) == ("settled", 3, [True], {})
+
+    async def refused() -> str:
+        raise InsufficientFunds("short")
+
+    for duty in (True, False):
+        with pytest.raises(InsufficientFunds):
+            await until_known(refused, what="settle", op="r2", pending=pending, duty=duty)
+    tries.clear()
+    with pytest.raises(StoreError):  # a request: not retried
+        await until_known(settle, what="ante", op="a1", pending=pending)
+    assert len(tries) == 1
