@@ -248,7 +248,7 @@ async def _stores(config: Config) -> dict[str, Any]:
 
     from server.fleet import Fleet
     from server.stores.redis import RedisStore
-    from server.stores.redis_origin import persistence_gap
+    from server.stores.redis_origin import eviction_risk, persistence_gap
 
     store = await RedisStore.connect(
         config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
@@ -263,6 +263,13 @@ async def _stores(config: Config) -> dict[str, Any]:
     if gap:
         logging.getLogger("stud.store").warning(
             "%s: a restart of it loses every wallet, token and meter (OPERATIONS.md)", gap
+        )
+    evicts = await store.run("an eviction check", eviction_risk)
+    if evicts:
+        logging.getLogger("stud.store").warning(
+            "%s: it may drop wallets and rounds; set maxmemory-policy noeviction "
+            "(OPERATIONS.md)",
+            evicts,
         )
     return {"store": store, "fleet": fleet}
 

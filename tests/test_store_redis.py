@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from server.game.ledger import HOUSE, Hold, JackpotClaim, Reason, Transfer, player_account
 from server.stores.base import Fence, OutcomeUnknown, Player, StoreError, Wallet
 from server.stores.redis import RedisStore, parse_redis_url
-from server.stores.redis_origin import persistence_gap
+from server.stores.redis_origin import eviction_risk, persistence_gap
 from tests.redis_fixture import (
     RedisServer,
     drop_namespace,
@@ -571,3 +571,22 @@ async def test_a_redis_that_keeps_nothing_is_told_apart(
             raise asyncio_redis.ErrorReply("ERR unknown command 'config'")
 
     assert await persistence_gap(Renamed()) is None
+
+
+async def test_a_redis_that_may_evict_keys_is_told_apart(
+    private_redis: RedisServer,  # noqa: F811
+) -> None:
+    """A maxmemory with an evicting policy would drop wallets to make room; noeviction
+    refuses the write instead (the table waits, nothing is lost)."""
+    raw = await raw_connection(private_redis.url)
+    try:
+        assert await eviction_risk(raw) is None  # no maxmemory
+        assert private_redis.command("CONFIG", "SET", "maxmemory", "1000000000") == "+OK"
+        assert private_redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru") == "+OK"
+        risk = str(await eviction_risk(raw))
+        assert "evicts keys" in risk and "allkeys-lru" in risk, risk
+        assert private_redis.command("CONFIG", "SET", "maxmemory-policy", "noeviction") == "+OK"
+        assert await eviction_risk(raw) is None
+    finally:
+        private_redis.command("CONFIG", "SET", "maxmemory", "0")
+        raw.close()

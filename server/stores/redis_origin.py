@@ -76,3 +76,17 @@ async def persistence_gap(conn: Any) -> str | None:
     if aof == "yes" or save:
         return None
     return "Redis keeps nothing on disk (appendonly no, no save points)"
+
+
+async def eviction_risk(conn: Any) -> str | None:
+    """Why this Redis might drop keys (wallets, the round journal) to free memory, or
+    None when it never evicts (no `maxmemory`, or `noeviction`: a write refused at the
+    limit pauses a table, and nothing is lost) or cannot be asked."""
+    try:
+        limit = (await conn.config_get("maxmemory")).value
+        policy = (await conn.config_get("maxmemory-policy")).value
+    except (asyncio_redis.Error, asyncio_redis.ErrorReply):
+        return None
+    if str(limit) in ("0", "") or policy == "noeviction":
+        return None
+    return f"Redis evicts keys at its maxmemory ({limit} bytes, maxmemory-policy {policy})"
