@@ -653,3 +653,37 @@ async def test_a_client_that_asks_but_never_reads_is_cut_off(make_server: Server
     finally:
         raw.close()
     assert server.metrics.slow_closes + server.metrics.keepalive_closes == 1
+
+
+async def test_a_withdraw_whose_refund_landed_before_the_table_moved_is_answered_ok(
+    private_redis: RedisServer,
+) -> None:
+    """The refund was written, then the lease went to another process before the
+    emptied round's close: the close's fenced write answered the withdraw
+    `table_moved`, though its refund stood (PROTOCOL: answered as applied)."""
+    namespace = fresh_namespace()
+    config = replace(make_config(), fleet_ttl=1.5)
+    store = await RedisStore.connect(private_redis.url, namespace=namespace)
+    server = StudServer(config, store=store, fleet=Fleet(store, "first", "ws://first", ttl=1.5))
+    await server.start()
+    books = await RedisStore.connect(private_redis.url, namespace=namespace)
+    try:
+        ann = await client(server, "ann")
+        await ann.request("sit", table="alpha")
+        await ann.request("ante", table="alpha", seat=0, amount=100)
+        apply = store.apply
+
+        async def refund_then_lose_the_lease(fence: Fence, op: str, *rest: Any) -> Any:
+            wallets = await apply(fence, op, *rest)
+            if ":withdraw:" in op:  # taken over between the refund and the close
+                await books.release("alpha", "first", fence.epoch)
+                await books.claim("alpha", "intruder", 0, 1.0)
+            return wallets
+
+        store.apply = refund_then_lose_the_lease  # type: ignore[method-assign,assignment]
+        await ann.request("withdraw", table="alpha", seat=0)  # ok: the refund stands
+        assert (await books.wallet(ann.player_id)).balance == START
+        await ann.close()
+    finally:
+        await server.stop(grace=0)
+        await books.close()
