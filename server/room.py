@@ -372,8 +372,21 @@ class Room:
         return frames
 
     def remove_viewer(self, ws: ServerConnection) -> None:
+        player_id = self.viewers.get(ws)
         if self.viewers.unwatch(ws):
             self.watchers_changed()
+        if player_id is not None:
+            self._forget_seed_if_gone(player_id)
+
+    def _forget_seed_if_gone(self, player_id: str) -> None:
+        """A client seed is kept while its player sits or watches here (looked for among
+        the viewers only when there is one to forget: most players set none)."""
+        if (
+            player_id in self.table.client_seeds
+            and player_id not in self.table.players()
+            and player_id not in self.viewers.values()
+        ):
+            self.table.forget_client_seed(player_id)
 
     def count_changed(self) -> None:
         """The spectator count changed: a new `seq` shows it (one `seq` is one snapshot),
@@ -650,6 +663,7 @@ class Room:
         while True:
             await self._resumed.wait()
             if await self.run(act) or self.closing is not None:
+                self._forget_seed_if_gone(player_id)
                 return
 
     async def set_client_seed(self, player_id: str, seed: str) -> None:

@@ -195,3 +195,25 @@ async def test_bad_client_seeds_are_refused(
     with pytest.raises(ServerError) as e:
         await c.request("seed", table="alpha", client_seed=bad)
     assert e.value.code == "invalid_field"
+
+
+async def test_a_client_seed_is_kept_while_its_player_sits_or_watches(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A table kept the seed of every spectator it ever had, and an empty seed ("removes
+    it", PROTOCOL) as an entry of its own."""
+    server = await make_server()
+    seeds = server.rooms["alpha"].table.client_seeds
+    ann, bob = await connect(server, "ann"), await connect(server, "bob")
+    await ann.request("join", table="alpha")
+    await ann.request("seed", table="alpha", client_seed="ann-picks")
+    await ann.request("seed", table="alpha", client_seed="")
+    assert seeds == {}  # removed, not kept as ""
+    await ann.request("seed", table="alpha", client_seed="ann-picks")
+    await bob.request("sit", table="alpha")
+    await bob.request("seed", table="alpha", client_seed="bob-picks")
+    await bob.close()  # disconnected, still seated: the seed stays for the next deal
+    await ann.request("leave", table="alpha")  # watches no more, never sat: gone
+    assert seeds == {bob.player_id: "bob-picks"}
+    await server.rooms["alpha"].remove_player(bob.player_id)
+    assert seeds == {}

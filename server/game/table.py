@@ -377,14 +377,22 @@ class Table:
         self._changed(None)
 
     def set_client_seed(self, player_id: str, seed: str) -> None:
-        """The player's seed for the shuffle of every deal from now on (may be empty)."""
+        """The player's seed for the shuffle of every deal from now on (empty: none)."""
         if "," in seed or len(seed) > 64:
             raise Refusal(
                 "invalid_field",
                 "a client seed is up to 64 characters, no commas",
                 field="client_seed",
             )
-        self.client_seeds[player_id] = seed
+        if seed:
+            self.client_seeds[player_id] = seed
+        else:  # the same shuffle as none: nothing to keep
+            self.client_seeds.pop(player_id, None)
+
+    def forget_client_seed(self, player_id: str) -> None:
+        """The player neither sits nor watches here any more (kept, a table open for
+        months held the seed of every spectator it ever had)."""
+        self.client_seeds.pop(player_id, None)
 
     def set_connected(self, player_id: str, connected: bool) -> None:
         if player_id in self.players() and self.connected.get(player_id) != connected:
