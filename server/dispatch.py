@@ -162,9 +162,11 @@ class Requests:
             case Leave():
                 room = self._room(msg.table)  # unknown_table first, then not_at_table
                 self._at(session, msg.table)
+                # watched until the departure lands: it may wait out a suspended table
+                # (or fail), and the player sits on meanwhile
+                await room.remove_player(self._pid(session))
                 session.tables.discard(msg.table)
                 room.remove_viewer(session.ws)
-                await room.remove_player(self._pid(session))
                 sessions.reply(session, msg)
             case Sit():
                 room = self._room(msg.table)

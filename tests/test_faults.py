@@ -189,7 +189,8 @@ async def test_a_leave_during_an_outage_is_answered_once_the_refund_landed(
     with pytest.raises(ServerError):
         await ann.request("stand", table="alpha", seat=0)  # refused: a bet is in play
     leave = asyncio.ensure_future(ann.request("leave", table="alpha"))
-    await asyncio.sleep(1)
+    # still seated until it lands: she watches on (she was shown nothing while it waited)
+    await ann.wait_table("alpha", lambda s: s["phase"] == "suspended", timeout=10)
     assert not leave.done()
     cont(paused)
     await asyncio.wait_for(leave, 15)
