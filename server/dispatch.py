@@ -269,6 +269,7 @@ class Requests:
             "limits": {
                 "max_frame_bytes": limits.max_frame_bytes,
                 "rate_per_second": int(limits.rate_per_second),  # whole (config.py)
+                "rate_burst": limits.rate_burst,
                 "max_seats_per_player": self.config.max_seats_per_player,
                 "reconnect_grace_ms": int(self.config.reconnect_grace * 1000),
             },
