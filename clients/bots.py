@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import time
@@ -49,6 +50,36 @@ ACTIONS = ("ante", "deal", "raise", "fold")
 BUY_CHIPS = 100_000  # cents a bot buys when it runs short
 #: Errors that say the table is hosted by another process now.
 MOVED_CODES = frozenset({"table_moved", "unknown_table"})
+#: tries of a request the server's rate limit drops before the bot gives up on it
+RATE_LIMITED_TRIES = 5
+
+
+class Pace:
+    """A bucket like the one the server keeps for the connection (PROTOCOL.md §11,
+    `welcome.limits`), so a bot playing fast rounds sends no frame the server would
+    drop: it stopped at its first `rate_limited`, and one that only retried was
+    dropped again and closed with 1008."""
+
+    def __init__(self, limits: dict[str, Any]) -> None:
+        self.rate = float(limits.get("rate_per_second") or 20)
+        self.burst = float(limits.get("rate_burst") or 2 * self.rate)
+        self.tokens = self.burst - 2  # the hello and a frame of slack
+        self.stamp = time.monotonic()
+
+    async def take(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+            self.tokens, self.stamp = 1.0, time.monotonic()
+        self.tokens -= 1
+
+    def empty(self) -> None:
+        """The server dropped a frame: its bucket is empty whatever this one says."""
+        self.tokens, self.stamp = 0.0, time.monotonic()
+
+
 #: Seconds between looks at the lobby for a moved table's new host.
 FIND_INTERVAL = 0.5
 
@@ -304,6 +335,8 @@ class Bot:
         self.want_seats = seats
         self.step_timeout = step_timeout
         self.buy_when_short = buy_when_short
+        self._paced: StudClient | None = None  # the connection `_pace` is the bucket of
+        self._pace = Pace({})
         self.strategy = strategy
         self.result = BotResult(name=name, table=table)
         self.seats: set[int] = set()
@@ -429,15 +462,26 @@ class Bot:
         await self._play(client)
 
     async def _request(self, client: StudClient, t: str, **fields: Any) -> dict[str, Any]:
-        """A table request; a refusal that says the table moved raises TableMoved."""
-        try:
-            return await client.request(t, **fields)
-        except ServerError as e:
-            url = str(e.frame.get("url") or self._moved_to)
-            # `unknown_table` alone (no host named, nothing heard of a move) is a mistake
-            if e.code == "table_moved" or (e.code in MOVED_CODES and url):
-                raise TableMoved(url) from e
-            raise
+        """A table request, paced to the server's rate limit; a refusal that says the
+        table moved raises TableMoved. One the limit dropped all the same (not handled,
+        so safe to send again) goes again once the bucket has a frame for it."""
+        if self._paced is not client:
+            self._paced, self._pace = client, Pace(client.welcome.get("limits") or {})
+        for attempt in itertools.count(1):
+            await self._pace.take()
+            try:
+                return await client.request(t, **fields)
+            except ServerError as e:
+                if e.code == "rate_limited" and attempt < RATE_LIMITED_TRIES:
+                    self.result.errors[e.code] += 1
+                    self._pace.empty()
+                    continue
+                url = str(e.frame.get("url") or self._moved_to)
+                # `unknown_table` alone (no host named, nothing heard of a move) is a mistake
+                if e.code == "table_moved" or (e.code in MOVED_CODES and url):
+                    raise TableMoved(url) from e
+                raise
+        raise AssertionError("unreachable")
 
     async def _follow(self, old: StudClient, url: str) -> StudClient:
         """Go on at the table's new host with the same token (the old one's seats and
@@ -616,10 +660,12 @@ class Bot:
         if not client.closed.done():
             try:
                 if r.player_id:
-                    with contextlib.suppress(ServerError):
-                        await asyncio.wait_for(client.request("leave", table=self.table), 10)
-                    await asyncio.wait_for(client.request("balance"), 10)
+                    with contextlib.suppress(ServerError, TableMoved):
+                        await asyncio.wait_for(self._request(client, "leave", table=self.table), 10)
+                    await asyncio.wait_for(self._request(client, "balance"), 10)
                     r.end_balance = client.balance.get("balance")
+            except ServerError as e:
+                r.errors[f"finish:{e.code}"] += 1
             except (TimeoutError, ConnectionError, ConnectionClosed) as e:
                 r.errors[f"finish:{type(e).__name__}"] += 1
         with contextlib.suppress(Exception):

@@ -11,6 +11,7 @@ import pytest
 from clients.bots import Bot, BotsReport, _Pending, hand_net, money, prize_paid, run_bots
 from clients.cli import bots_command
 from clients.cli import main as cli_main
+from clients.connection import ServerError
 from clients.optimal import should_raise
 from clients.strategy import should_raise as near_optimal
 from tests.conftest import ClientFactory, ServerFactory
@@ -206,3 +207,41 @@ async def test_a_bot_whose_seat_is_taken_away_stops_and_says_so(
     await room.remove_player(bot.result.player_id, by_request=False, fold=False)
     result = await asyncio.wait_for(run, 60)  # (a bound on the test, not a figure)
     assert result.errors == {"seats_lost": 1}, result.to_dict()
+
+
+async def test_a_request_dropped_by_the_rate_limit_is_sent_again(
+    make_server: ServerFactory,
+) -> None:
+    """A bot stopped at its first `rate_limited`: it now paces its requests to the
+    server's bucket (`welcome.limits`), so none is dropped."""
+    server = await make_server(
+        timers={"betting": 30, "decision": 30, "results": 0.05},
+        limits={"rate_per_second": 4, "rate_burst": 4},
+    )
+    report = await run_bots(
+        url(server), ["alpha"], 1, rounds=3, seats_per_bot=3, seed=3, step_timeout=20
+    )
+    (bot,) = report.bots
+    assert bot.hands >= 9, {k: v for k, v in bot.to_dict().items() if k != "latency"}
+    assert not bot.errors, bot.errors
+    await reconcile(server, report)
+
+
+async def test_a_request_the_rate_limit_dropped_all_the_same_goes_again() -> None:
+    """The frame was dropped, not handled: sending it again is safe."""
+
+    class Dropping:
+        def __init__(self) -> None:
+            self.welcome = {"limits": {"rate_per_second": 50, "rate_burst": 10}}
+            self.sent = 0
+
+        async def request(self, t: str, **fields: Any) -> dict[str, Any]:
+            self.sent += 1
+            if self.sent < 3:
+                raise ServerError({"t": "error", "code": "rate_limited", "message": "slow"})
+            return {"t": "ok"}
+
+    bot = Bot("ws://unused", "alpha", "bot", rounds=1, deadline=None)
+    client = Dropping()
+    assert await bot._request(client, "deal", table="alpha") == {"t": "ok"}  # type: ignore[arg-type]
+    assert client.sent == 3 and bot.result.errors == {"rate_limited": 2}
