@@ -14,10 +14,12 @@ from textual.widgets import Static
 
 from clients.tui import PlayScreen, StudApp
 from clients.tui.render import (
+    LAST_ROUND_LAYOUTS,
     history_text,
     last_round_text,
     legend_text,
     play_keys,
+    player_text,
     seats_text,
 )
 from clients.tui.screens import HistoryScreen
@@ -183,3 +185,18 @@ def footer_keys(app: StudApp) -> set[str]:
         for key, active in app.screen.active_bindings.items()
         if active.binding.show and active.enabled
     }
+
+
+@pytest.mark.parametrize("width", [78, 98, 200])
+def test_the_last_round_line_of_three_hands_says_each_result_whole(width: int) -> None:
+    """Three hands' results ran past 80 columns on one line and were cut: the third's
+    result unseen. Shorter words where the line is short, every amount whole."""
+    snap = progressive_round("no_qualify", 0)
+    for s in snap["seats"][:3]:
+        s["player_id"] = "p0"
+    said = [last_round_text(snap, "p0", k) for k in range(LAST_ROUND_LAYOUTS)]
+    text = player_text("Ann", {"balance": 100_000}, [], False, 0, 100, said, width=width)
+    (line,) = [x for x in text.plain.splitlines() if x.startswith("Last round: ")]
+    assert cell_len(line) <= width, line
+    assert line.count("+$24.00") == 3 and all(f"{n}" in line for n in (1, 2, 3)), line
+    assert ("One Pair" in line) is (width >= 200), line  # the hand's name where it fits

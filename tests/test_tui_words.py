@@ -319,3 +319,19 @@ async def test_a_server_shutting_down_is_said_whole_at_80x24(
         for n, other in enumerate(others):  # the round ends: the server stops
             await other.request("fold", table="nine", seat=n)
         await asyncio.wait_for(task, 40)
+
+
+async def test_at_80_columns_the_lobby_heading_breaks_between_its_parts(
+    make_server: ServerFactory,
+) -> None:
+    """ "casino-stud lobby · Maximilian Alexandrovich · balance $1,000.00 · jackpot
+    $1,000.00 · connected" wrapped at 80 columns wherever the width ran out, "balance" on
+    one line and its amount on the next."""
+    server = await make_server()
+    app = StudApp(url(server), LONG_NAMES[0])
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: app.screen.query_one(DataTable).row_count == 2, "the lobby")
+        head = [line for line in screen_lines(app)[:3] if line.strip()]
+        assert any(line.endswith("balance $1,000.00") for line in head), head
+        assert any(line.strip().startswith("jackpot $") for line in head), head
+        assert all(cell_len(line) <= 80 for line in head), head

@@ -57,11 +57,13 @@ from clients.connection import (
 from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import (
+    LAST_ROUND_LAYOUTS,
     describe_error,
     fairness_text,
     folded_by_leaving,
     jackpot_won_text,
     jackpots_text,
+    joined_to_fit,
     last_round_text,
     leave_warning,
     moved_text,
@@ -164,7 +166,8 @@ class StudApp(App[None]):
         # the (round, phase) of the table a message about a moment of play was said in:
         # gone once the table moves on ("None of your hands is waiting" stayed for rounds)
         self.message_moment: tuple[Any, Any] | None = None
-        self.last_round = ""  # the player's results in the last round settled, in words
+        #: the player's results in the last round settled, in words: its layouts
+        self.last_round: tuple[str, ...] = ()
         self.status = "connecting…"
         self.deadline: float | None = None
         self._leave_armed_until = 0.0  # a leave that folds hands needs a second l by then
@@ -242,10 +245,14 @@ class StudApp(App[None]):
                 return str((row.get("variant") or {}).get("title", ""))
         return ""
 
-    def head_text(self) -> Text:
+    def head_text(self, width: int | None = None) -> Text:
+        """The lobby's heading, broken between its parts where `width` runs out (it
+        wrapped mid-phrase at 80 columns, "balance" on one line, its amount on the next)."""
         bal = self.balance.get("balance")
-        who = f"{self.player_name} · balance {money(bal)}" if bal is not None else self.player_name
-        return Text(f"casino-stud lobby · {who} · {jackpots_text(self.jackpots)} · {self.status}")
+        parts = ["casino-stud lobby", self.player_name]
+        if bal is not None:
+            parts.append(f"balance {money(bal)}")
+        return Text(joined_to_fit([*parts, jackpots_text(self.jackpots), self.status], width))
 
     def message_text(self, width: int | None = None) -> Text:
         """The last message; while the link is down, first what the link is doing, on one
@@ -258,7 +265,14 @@ class StudApp(App[None]):
         said = Text(self.message, style="red" if self.message_is_error else "yellow")
         return Text.assemble(down, "\n", said) if down else said
 
-    def player_panel(self) -> Text:
+    def _round_words(
+        self, words: Callable[[Any, str | None, int], str], round_: Any
+    ) -> tuple[str, ...]:
+        """A round's hands in every layout of the Last round line (none: no hand of ours)."""
+        said = tuple(words(round_, self.player_id, k) for k in range(LAST_ROUND_LAYOUTS))
+        return said if said[0] else ()
+
+    def player_panel(self, width: int | None = None) -> Text:
         snap = self.snapshot
         stake = int(snap.get("progressive_stake", 0)) if snap else 0
         if self.watch_only:
@@ -280,6 +294,7 @@ class StudApp(App[None]):
             self.last_round,
             placed=placed,
             rebet=self.slip.rebet_words(self._rebettable),
+            width=width,
         )
 
     def fairness_line(self) -> Text:
@@ -348,7 +363,8 @@ class StudApp(App[None]):
                 if gone is not None and not gone.shutdown:  # a shutdown's: once rejoined
                     self.submit(self._tell_untold)
                 if frame["phase"] == "showdown":
-                    self.last_round = last_round_text(frame, self.player_id) or self.last_round
+                    said = self._round_words(last_round_text, frame)
+                    self.last_round = said or self.last_round
         elif t == "hand":
             absorb_hand(self.hands, frame)
         elif t == "lobby":
@@ -422,7 +438,7 @@ class StudApp(App[None]):
             words.append(unseen_round_text(record, shutdown=untold.shutdown))
             # its showdown was not seen: the Last round line is this round's (none when
             # voided), never the one before as if it were the last
-            self.last_round = "" if record is None else record_round_text(record, self.player_id)
+            self.last_round = () if record is None else self._round_words(record_round_text, record)
         if seats:
             words.append(seats_gone_text(seats))
         self.say(" ".join(words))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from rich.cells import cell_len
 from rich.markup import escape
 from rich.text import Text
 
@@ -281,6 +282,18 @@ def jackpot_name(name: str) -> str:
     return name.replace("_", " ").replace("-", " ").title()
 
 
+def joined_to_fit(parts: Sequence[str], width: int | None) -> str:
+    """`parts` joined with " · ", a new line begun before a part that would run past
+    `width` (a part longer than the line stays whole, to be wrapped as text is)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and (width is None or cell_len(f"{lines[-1]} · {part}") <= width):
+            lines[-1] += f" · {part}"
+        else:
+            lines.append(part)
+    return "\n".join(lines)
+
+
 def jackpots_text(jackpots: Mapping[str, int]) -> str:
     """The meters for a heading: "jackpot $1,000.00", or each by name when several."""
     if len(jackpots) == 1:
@@ -437,15 +450,7 @@ def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -
     if result:
         outcome = str(result.get("outcome"))
         words = (SHORT_OUTCOMES if short else OUTCOMES).get(outcome) or OUTCOMES.get(outcome)
-        net = hand_net(dict(seat))
-        colour = "green" if net > 0 else "red" if net < 0 else "white"
-        text = f"{words or outcome} [b {colour}]{money(net, sign=True)}[/]"
-        side = progressive_part(seat)
-        if side:
-            # short: "(P -$1)", the room of six letters of the names at a full table
-            said = f"({'' if short else 'incl. '}P {money(side, sign=True).removesuffix('.00')})"
-            text += f" [b magenta]{said}[/]" if side > 0 else f" {said}"
-        return text
+        return f"{words or outcome} {result_amounts(seat, short=short)}"
     decision = seat.get("decision")
     if decision:
         return ("Raised" if decision == "raise" else "Folded") + how_decided(seat)
@@ -456,6 +461,19 @@ def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -
     if phase in ("deciding", "showdown") and not seat.get("cards") and not seat.get("ante"):
         return "Sitting out"  # dealt without this seat
     return ""
+
+
+def result_amounts(seat: Frame, *, short: bool = False) -> str:
+    """A settled hand's net in colour, and the progressive's part of it: "+$24.00 (incl.
+    P -$1)"; `short` "(P -$1)", the room of six letters of the names at a full table."""
+    net = hand_net(dict(seat))
+    colour = "green" if net > 0 else "red" if net < 0 else "white"
+    text = f"[b {colour}]{money(net, sign=True)}[/]"
+    side = progressive_part(seat)
+    if side:
+        said = f"({'' if short else 'incl. '}P {money(side, sign=True).removesuffix('.00')})"
+        text += f" [b magenta]{said}[/]" if side > 0 else f" {said}"
+    return text
 
 
 #: a seat's progressive bet: a colour of its own (magenta read as the red of hearts and
@@ -585,25 +603,40 @@ def bet_total(chips: Sequence[int]) -> int:
     return sum(chips)
 
 
-def hands_words(hands: Iterable[tuple[int, Frame | None]], me: str | None) -> str:
-    """(seat, hand) pairs: the settled hands of `me` in words, "seat 1 One Pair: Win +$5.00"."""
+#: the Last round line's layouts, roomiest first: three hands in the first ran past 80
+#: columns, cut mid-word, the third hand's result unseen
+LAST_ROUND_LAYOUTS: Final = 4
+
+
+def hands_words(hands: Iterable[tuple[int, Frame | None]], me: str | None, layout: int = 0) -> str:
+    """(seat, hand) pairs: the settled hands of `me` in words, "seat 1 One Pair: Win +$5.00";
+    `layout` 1 without the hand's name, in short words; 2 shorter still, "#1 Win +$5.00";
+    3 the amounts alone, "#1 +$5.00" (the seats and History say how)."""
     parts = []
     for i, seat in hands:
-        if seat is not None and seat.get("player_id") == me and seat.get("result"):
+        if seat is None or seat.get("player_id") != me or not seat.get("result"):
+            continue
+        if layout == 0:
             parts.append(f"seat {i + 1} {hand_label(seat.get('hand'))}: {seat_status(seat)}")
-    return "; ".join(parts)
+        elif layout == 1:
+            parts.append(f"seat {i + 1}: {seat_status(seat, short=True)}")
+        elif layout == 2:
+            parts.append(f"#{i + 1} {seat_status(seat, short=True)}")
+        else:
+            parts.append(f"#{i + 1} {result_amounts(seat, short=True)}")
+    return ("; " if layout < 2 else " · ").join(parts)
 
 
-def last_round_text(snap: Frame, me: str | None) -> str:
+def last_round_text(snap: Frame, me: str | None, layout: int = 0) -> str:
     """The player's hands at a showdown, kept on screen after the table clears."""
-    return hands_words(enumerate(snap.get("seats") or []), me)
+    return hands_words(enumerate(snap.get("seats") or []), me, layout)
 
 
-def record_round_text(record: Frame, me: str | None) -> str:
+def record_round_text(record: Frame, me: str | None, layout: int = 0) -> str:
     """The player's hands in a history record (PROTOCOL.md `history`) as `last_round_text`
     words them: the last round of one whose showdown was not seen (it settled out of sight)."""
     seats = [s for s in record.get("seats") or [] if isinstance(s, dict)]
-    return hands_words(((int(s.get("seat", 0)), s) for s in seats), me)
+    return hands_words(((int(s.get("seat", 0)), s) for s in seats), me, layout)
 
 
 def player_text(
@@ -613,14 +646,16 @@ def player_text(
     progressive: bool,
     selected: int | None,
     stake: int,
-    last_round: str = "",
+    last_round: Sequence[str] = (),
     *,
     placed: int = 0,
     rebet: str = "",
+    width: int | None = None,
 ) -> Text:
     """The player's own lines: wallet in dollars, the selected seat's bet (being built
     with chips, or `placed` cents already on the table), its progressive, what Rebet
-    would bet again (`rebet`, in words), and how the last round went."""
+    would bet again (`rebet`, in words), and how the last round went (`last_round`:
+    its layouts, roomiest first; the first that fits `width` is shown)."""
     bal = balance.get("balance")
     line = f"[b cyan]{escape(name)}[/]  balance [b]{money(bal) if bal is not None else '?'}[/]"
     if balance.get("held"):
@@ -643,7 +678,9 @@ def player_text(
         if rebet:
             line += f"   [dim]a rebets {escape(rebet)} · x clears[/]"
     if last_round:
-        line += f"\nLast round: {last_round}"
+        room = None if width is None else width - len("Last round: ")
+        fits = [w for w in last_round if room is None or Text.from_markup(w).cell_len <= room]
+        line += f"\nLast round: {(fits or last_round)[0 if fits else -1]}"
     return Text.from_markup(line)
 
 
