@@ -267,8 +267,7 @@ async def _stores(config: Config) -> dict[str, Any]:
     evicts = await store.run("an eviction check", eviction_risk)
     if evicts:
         logging.getLogger("stud.store").warning(
-            "%s: it may drop wallets and rounds; set maxmemory-policy noeviction "
-            "(OPERATIONS.md)",
+            "%s: it may drop wallets and rounds; set maxmemory-policy noeviction (OPERATIONS.md)",
             evicts,
         )
     return {"store": store, "fleet": fleet}
