@@ -160,14 +160,18 @@ async def test_the_keys_line_says_what_acts_offline_and_with_every_seat_taken(
     app = StudApp(url(server), "ann", table="nine", backoff=(0.05, 0.2))
     async with app.run_test(size=(80, 24)) as p:
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
-        await sees(p, app, "#keys", "s sit")
+        keys = await sees(p, app, "#keys", "s sit")
+        assert "1-5" not in keys and "d deal" not in keys, keys  # no seat: nothing to bet on
         await p.press("s")
         await until(p, lambda: app.own_seats() == [8], "the last seat")
         await until(p, lambda: "s sit" not in shown(app, "#keys"), "no s offered")
         assert "1-5 add" in shown(app, "#keys")
         assert footer_keys(app) == {"b", "c", "h", "l", "q"}
+        await p.press("1", "x")
+        await sees(p, app, "#message", "cleared")
         await server.stop(grace=0)
-        await sees(p, app, "#message", "Not connected")
+        said = await sees(p, app, "#message", "Not connected")
+        assert "cleared" not in said  # of the table as it was: gone with the link
         keys = await sees(p, app, "#keys", "once the link is back")
         assert "1-5" not in keys and "d deal" not in keys and "s sit" not in keys, keys
         assert "h history" in keys and "q quit" in keys, keys
@@ -200,3 +204,25 @@ def test_the_last_round_line_of_three_hands_says_each_result_whole(width: int) -
     assert cell_len(line) <= width, line
     assert line.count("+$24.00") == 3 and all(f"{n}" in line for n in (1, 2, 3)), line
     assert ("One Pair" in line) is (width >= 200), line  # the hand's name where it fits
+
+
+async def test_a_forgotten_session_takes_its_last_round_with_it(
+    make_server: ServerFactory,
+) -> None:
+    """A server that no longer knew the session made a new player, with no History, yet
+    the Last round line kept the old player's results."""
+    server = await make_server(timers={**LONG, "results": 0.2})
+    app = StudApp(url(server), "ann", table="alpha", backoff=(0.05, 0.2))
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("1", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("f")
+        await sees(p, app, "#player", "Last round: seat 1")
+        assert app.link.client is not None
+        app.link.token = "forgotten-by-the-server-0123456789abcdef"
+        await app.link.client.close()
+        await sees(p, app, "#message", "no longer knew this session")
+        assert "Last round" not in shown(app, "#player")

@@ -84,8 +84,8 @@ async def test_offline_at_80x24_the_link_is_said_in_words_on_one_line(
         assert "Error" not in said and "ws://" not in said, said
         link = said.splitlines()[0]
         assert cell_len(link) <= 78, link  # whole where it fits
-        # the link's line and the message's: one line each
-        assert app.screen.query_one("#message").region.height == 2, said
+        # the link's line alone: what was said before went with the link
+        assert app.screen.query_one("#message").region.height == 1, said
         box = app.screen.query_one("#seats-box")
         top, rows = box.scroll_offset.y, box.scrollable_content_region.height
         assert top == 0 and rows >= 9, (top, rows)  # every seat, the own one too
@@ -193,6 +193,11 @@ async def test_a_spectator_pressing_s_is_told_how_to_sit(
         await p.press("s")
         said = await sees(p, app, "#message", "Every seat")
         assert "stud-client play --table nine" in said, said
+        # offline: l waits for the link (greyed in the footer), and so the keys line says
+        await server.stop(grace=0)
+        keys = await sees(p, app, "#keys", "offline")
+        assert "l back" not in keys and "h history" in keys, keys
+        assert "Every seat" not in shown(app, "#message")  # the table as it was: gone
 
 
 def nine(phase: str, outcome: str = "lose") -> dict[str, Any]:
@@ -272,20 +277,19 @@ async def test_the_own_seat_stays_in_view_when_a_long_message_shortens_the_seats
 ) -> None:
     """A refusal of three lines, then the link's line, at 80x24: the seats gave way,
     and the player's own seat, the last, went below them unseen. (Offline, the keys line
-    takes a line less since, and the nine seats fit at 80x24: a row less is tried.)"""
+    takes a line less since, and a message goes with the link: the refusal alone, on a
+    screen two rows less, is tried.)"""
     server = await make_server(
         timers=LONG, tables=NINE, wallet={"starting_credits": 1_000, "starting_bonus": 5_000}
     )
     await full_table(server, connect)
     app = StudApp(url(server), LONG_NAMES[2], table="nine", backoff=(0.05, 0.2))
-    async with app.run_test(size=(80, 23)) as p:
+    async with app.run_test(size=(80, 21)) as p:
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
         await p.press("s")
         await until(p, lambda: app.own_seats() == [8], "seat 9")
         await p.press("4", "p", "d")
         await sees(p, app, "#message", "Not enough chips")
-        await server.stop(grace=0)
-        await sees(p, app, "#message", "Not connected")
         box = app.screen.query_one("#seats-box")
 
         def in_view() -> bool:

@@ -169,6 +169,7 @@ class StudApp(App[None]):
         #: the player's results in the last round settled, in words: its layouts
         self.last_round: tuple[str, ...] = ()
         self.status = "connecting…"
+        self._link_up = False  # as last heard by `_on_status`
         self.deadline: float | None = None
         self._leave_armed_until = 0.0  # a leave that folds hands needs a second l by then
         self.link = Link(
@@ -460,6 +461,7 @@ class StudApp(App[None]):
             self.round_watch.forget()  # the old player's rounds: not this one's to be told
             self.seat_watch.forget()  # nor the old player's seats
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
+            self.last_round = ()  # the old player's results, beside a History of none
             gone = self.link.signed_out
             self.say(
                 f"Signed out of {gone}: its password no longer signs in (changed elsewhere, or"
@@ -496,6 +498,12 @@ class StudApp(App[None]):
 
     def _on_status(self, status: str) -> None:
         self.status = status
+        if self.link.connected:
+            self._link_up = True
+        elif self._link_up:  # it just went down: what was said before is of the table as
+            self._link_up = False  # it was ("Bets cleared." under "Not connected")
+            if self.message and not self.message_of_link:
+                self.message, self.message_moment = "", None
         screen = self._top()
         if screen is not None:
             screen.refresh_bindings()  # the footer's keys that need the link

@@ -821,6 +821,10 @@ KEYS_BY_PHASE: Final = {
 }
 
 
+#: the keys line with no seat at the table: nothing to bet on or decide yet
+NO_SEAT_KEYS: Final = "s sit down: your bets and decisions come with a seat"
+FULL_NO_SEAT_KEYS: Final = "every seat is taken: you watch until one is free"
+
 #: the keys line while the link is down: the table's keys send nothing until it is back
 OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back · h history · q quit"
 
@@ -839,4 +843,5 @@ def play_keys(phase: str, *, undecided: bool = True, free: bool = True) -> str:
 
 
 WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"
+WATCH_OFFLINE_KEYS: Final = "offline: the table as last seen · h history · q quit"
 HISTORY_KEYS: Final = "↑/↓ scroll · r refresh · h or esc back · q quit"

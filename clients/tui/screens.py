@@ -21,11 +21,14 @@ from clients.bots import money
 from clients.tui.link import Link
 from clients.tui.render import (
     CHIPS,
+    FULL_NO_SEAT_KEYS,
     HISTORY_KEYS,
     LOBBY_COLUMNS,
+    NO_SEAT_KEYS,
     OFFLINE_KEYS,
     PLAY_KEYS,
     WATCH_KEYS,
+    WATCH_OFFLINE_KEYS,
     dealer_text,
     history_text,
     info_text,
@@ -268,7 +271,10 @@ class WatchScreen(StudScreen):
         self.query_one("#message", Static).update(app.message_text(self.message_width()))
 
     def keys_line(self, snap: dict[str, Any]) -> str:
-        """The keys the screen lists under the table (the play screen: those of now)."""
+        """The keys the screen lists under the table (the play screen: those of now);
+        offline, not l, which waits for the link as the footer shows."""
+        if not self.stud.link.connected:
+            return WATCH_OFFLINE_KEYS
         return self.KEYS_LINE
 
     def keep_in_view(self, seat: int | None) -> None:
@@ -316,14 +322,16 @@ class PlayScreen(WatchScreen):
 
     def keys_line(self, snap: dict[str, Any]) -> str:
         """The keys that act now: none of the table's while the link is down (the betting
-        keys were listed, and sent nothing), and no s with every seat taken."""
+        keys were listed, and sent nothing), no s with every seat taken, and with no seat
+        none but s (the chips and d deal were offered to a player with no seat)."""
         if not self.stud.link.connected:
             return OFFLINE_KEYS
         seats = snap.get("seats") or []
-        undecided = any(
-            seats[i].get("cards") and not seats[i].get("decision") for i in self.stud.own_seats()
-        )
         free = any(s is None for s in seats)
+        mine = self.stud.own_seats()
+        if not mine:  # no seat: the chips, deal and decisions act on none
+            return NO_SEAT_KEYS if free else FULL_NO_SEAT_KEYS
+        undecided = any(seats[i].get("cards") and not seats[i].get("decision") for i in mine)
         return play_keys(str(snap.get("phase", "")), undecided=undecided, free=free)
 
     # the footer: the keys of any time; those of the moment are in the keys line above it
