@@ -13,9 +13,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from clients.tui import PlayScreen, StudApp
+from clients.tui.bets import BetSlip
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
+    fairness_text,
     history_text,
+    info_text,
     last_round_text,
     legend_text,
     play_keys,
@@ -23,6 +26,7 @@ from clients.tui.render import (
     seats_text,
 )
 from clients.tui.screens import HistoryScreen
+from clients.verify import OWN_COMMITMENT_NOTE, Verdict
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 from tests.test_tui import LONG, phase, sees, shown, until, url
@@ -226,3 +230,65 @@ async def test_a_forgotten_session_takes_its_last_round_with_it(
         await app.link.client.close()
         await sees(p, app, "#message", "no longer knew this session")
         assert "Last round" not in shown(app, "#player")
+
+
+@pytest.mark.parametrize("width", [78, 118])
+def test_a_seat_row_shows_the_bet_built_on_it_and_a_raise_beside_the_ante(width: int) -> None:
+    """The rows showed "-" for a bet built with chips but not dealt (d deals every built
+    bet: the others were seen only by Tab), and a raised seat's row the ante alone."""
+    betting = nine("betting")
+    for s in betting["seats"][6:]:
+        s.update(player_id="p0", ante=0, ready=False, progressive=False)
+    text = seats_text(betting, "p0", 7, width, built={6: (1_000, False), 7: (600, True)})
+    lines = text.plain.splitlines()
+    assert "$10.00" in lines[6] and "built" in lines[6], lines[6]
+    assert "$6.00 P" in lines[7] and "built" in lines[7], lines[7]
+    assert "built" not in lines[8] and " - " in lines[8], lines[8]
+    assert all(cell_len(line) <= width for line in lines), lines
+    showdown = nine("showdown")  # every seat raised its $25 ante
+    lines = seats_text(showdown, "p0", 0, width).plain.splitlines()
+    assert all("$25+$50" in line for line in lines), lines
+    assert all(cell_len(line) <= width for line in lines), lines
+
+
+@pytest.mark.parametrize("width", [78, 118])
+def test_the_heading_keeps_the_spectator_count_at_80_columns(width: int) -> None:
+    """ "Terminal Nine · Casino Stud Poker · ante $5.00–$100.00 · progressive $1.00 · …":
+    the count of spectators was cut off the end at 80 columns."""
+    snap = {
+        "title": "Terminal Nine", "phase": "betting", "min_ante": 500, "max_ante": 10_000,
+        "progressive_stake": 100, "spectators": 3, "ends_in_ms": 9_000,
+    }  # fmt: skip
+    lines = info_text(snap, 9.0, 1_018_550, "Casino Stud Poker", width=width).plain.split("\n")
+    assert all(cell_len(line) <= width and "…" not in line for line in lines), lines
+    assert "watching 3" in "".join(lines) and "ante $5" in lines[0], lines
+    assert ("$100.00" in lines[0]) is (width > 100), lines  # whole dollars where short
+
+
+@pytest.mark.parametrize("width", [78, 118, 200])
+def test_the_fairness_line_gives_way_by_parts_never_mid_word(width: int) -> None:
+    """ "fair ✓ (checked against the proof's own commitment) · commitment ef0765c3…e44109 ·
+    client seeds none · your client se…" at 120 columns."""
+    snap = {
+        "phase": "showdown",
+        "fairness": {"commitment": "ef" * 32, "server_seed": "00" * 32, "client_seeds": ""},
+    }
+    verdict = Verdict("a-1", notes=(OWN_COMMITMENT_NOTE,))
+    line = fairness_text(snap, verdict, "", width).plain
+    assert cell_len(line) <= width and line.endswith("your client seed none (c to change)"), line
+    assert line.startswith("fair ✓ ("), line
+    assert ("commitment ef" in line) is (width >= 200), line
+
+
+@pytest.mark.parametrize("width", [78, 118, 200])
+def test_what_rebet_would_stack_is_said_whole_in_the_room_there_is(width: int) -> None:
+    """ "Seat 9: bet $0.00 (chips: none)   progressive off ($1.00)   a rebets seat 7 $…"
+    at 80 columns: the amounts rebet would stack were cut."""
+    slip = BetSlip()
+    slip.last_bets = {6: (1_000, True), 7: (600, False), 8: (500, True)}
+    words = slip.rebet_words(lambda seat: True)
+    text = player_text("Kasia", {"balance": 1_000_500}, [], False, 8, 100, rebet=words, width=width)
+    (line,) = [x for x in text.plain.splitlines() if x.startswith("Seat 9")]
+    assert cell_len(line) <= width and "a rebets " in line and "…" not in line, line
+    wanted = {78: "#7 $10+P, #8 $6, #9 $5+P", 118: "#7 $10+P, #8 $6, #9 $5+P"}
+    assert wanted.get(width, "seat 7 $10.00 + progressive, seat 8 $6.00") in line, line

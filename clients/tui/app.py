@@ -266,6 +266,17 @@ class StudApp(App[None]):
         said = Text(self.message, style="red" if self.message_is_error else "yellow")
         return Text.assemble(down, "\n", said) if down else said
 
+    def built_bets(self) -> dict[int, tuple[int, bool]]:
+        """The bets built with chips on the player's seats and not dealt yet, with their
+        progressive: the rows show them (they showed "-", d deals them all)."""
+        if self.watch_only:
+            return {}
+        return {
+            seat: (sum(chips), self.progressive.get(seat, False))
+            for seat, chips in self.bets.items()
+            if chips
+        }
+
     def _round_words(
         self, words: Callable[[Any, str | None, int], str], round_: Any
     ) -> tuple[str, ...]:
@@ -298,7 +309,7 @@ class StudApp(App[None]):
             width=width,
         )
 
-    def fairness_line(self) -> Text:
+    def fairness_line(self, width: int | None = None) -> Text:
         snap = self.snapshot
         if snap is None:
             return Text("")
@@ -307,7 +318,7 @@ class StudApp(App[None]):
         my_seed = None
         if not self.watch_only and self.table_id is not None:
             my_seed = self.seed_choice.get(self.table_id, "")
-        return fairness_text(snap, verdict, my_seed)
+        return fairness_text(snap, verdict, my_seed, width)
 
     def say(
         self, message: str, *, error: bool = False, link: bool = False, moment: bool = False

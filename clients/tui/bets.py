@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from clients.bots import money
-from clients.tui.render import CHIPS
+from clients.tui.render import CHIPS, short_money
 
 
 class BetSlip:
@@ -79,31 +79,37 @@ class BetSlip:
             amount, prog = self.last_bets[seat]
             self.bets[seat] = chips_for(amount)
             self.progressive[seat] = prog
-        return self._words(sorted(again))
+        return self._words(sorted(again))[0] if again else ""
 
     def clear(self, seats: Iterable[int]) -> None:
         for seat in seats:
             self.bets.pop(seat, None)
             self.progressive.pop(seat, None)
 
-    def rebet_words(self, buildable: Callable[[int], bool]) -> str:
-        """What rebet would stack again, e.g. "seat 1 $10.00 + progressive"; "" if nothing
-        (or if it is stacked already)."""
+    def rebet_words(self, buildable: Callable[[int], bool]) -> tuple[str, ...]:
+        """What rebet would stack again, roomiest words first: "seat 1 $10.00 +
+        progressive", "#1 $10+P", the total (several seats); () if nothing (or if it is
+        stacked already)."""
         again = [s for s in sorted(self.last_bets) if buildable(s)]
         if all(
             self.amount(s) == self.last_bets[s][0]
             and self.progressive.get(s, False) == self.last_bets[s][1]
             for s in again
         ):
-            return ""
+            return ()
         return self._words(again)
 
-    def _words(self, seats: list[int]) -> str:
-        return ", ".join(
-            f"seat {s + 1} {money(self.last_bets[s][0])}"
-            + (" + progressive" if self.last_bets[s][1] else "")
-            for s in seats
-        )
+    def _words(self, seats: list[int]) -> tuple[str, ...]:
+        bets = [(s + 1, *self.last_bets[s]) for s in seats]
+        words = [
+            ", ".join(f"seat {n} {money(c)}" + (" + progressive" if p else "") for n, c, p in bets),
+            ", ".join(f"#{n} {short_money(c)}" + ("+P" if p else "") for n, c, p in bets),
+        ]
+        if len(bets) > 1:
+            stakes = sum(1 for _, _, p in bets if p)
+            total = f"{money(sum(c for _, c, _ in bets))} on {len(bets)} seats"
+            words.append(total + (f" + {stakes} P" if stakes else ""))
+        return tuple(words)
 
 
 def chips_for(cents: int) -> list[int]:

@@ -366,14 +366,22 @@ def info_text(
     phase = str(snap.get("phase", ""))
     jp = snap.get("jackpot") or {}
     amount = jackpot if jackpot is not None else jp.get("amount")
-    parts = [
+    head = [
         f"[b]{escape(str(snap.get('title') or snap.get('table')))}[/b]",
         escape(variant_title or str(snap.get("variant", ""))),
-        f"ante {money(int(snap['min_ante']))}–{money(int(snap['max_ante']))}",
-        f"progressive {money(int(snap.get('progressive_stake', 0)))}",
-        f"watching {snap.get('spectators', 0)}",
     ]
-    line1 = " · ".join(parts)
+    watching = f"watching {snap.get('spectators', 0)}"
+    low, high, stake = int(snap["min_ante"]), int(snap["max_ante"]), snap.get("progressive_stake")
+    # the whole line where it fits; else the whole dollars, then the spectators on the
+    # next line (at 80 columns "watching 1" was cut off the end)
+    line1 = ""
+    for say in (money, short_money):
+        line1 = " · ".join(
+            [*head, f"ante {say(low)}–{say(high)}", f"progressive {say(int(stake or 0))}"]
+        )
+        if width is None or Text.from_markup(f"{line1} · {watching}").cell_len <= width:
+            line1, watching = f"{line1} · {watching}", ""
+            break
     clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
     line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
     paused = snap.get("paused")
@@ -391,6 +399,8 @@ def info_text(
     if amount is not None:
         named = f"{jackpot_name(str(jp.get('name', '')))} jackpot" if several_jackpots else ""
         line2 += f"    [b magenta]{escape(named or 'Jackpot')} {money(amount)}[/]"
+    if watching:
+        line2 += f"    {watching}"
     lines = [Text.from_markup(line1), Text.from_markup(line2)]
     if width:
         for line in lines:
@@ -517,12 +527,21 @@ def round_name_cells(width: int, longest: int) -> int:
     return min(longest, NAME_CELLS, max(NAME_WANTED, width - dealt))
 
 
-def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | None = None) -> Text:
+def seats_text(
+    snap: Frame,
+    me: str | None,
+    selected: int | None,
+    width: int | None = None,
+    *,
+    built: Mapping[int, tuple[int, bool]] | None = None,
+) -> Text:
     """One line per seat: marker, name, ante, progressive, cards, hand, status. Within
     `width` cells a line never wraps (a seat on two lines pushed the player's own off an
     80x24 screen): every seat takes the roomiest layout that leaves its names room, and
     the names take what the widest line leaves (they were cut to 10 or 16 letters beside
-    blank columns); what still does not fit is cut at the edge."""
+    blank columns); what still does not fit is cut at the edge. `built`: the bets built
+    with chips on the player's seats and not dealt yet, seat -> (cents, progressive)."""
+    built = built or {}
     phase = str(snap.get("phase", ""))
     seats = list(enumerate(snap.get("seats") or []))
     taken = [s for _, s in seats if s]
@@ -537,7 +556,16 @@ def seats_text(snap: Frame, me: str | None, selected: int | None, width: int | N
             Text.from_markup(f"{'▶' if i == selected else ' '} {i + 1} [dim]empty[/]")
             if seat is None
             else seat_line(
-                i == selected, i, seat, me, phase, *layout, cut=cut, cards=cards, labels=named
+                i == selected,
+                i,
+                seat,
+                me,
+                phase,
+                *layout,
+                cut=cut,
+                cards=cards,
+                labels=named,
+                built=built.get(i),
             )
             for i, seat in seats
         ]
@@ -567,31 +595,44 @@ def seat_line(
     cut: int,
     cards: bool = True,
     labels: int = 16,
+    built: tuple[int, bool] | None = None,
 ) -> Text:
     """A taken seat's line in one of `SEAT_LAYOUTS` (narrow columns: one space between,
     a result's long words or short ones): its name in `cut` cells, the cards' column
-    (none when no seat has cards), the hand's name in `labels` cells (0: none)."""
+    (none when no seat has cards), the hand's name in `labels` cells (0: none). The bet
+    column: the ante, "$25+$50" once raised; a bet `built` and not dealt, dim."""
     narrow, _, short = layout
     gap = " " if narrow else "  "
     name = escape(fit_name(str(seat.get("name", "")), cut))
     name_cell = f"[b cyan]{name:<{cut}}[/]" if seat.get("player_id") == me else f"{name:<{cut}}"
     gone = "" if seat.get("connected", True) else " [dim](away)[/]"
-    ante = money(int(seat["ante"])) if seat.get("ante") else "-"
+    ante = int(seat.get("ante") or 0)
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
+    status = seat_status(seat, phase, short=short)
+    if not ante:
+        bet = "-"
+        if built and built[0] and phase in ("waiting", "betting"):
+            bet = f"[dim]{money(built[0]):>9}[/]"
+            prog = f"[dim]{PROGRESSIVE_MARK}[/]" if built[1] else prog
+            status = status or "[dim]built: d deals it[/]"
+    elif seat.get("decision") == "raise":
+        bet = f"{short_money(ante)}+{short_money(2 * ante)}"
+    else:
+        bet = money(ante)
     hand = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * (18 if cards else 0)
     label = f"{escape(hand_label(seat.get('hand'))):<{labels}} " if labels else ""
     return Text.from_markup(
-        f"{'▶' if selected else ' '} {i + 1} {name_cell} {ante:>9} {prog}{gap}{hand}{gap}"
-        f"{label}{seat_status(seat, phase, short=short)}{gone}"
+        f"{'▶' if selected else ' '} {i + 1} {name_cell} {bet:>9} {prog}{gap}{hand}{gap}"
+        f"{label}{status}{gone}"
     )
 
 
-def legend_text(snap: Frame, seats: Text) -> Text:
+def legend_text(snap: Frame, seats: Text, *, built_progressive: bool = False) -> Text:
     """What the seats' marks and short words mean, those shown only: the progressive
-    mark (a net's "incl. P" too), and the browser's narrow badge ("No qualify") for its
-    words."""
+    mark (a net's "incl. P" too, a bet built with one), and the browser's narrow badge
+    ("No qualify") for its words."""
     parts = []
-    if any(s and s.get("progressive") for s in snap.get("seats") or []):
+    if built_progressive or any(s and s.get("progressive") for s in snap.get("seats") or []):
         parts.append(f"{PROGRESSIVE_MARK} progressive bet")
     said = seats.plain
     if SHORT_OUTCOMES["no_qualify"] in said:
@@ -649,7 +690,7 @@ def player_text(
     last_round: Sequence[str] = (),
     *,
     placed: int = 0,
-    rebet: str = "",
+    rebet: Sequence[str] = (),
     width: int | None = None,
 ) -> Text:
     """The player's own lines: wallet in dollars, the selected seat's bet (being built
@@ -671,12 +712,18 @@ def player_text(
         )
     else:
         chip_list = " ".join(short_money(c) for c in chips) or "none"
-        line += (
-            f"\nSeat {selected + 1}: bet [b]{money(bet_total(chips))}[/] (chips: {chip_list})"
-            f"   progressive [b]{'ON' if progressive else 'off'}[/] ({money(stake)})"
+        bet, on = money(bet_total(chips)), "ON" if progressive else "off"
+        seats = (  # roomiest first
+            f"Seat {selected + 1}: bet [b]{bet}[/] (chips: {chip_list})"
+            f"   progressive [b]{on}[/] ({money(stake)})",
+            f"Seat {selected + 1}: bet [b]{bet}[/] ({chip_list}) · progressive [b]{on}[/]",
         )
-        if rebet:
-            line += f"   [dim]a rebets {escape(rebet)} · x clears[/]"
+        # the first of rebet's words that fits (at 80 columns "a rebets seat 7 $…")
+        ends = (" · x clears", "")
+        tails = [f"   [dim]a rebets {escape(w)}{end}[/]" for end in ends for w in rebet]
+        lines = [s + t for s in seats for t in tails] or list(seats)
+        fits = [x for x in lines if width is None or Text.from_markup(x).cell_len <= width]
+        line += "\n" + (fits[0] if fits else seats[-1])
     if last_round:
         room = None if width is None else width - len("Last round: ")
         fits = [w for w in last_round if room is None or Text.from_markup(w).cell_len <= room]
@@ -684,35 +731,54 @@ def player_text(
     return Text.from_markup(line)
 
 
-def verdict_markup(verdict: Verdict | None) -> str:
-    """A check of the revealed proof: green "fair ✓" (with caveats) or red "NOT FAIR"."""
+def verdict_markup(verdict: Verdict | None, *, caveat: bool = True) -> str:
+    """A check of the revealed proof: green "fair ✓" (with caveats, unless `caveat` is
+    false: "fair ✓ (…)" says there are some) or red "NOT FAIR"."""
     if verdict is None:
         return "[dim]not checked[/]"
     if verdict.fair:
-        caveat = f" [dim]({escape('; '.join(verdict.notes))})[/]" if verdict.notes else ""
-        return "[b green]fair ✓[/]" + caveat
+        said = escape("; ".join(verdict.notes)) if caveat else "…"
+        return "[b green]fair ✓[/]" + (f" [dim]({said})[/]" if verdict.notes else "")
     return "[b red]NOT FAIR[/]: " + escape("; ".join(verdict.problems))
 
 
-def fairness_text(snap: Frame, verdict: Verdict | None, my_seed: str | None) -> Text:
+def fairness_text(
+    snap: Frame, verdict: Verdict | None, my_seed: str | None, width: int | None = None
+) -> Text:
     """The provably fair line: the short commitment while the round runs, the verdict at
-    showdown, and (when playing) the client seed this player has set."""
+    showdown, and (when playing) the client seed this player has set. Within `width`
+    cells the parts a player reads least give way first (the commitment's digits, then
+    the seeds of the round, then the verdict's caveat): the line was cut mid-word, "your
+    client se…", at 120 columns."""
     fair = snap.get("fairness")
     phase = snap.get("phase")
-    parts = []
+    verdict_part, commit, seeds, caveat = "", "", "", True
     if isinstance(fair, dict) and fair.get("commitment"):
         commit = f"commitment {short(str(fair['commitment']))}"
         if phase == "showdown":
-            seeds = escape(seeds_words(str(fair.get("client_seeds", ""))))
-            parts.append(f"{verdict_markup(verdict)} · {commit} · client seeds {seeds}")
+            seeds = f"client seeds {escape(seeds_words(str(fair.get('client_seeds', ''))))}"
         else:
-            parts.append(f"Provably fair deal · {commit}")
+            verdict_part = "Provably fair deal"
     elif phase != "waiting":
-        parts.append("[dim]no fairness proof for this round[/]")
+        verdict_part = "[dim]no fairness proof for this round[/]"
+    mine = ""
     if my_seed is not None:
-        seed = escape(repr(my_seed)) if my_seed else "none"
-        parts.append(f"your client seed {seed} (c to change)")
-    return Text.from_markup(" · ".join(parts))
+        mine = f"your client seed {escape(repr(my_seed)) if my_seed else 'none'} (c to change)"
+
+    def line(*, commit_: bool, seeds_: bool, caveat_: bool) -> Text:
+        first = verdict_part
+        if seeds:  # a showdown: the verdict leads
+            first = verdict_markup(verdict, caveat=caveat_)
+        parts = [first, commit if commit_ else "", seeds if seeds_ else "", mine]
+        return Text.from_markup(" · ".join(p for p in parts if p))
+
+    tries = [
+        line(commit_=True, seeds_=True, caveat_=caveat),
+        line(commit_=False, seeds_=True, caveat_=True),
+        line(commit_=False, seeds_=False, caveat_=True),
+        line(commit_=False, seeds_=False, caveat_=False),
+    ]
+    return next((t for t in tries if width is None or t.cell_len <= width), tries[-1])
 
 
 def history_text(
