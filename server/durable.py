@@ -10,8 +10,9 @@ until the store answers. Two kinds of write:
   id dead, or reports it applied, and either answer is the truth.
 - a *duty* (a settlement, a refund, a void): the table owes it, so it is
   repeated until it lands, however long the store is away, and so is one that
-  failed for no reason a refusal names (a plain `StoreError`): dropped, its
-  table would play on with the round unwritten.
+  failed for no reason a refusal names (a plain `StoreError`, any other
+  exception): dropped, its table would show a round that was never written and
+  play on with it open.
 
 `Pending` counts what is in doubt right now, for /metrics and /healthz.
 """
@@ -96,7 +97,7 @@ async def until_known(
     key: int | None = None
     delay = FIRST_DELAY
     doubt = False  # an earlier try may have been applied
-    failure: StoreError | None = None  # the last try's, for the log
+    failure: Exception | None = None  # the last try's, for the log
     try:
         while True:
             try:
@@ -122,6 +123,11 @@ async def until_known(
                 if not duty or type(e) is not StoreError:
                     raise  # a refusal: a definite answer
                 doubt, failure = True, e
+            except Exception as e:  # no fault the store names (a bug): a duty still waits
+                if not duty:
+                    raise
+                doubt, failure = True, e
+                log.exception("a duty's write failed unexpectedly", extra={"op": op})
             if key is None:
                 key = pending.add(PendingWrite(what, table, op, started))
                 log.warning(

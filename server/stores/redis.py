@@ -495,7 +495,9 @@ class RedisStore:
                 # ScriptKilledError; the reply itself is the exception's __context__.
                 message = str(e.__context__ or "the script was killed")
                 if message.startswith("NOSCRIPT"):
-                    raise _NoScript from e
+                    raise _NoScript(
+                        f"Redis lost the store's scripts before {what} ran: nothing was applied"
+                    ) from e
                 raise error_reply(what, message, write=write) from e
             return await _reply_value(reply)
 
@@ -873,8 +875,10 @@ async def _reply_value(reply: Any) -> Any:
     return await reply.return_value()
 
 
-class _NoScript(Exception):
-    """EVALSHA found no script: Redis restarted or its script cache was flushed."""
+class _NoScript(StoreUnavailable):
+    """EVALSHA found no script: Redis restarted or its script cache was flushed. Nothing
+    ran, so nothing was applied: met again after the reload (flushes a few ms apart),
+    it is the store unavailable for now (a bare exception, it dropped a table's duty)."""
 
 
 def _describe(exc: BaseException | None) -> str:
