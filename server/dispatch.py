@@ -55,6 +55,7 @@ from server.stores.base import (
     NotOwner,
     OpAbandoned,
     OpConflict,
+    OutcomeUnknown,
     Player,
     Store,
     StoreError,
@@ -211,7 +212,17 @@ class Requests:
         resumed = False
         if msg.token is not None:
             days = self.config.accounts.token_idle_days
-            player = await self.store.player_by_token(msg.token, idle=days * 86_400 or None)
+            try:
+                player = await self.store.player_by_token(msg.token, idle=days * 86_400 or None)
+            except OutcomeUnknown:
+                # the lookup notes the token's use, a write of no money: nothing of the
+                # player changed, so it is said as the store not answering (it said "the
+                # outcome is unknown" under store_unavailable, which says nothing was)
+                raise ProtocolError(
+                    ErrorCode.STORE_UNAVAILABLE,
+                    "the game's data store did not answer in time; nothing changed: "
+                    "say hello again",
+                ) from None
             if player is None:
                 unused = f" (or unused for more than {days:g} days)" if days else ""
                 raise ProtocolError(

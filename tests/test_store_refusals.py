@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from clients.connection import ServerError
+from clients.connection import ServerError, StudClient
 from server.app import StudServer
 from server.durable import Pending, until_known
 from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
@@ -27,6 +27,7 @@ from server.stores.base import (
 )
 from server.stores.redis import RedisStore
 from server.stores.redis_replies import error_reply, refusal
+from tests.conftest import ClientFactory, ServerFactory
 from tests.redis_fixture import RedisServer, fresh_namespace, private_redis, time_limit
 from tests.test_faults import START, assert_books, client, on_redis, paused, to_deciding
 
@@ -214,3 +215,29 @@ async def test_scripts_lost_again_before_the_retry_ran_is_unavailable_not_a_cras
         assert landed == Wallet(9_900, 0, 200) == await store.wallet(pid)
     finally:
         await store.close()
+
+
+async def test_a_resume_whose_token_lookup_went_unanswered_is_said_truthfully(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The lookup notes the token's use (a write of no money): unanswered, the hello was
+    refused store_unavailable saying "the outcome is unknown", which that code says
+    never is."""
+    server = await make_server()
+    ann = await connect(server, "ann")
+    token = ann.token
+    await ann.close()
+    lookup = server.store.player_by_token
+
+    async def unanswered(*args: Any, **kwargs: Any) -> Any:
+        server.store.player_by_token = lookup  # type: ignore[method-assign]
+        raise OutcomeUnknown("the game's data store (Redis) did not answer; outcome unknown")
+
+    server.store.player_by_token = unanswered  # type: ignore[method-assign]
+    again = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    with pytest.raises(ServerError) as e:
+        await again.hello(token=token)
+    assert e.value.code == "store_unavailable" and "unknown" not in str(e.value), e.value
+    await again.hello(token=token)  # said again: resumed
+    assert again.player_id == ann.player_id
+    await again.close()
