@@ -10,6 +10,7 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
@@ -19,6 +20,7 @@ from server.app import StudServer
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 from tests.test_web import (
+    ARTIFACTS,
     VIEWPORT,
     WAIT_MS,
     browser,
@@ -29,7 +31,9 @@ from tests.test_web import (
     shot,
     signed,
 )
-from tests.test_web_layout import PHONE
+from tests.layout_probes import TOAST_CLEAR
+from tests.test_web_layout import NINE, PHONE, new_page, sit_three
+from tests.test_web_layout import enter as layout_enter
 
 __all__ = ["browser"]  # the fixture, used below
 
@@ -296,3 +300,60 @@ async def test_a_leave_says_the_progressive_prize_it_gives_up_and_only_hands_sti
     )
     await expect(confirm).to_contain_text("Your raised hand on seat #1 plays on")
     assert problems == []
+
+
+async def test_a_phone_s_leave_warning_carries_its_own_fold_and_leave_and_spares_the_clock(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Three undecided hands on a phone: the warning went up top, over the table's head
+    (the armed "Fold & leave", the clock, the jackpot), told the player to press a
+    button it covered "(or l)", a key a phone lacks, and the leave stayed armed a few
+    seconds only. Now the warning holds the "Fold & leave" that confirms, the clock
+    stays in view, and a tap on that button leaves."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    _, bob = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems,
+        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=3,
+    )
+    await layout_enter(bob, "Bob", tap=True)
+    await sit_three(bob, 0, tap=True)
+    await bob.get_by_test_id("chip-500").tap()
+    for seat in (0, 1, 2):
+        await bob.get_by_test_id(f"ante-{seat}").tap()
+    await bob.get_by_test_id("deal").tap()
+    await expect(bob.get_by_test_id("fold-2")).to_be_enabled()
+
+    await bob.get_by_test_id("leave").tap()
+    confirm = bob.locator('.toast[data-code="leave-confirm"]')
+    await expect(confirm.get_by_test_id("error-message")).to_have_text(
+        "Leaving now folds your undecided hands on seat #1, #2, #3: you lose $15.00 of antes."
+    )
+    fold_and_leave = confirm.get_by_test_id("leave-confirm-button")
+    await expect(fold_and_leave).to_have_text("Fold & leave")
+    got: dict[str, Any] = await bob.evaluate(TOAST_CLEAR)
+    await bob.screenshot(path=str(ARTIFACTS / "leave-warning-phone.png"))
+    assert [c for c in got["covered"] if c in ("phase", "jackpot-meter", "off screen")] == []
+    # scrolled down to the last hand, the dealer's row keeps the clock: still in view
+    await bob.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    await expect(bob.get_by_test_id("dealer-countdown")).to_be_visible()
+    clock_hidden = await bob.evaluate(COVERS_DEALER_CLOCK)
+    await bob.screenshot(path=str(ARTIFACTS / "leave-warning-phone-scrolled.png"))
+    assert not clock_hidden, "the warning covers the dealer's clock"
+
+    await fold_and_leave.tap()
+    await expect(bob.get_by_test_id("lobby")).to_be_visible()
+    await expect(bob.locator('.toast[data-code="left"]')).to_contain_text(
+        "You left Nine: your hands on seat #1, #2, #3 were folded, losing $15.00 of antes."
+    )
+    assert problems == []
+
+
+#: Whether a toast covers the dealer's clock.
+COVERS_DEALER_CLOCK = """() => {
+  const c = document.querySelector('[data-testid="dealer-countdown"]').getBoundingClientRect();
+  return [...document.querySelectorAll("#errors .toast")].some((el) => {
+    const t = el.getBoundingClientRect();
+    return t.left < c.right && c.left < t.right && t.top < c.bottom && c.top < t.bottom;
+  });
+}"""

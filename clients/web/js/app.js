@@ -647,14 +647,15 @@ async function openTable(tableId, { sit = false } = {}) {
   });
 }
 
-/** Leaving folds the player's undecided hands: the first Leave says what that costs and
- * arms the button ("Fold & leave") for a few seconds; only a second one leaves. */
-const LEAVE_ARMED_MS = 6000;
-let leaveArmed = null; // {table, timer} while the second Leave is awaited
+/** Leaving folds the player's undecided hands: the first Leave says what that costs, in
+ * a warning that carries the "Fold & leave" that confirms (a phone has no l key, and the
+ * head's button may be scrolled away), and arms the head's button too. Armed until the
+ * hands are decided, the warning is dismissed or the player leaves: a few seconds ran
+ * out while the player read, or scrolled, with the decision's clock still running. */
+let leaveArmed = null; // {table, seats} while the second Leave is awaited
 
 function disarmLeave() {
   if (!leaveArmed) return;
-  clearTimeout(leaveArmed.timer);
   leaveArmed = null;
   dismissToasts("leave-confirm");
 }
@@ -705,7 +706,7 @@ function prizesGivenUp(snap, seats) {
 function leaveWarning(snap, folded) {
   const rest = playingOn(snap);
   return `Leaving now folds your undecided ${handsOn(folded.seats)}: you lose ${foldCost(folded)}.`
-    + `${prizesGivenUp(snap, folded.seats)}${rest ? ` ${rest}` : ""} Press “Fold & leave” (or l) to leave.`;
+    + `${prizesGivenUp(snap, folded.seats)}${rest ? ` ${rest}` : ""}`;
 }
 
 /** The player's raised hands a leave leaves in play (they go on to the showdown), in words. */
@@ -799,9 +800,9 @@ async function leaveTable() {
   const folded = foldedByLeaving(snap);
   if (folded.seats.length && leaveArmed?.table !== table) {
     disarmLeave();
-    leaveArmed = { table, timer: setTimeout(() => { disarmLeave(); render(); }, LEAVE_ARMED_MS),
-      seats: folded.seats.join() };
-    showError(leaveWarning(snap, folded), { code: "leave-confirm", tone: "warn" });
+    leaveArmed = { table, seats: folded.seats.join() };
+    showError(leaveWarning(snap, folded), { code: "leave-confirm", tone: "warn", lasting: true,
+      action: { action: "leave", label: "Fold & leave", testid: "leave-confirm-button", key: "l" } });
     render();
     return;
   }
@@ -1293,7 +1294,12 @@ function onClick(event) {
       break;
     case "open-remote": goRemote(el.dataset.href); break;
     case "stop-awaiting": state.awaiting = null; setCurrent(null); render(); break;
-    case "dismiss": el.closest(".toast, .banner")?.remove(); break;
+    case "dismiss":
+      if (el.closest(".toast")?.dataset.code === "leave-confirm") {
+        disarmLeave(); // the warning waved away: the head's button no longer leaves at once
+        render();
+      } else el.closest(".toast, .banner")?.remove();
+      break;
     case "toggle-toast": el.closest(".toast")?.classList.toggle("collapsed"); placeToasts(); break;
     case "reconnect": conn.start(); break;
     case "retry-now": conn.retryNow(); break;
@@ -1442,9 +1448,12 @@ function dismissRefusals(about) {
  * dismissed: news of money (a wallet gone with a forgotten session) must not go by
  * while the player looks elsewhere. Once the page has been in view as long as an
  * ordinary toast lasts, it folds to one line, so it covers no more of the table than
- * it must; a tap on its words opens it again.
+ * it must; a tap on its words opens it again. A `lasting` one stays whole until taken
+ * away by the code that showed it (a leave's warning, while the leave is armed); an
+ * `action` ({action, label, testid, key}) is a button in it that does what it asks.
  */
-function showError(err, { code = null, tone = null, sticky = false, open = null, about = null } = {}) {
+function showError(err, { code = null, tone = null, sticky = false, open = null, about = null,
+  lasting = false, action = null } = {}) {
   // The table gone (`tableMoved` said so): a refusal that says it again adds nothing.
   if (err?.frame?.code === "table_moved" && $("errors").querySelector('[data-code="table_moved"]')) return;
   // A table hosted by another server of the fleet: offer to go there.
@@ -1465,10 +1474,13 @@ function showError(err, { code = null, tone = null, sticky = false, open = null,
     h("span", { class: "msg", "data-testid": "error-message", "data-action": sticky ? "toggle-toast" : null }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
+    action && h("button", { class: "btn small fold", "data-action": action.action, "data-testid": action.testid,
+      "aria-keyshortcuts": action.key ?? null }, action.label),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
   trimToasts(4);
   placeToasts();
+  if (lasting) return;
   if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
   else afterSeen(ERROR_TTL_MS, () => {
     toast.classList.add("collapsed");
@@ -1529,6 +1541,18 @@ function placeToasts() {
     if (!aside) list.style.left = list.style.transform = "";
     const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
     list.style.top = low ? "auto" : `${Math.max(8, Math.round(bottom) + 6)}px`;
+  };
+  // up top at a table without the side panel: under the table's head while it is on
+  // screen (the way out, the phase's clock, the jackpot), else under the dealer's row's
+  // clock (a phone scrolled down): a leave's warning there hid the clock it raced
+  const underClock = () => {
+    underTopBar();
+    let top = parseFloat(list.style.top);
+    for (const el of document.querySelectorAll("#table .table-head, #table .dealer-clock")) {
+      const r = el.getClientRects().length ? el.getBoundingClientRect() : null;
+      if (r && r.height && r.bottom > 0 && r.top < window.innerHeight) top = Math.max(top, Math.round(r.bottom) + 6);
+    }
+    list.style.top = `${top}px`;
   };
   if (aside && !low) {
     // over the panel's foot (its paytables and rules), not its top: the provably fair
@@ -1594,7 +1618,7 @@ function placeToasts() {
   }
   atFoot();
   const covered = coveredDecisions(list);
-  underTopBar();
+  underClock();
   if (coveredDecisions(list) > covered) atFoot();
 }
 
