@@ -232,3 +232,47 @@ async def test_a_standby_hosting_no_table_is_where_the_page_goes_on(
     finally:
         a.stop()
         b.stop()
+
+
+async def test_a_host_restarted_at_its_address_is_said_restarted_and_its_notice_goes(
+    private_redis: RedisServer, tmp_path: Path, browser: Browser
+) -> None:
+    """A, the only process, is killed mid-decision and started again at its address: the
+    page said the table "moved to another server of the casino" (nothing moved), and kept
+    saying so, folded to a line, through the rounds after until closed. It says the
+    server restarted (the refund is true), and lets the notice go once it has been read
+    and the table has moved on."""
+    a = Process(tmp_path, "a", ["shared"], private_redis.url, 2)
+    try:
+        await asyncio.to_thread(a.start, 1)
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{a.port}/", problems)
+        await enter_name(page, "Ann")
+        await page.get_by_test_id("play-shared").click()
+        await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("deal").click()
+        await expect(page.get_by_test_id("fold-0")).to_be_visible()
+        await asyncio.to_thread(a.kill)
+        await asyncio.to_thread(a.start)
+        told = page.locator('.toast[data-code="table-moved"]')
+        await expect(told).to_be_visible(timeout=FOLLOW_MS)
+        await expect(told).to_contain_text("“shared” is back: its server restarted.")
+        await expect(told).not_to_contain_text("another server")
+        await expect(told).to_contain_text(
+            "Your round in play was voided: every bet of it (antes, raises, progressive) "
+            "was refunded."
+        )
+        await expect(told).to_contain_text("Your seat #1 was let go: take a seat to play on.")
+        await expect(page.get_by_test_id("balance")).to_have_attribute("data-cents", str(START))
+        await shot(page, "restart-told-1400.png")
+        # read (the page in view as long as a toast lasts), then the table moves on
+        await expect(told).to_have_attribute("data-seen", "true", timeout=FOLLOW_MS)
+        await page.get_by_test_id("sit-0").click()
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("deal").click()
+        await expect_phase([page], "deciding")
+        await expect(told).to_have_count(0)
+        assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+    finally:
+        a.stop()

@@ -332,7 +332,11 @@ function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
-      if (old && old.phase !== frame.phase && frame.table === state.current) dismissMomentToasts();
+      if (old && old.phase !== frame.phase && frame.table === state.current) {
+        dismissMomentToasts();
+        // news of a move or a restart, read: the table has moved on from it
+        for (const el of $("errors").querySelectorAll('.toast[data-code="table-moved"][data-seen="true"]')) el.remove();
+      }
       // the hands an armed Leave would fold are decided (the clock ran out), or gone; some
       // decided meanwhile: what it says is said again of those still waiting
       const folding = leaveArmed?.table === frame.table ? foldedByLeaving(frame) : null;
@@ -345,7 +349,7 @@ function absorb(frame) {
       // shown by another process than before: that one lost it (a new host voids what it
       // left open); said once, with what became of the seats and the round
       if (prev && (away?.lost || (from && state.serverUrl && from !== state.serverUrl))) {
-        tellMoved(prev, frame);
+        tellMoved(prev, frame, { restarted: Boolean(from) && from === state.serverUrl });
         // the round its old host dealt is not the table's last deal here (the new host
         // dealt none yet); its proof stays in History, with its own Verify
         delete state.lastDeal[frame.table];
@@ -511,8 +515,10 @@ function reopenAwaited() {
 
 /** The table shows at its new host: say once what became of the player's seats there
  * and of their round in play, from the history (a settled round is in it, a voided one
- * never). A spectator is told nothing: nothing of theirs moved. */
-async function tellMoved(prev, snap) {
+ * never). A spectator is told nothing: nothing of theirs moved. `restarted`: the host is
+ * at the address it was (its server restarted): nothing moved, and it is said so. Once
+ * read, the notice goes when the table's phase next moves on (`absorb`). */
+async function tellMoved(prev, snap, { restarted = false } = {}) {
   const { seats, roundId } = atStake(prev, state.me?.player_id);
   const gone = mySeats(snap).length ? [] : seats;
   let round = null;
@@ -527,7 +533,7 @@ async function tellMoved(prev, snap) {
     round = roundFate(roundId, records);
   }
   if (!gone.length && !round) return;
-  showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round }),
+  showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round, restarted }),
     { code: "table-moved", tone: "ok", sticky: true }); // news of money and seats: not to go by unseen
 }
 
@@ -1483,6 +1489,7 @@ function showError(err, { code = null, tone = null, sticky = false, open = null,
   if (lasting) return;
   if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
   else afterSeen(ERROR_TTL_MS, () => {
+    toast.dataset.seen = "true";
     toast.classList.add("collapsed");
     placeToasts();
   });

@@ -2,7 +2,8 @@
 // lost its hold on the table): what became of the player's seats and of the round they
 // had bets in, in words. The new host holds no seat of the old one's, and voids the
 // round its old host left open, refunding every bet; a round settled before the move
-// stands. Which of the two it was is read from what the server keeps: the player's
+// stands. A server restarted at the same address is said so (nothing moved), with
+// the same fate of the round. Which of the two it was is read from what the server keeps: the player's
 // history holds every settled round and no voided one. No DOM.
 
 import { signedDollars } from "./format.js";
@@ -41,23 +42,29 @@ function seatList(seats) {
 /**
  * The notice, once the table shows at its new host. `seats`: the player's seats there
  * before (gone now); `round`: roundFate's answer for their round in play, or null when
- * they had none.
+ * they had none; `restarted`: the table is back at the address it had (one server,
+ * stopped and started again: nothing moved, the new process voided what the old left).
  */
-export function movedNotice({ title, seats = [], round = null }) {
-  const parts = [`“${title}” moved to another server of the casino: its own stopped answering, or lost `
-    + "its hold on the table."];
+export function movedNotice({ title, seats = [], round = null, restarted = false }) {
+  const there = restarted ? "" : " there";
+  const before = restarted ? "the restart" : "the move";
+  const parts = [restarted ? `“${title}” is back: its server restarted.`
+    : `“${title}” moved to another server of the casino: its own stopped answering, or lost `
+      + "its hold on the table."];
+  const yours = restarted ? "Your round in play" : "Your round there";
   if (round?.fate === "voided") {
-    parts.push("Your round there was voided: every bet of it (antes, raises, progressive) was refunded.");
+    parts.push(`${yours} was voided: every bet of it (antes, raises, progressive) was refunded.`);
   } else if (round?.fate === "settled") {
     const net = typeof round.net === "number" ? ` (${signedDollars(round.net)})` : "";
-    parts.push(`Your round there was settled before the move${net}: History shows it.`);
+    parts.push(`${yours} was settled before ${before}${net}: History shows it.`);
   } else if (round?.fate === "unknown") {
-    parts.push("Your round there was either settled before the move or voided with every bet "
+    parts.push(`${yours} was either settled before ${before} or voided with every bet `
       + "refunded: History and your wallet show which.");
   }
   if (seats.length) {
-    parts.push(`Your seat${seats.length > 1 ? "s" : ""} ${seatList(seats)} there `
-      + `${seats.length > 1 ? "are" : "is"} gone: take a seat to play on.`);
+    const many = seats.length > 1;
+    parts.push(`Your seat${many ? "s" : ""} ${seatList(seats)}${there} `
+      + `${restarted ? (many ? "were let go" : "was let go") : many ? "are gone" : "is gone"}: take a seat to play on.`);
   }
   return parts.join(" ");
 }

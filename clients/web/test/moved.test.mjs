@@ -53,3 +53,16 @@ test("without the history the page claims neither; with no round at stake it say
   assert.doesNotMatch(seatsOnly, /round|voided|refund/);
   assert.match(seatsOnly, /Your seat #2 there is gone/);
 });
+
+test("a table back at the same address says its server restarted, not that it moved", () => {
+  const text = movedNotice({ title: "Nine Seats", seats: [6, 7, 8], round: { fate: "voided" }, restarted: true });
+  assert.doesNotMatch(text, /moved|another server|there/);
+  assert.match(text, /^“Nine Seats” is back: its server restarted\. /);
+  assert.match(text, /Your round in play was voided: every bet of it \(antes, raises, progressive\) was refunded\./);
+  assert.match(text, /Your seats #7, #8, #9 were let go: take a seat to play on\.$/);
+  const settled = movedNotice({ title: "T", seats: [0], round: { fate: "settled", net: -500 }, restarted: true });
+  assert.match(settled, /Your round in play was settled before the restart \(−\u2060\$5\.00\): History shows it\./);
+  assert.match(settled, /Your seat #1 was let go/);
+  const unknown = movedNotice({ title: "T", round: { fate: "unknown" }, restarted: true });
+  assert.match(unknown, /either settled before the restart or voided/);
+});
