@@ -574,9 +574,10 @@ function controls(v) {
         // "how" in the title: the line is cut at a laptop's width when it says it too
         !open ? null : h("span", { class: "muted", title: v.mine.length < v.maxSeats && snap.seats.includes(null)
           ? `Up to ${v.maxSeats} hands: “+ Hand” on a free seat adds one` : null },
-        // "1 of 3 hands": "$10 · 3 hands" beside "Deal · $21.00" read as the
-        // three hands' bet, which Deal did not match
-        v.mine.length > 1 ? ` · 1 of ${v.mine.length} hands`
+        // "one of your 3 hands": "$10 · 3 hands" beside "Deal · $21.00" read as the
+        // three hands' bet, which Deal did not match; "1 of 3 hands", on every seat, as
+        // "this is hand 1"
+        v.mine.length > 1 ? ` · one of your ${v.mine.length} hands`
           : ` · ${v.mine.length} hand${v.mine.length === 1 ? "" : "s"}`
             + (v.mine.length < v.maxSeats && snap.seats.includes(null) ? ` (up to ${v.maxSeats})` : ""))),
       h("div", { class: "muted" }, `Ante ${dollars(snap.min_ante, { short: true })}–${dollars(snap.max_ante, { short: true })}`

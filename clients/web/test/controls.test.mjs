@@ -281,7 +281,8 @@ test("the rack's line says how many hands in a few words, how to add one in its 
 });
 
 test("with several hands the rack's line says the selected one is one of them", () => {
-  // "Seat #1: $10 · 3 hands" beside "Deal · $21.00" read as the three hands' bet
+  // "Seat #1: $10 · 3 hands" beside "Deal · $21.00" read as the three hands' bet, and
+  // "Seat #8: $0 · 1 of 3 hands" on every seat as "this is hand 1"
   const snap = waiting();
   snap.seats = [0, 1, 2].map(() => ({ ...snap.seats[0] }));
   const root = renderTable({
@@ -291,7 +292,8 @@ test("with several hands the rack's line says the selected one is one of them", 
     available: 100000, layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal: null,
     rebet: null, fair: {},
   });
-  assert.equal(root.byTestId("selected-seat").textContent, "Seat #1: $10 · 1 of 3 hands");
+  assert.equal(root.byTestId("selected-seat").textContent, "Seat #1: $10 · one of your 3 hands");
+  assert.doesNotMatch(root.byTestId("selected-seat").textContent, /\b1 of/);
   assert.equal(root.byTestId("deal").textContent, "Deal · $20.00");
 });
 
