@@ -349,6 +349,35 @@ async def test_a_phone_s_leave_warning_carries_its_own_fold_and_leave_and_spares
     assert problems == []
 
 
+
+async def test_a_spectator_s_way_out_says_it_goes_back_to_the_lobby(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A spectator holds no seat: "← Leave table" said nothing of where it goes. It
+    says the lobby; once seated, the same button leaves the table."""
+    server = await make_server(timers=LONG)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Cy")
+    await page.get_by_test_id("watch-alpha").click()
+    leave = page.get_by_test_id("leave")
+    await expect(page.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+    await expect(leave).to_have_text("← Lobby")
+    await expect(leave).to_have_attribute("aria-label", "Back to the lobby")
+    await page.get_by_test_id("sit-0").click()
+    await expect(page.get_by_test_id("table-view")).to_have_attribute("data-role", "player")
+    await expect(leave).to_have_text("← Leave table")
+    await page.get_by_test_id("stand-0").click()
+    await expect(page.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+    await expect(leave).to_have_text("← Lobby")
+    await leave.click()
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    assert problems == []
+
 #: Whether a toast covers the dealer's clock.
 COVERS_DEALER_CLOCK = """() => {
   const c = document.querySelector('[data-testid="dealer-countdown"]').getBoundingClientRect();

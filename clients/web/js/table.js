@@ -123,10 +123,15 @@ function tableHead(v) {
     v.leaveArmed
       ? h("button", { class: "btn fold leave armed", "data-action": "leave", "data-testid": "leave",
         "data-armed": "true", title: "Leave now: your undecided hands fold (l)" }, "← Fold & leave")
-      // a phone shows the arrow alone: its name says what it does
-      : h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
-        title: "Leave the table (l)", "aria-label": "Leave table" },
-      "← ", h("span", { class: "leave-word" }, "Leave table")),
+      // a phone shows the arrow alone: its name says what it does; a spectator has no
+      // seat to leave: it says where it goes
+      : v.seated
+        ? h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
+          title: "Leave the table (l)", "aria-label": "Leave table" },
+        "← ", h("span", { class: "leave-word" }, "Leave table"))
+        : h("button", { class: "btn ghost leave", "data-action": "leave", "data-testid": "leave",
+          title: "Stop watching: back to the lobby (l)", "aria-label": "Back to the lobby" },
+        "← ", h("span", { class: "leave-word" }, "Lobby")),
     h("div", { class: "title" },
       h("h1", { "data-testid": "table-title", tabindex: "-1" }, snap.title ?? snap.table),
       h("span", { class: "variant" }, row?.variant?.title ?? snap.variant)),
