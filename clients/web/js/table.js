@@ -96,7 +96,7 @@ export function renderTable(ctx) {
   // while the cards are still coming out, nothing that came after them shows
   if (dealing) ctx = { ...ctx, snap: asDealt(ctx.snap, mine) };
   const { snap } = ctx;
-  const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
+  const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing, rawPhase: raw.phase };
   return h("section", {
     id: "table",
     class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`
@@ -150,12 +150,19 @@ function tableHead(v) {
       "data-testid": "to-side", "aria-controls": "side-body", "aria-label": "Paytable, rules & fair deal, below the table",
       title: "The paytable, the rules and the provably fair deal, below the table" }, "Paytable ↓"),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
-      v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
+      v.suspension ? "Paused" : v.dealing ? dealingName(v) : PHASE_NAMES[snap.phase] ?? snap.phase,
       clockEl(v, "countdown", "countdown")),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
       h("span", { class: "meter-value", "data-testid": "jackpot-meter", "data-cents": v.jackpot ?? 0 },
         dollars(v.jackpot ?? 0))));
+}
+
+/** The phase pill while the deal is still shown: its clock is the phase's beneath. A
+ * showdown come meanwhile (every hand decided, or none of the player's in it) counts
+ * to the next round: "Dealing 8s" named a deal for the results' clock. */
+function dealingName(v) {
+  return v.rawPhase === "showdown" ? "Next round" : "Dealing";
 }
 
 /** The casino's pause, or the server shutting down: a row of its own under the head,

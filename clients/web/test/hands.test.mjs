@@ -167,7 +167,9 @@ test("a showdown that comes while the deal is still shown waits for its last car
   assert.equal(during.byTestId("dealer-hand").textContent, "");
   assert.equal(during.byTestId("seat-0-result").withClass("outcome").length, 0);
   assert.equal(during.byTestId("seat-0-status").textContent, ""); // nobody decides before the last card
-  assert.ok(during.byTestId("phase").textContent.startsWith("Dealing"));
+  // the clock is the showdown's, counting to the next round: "Dealing 8s" named the deal
+  assert.ok(during.byTestId("phase").textContent.startsWith("Next round"), during.byTestId("phase").textContent);
+  assert.equal(during.byTestId("table-message").textContent, "Dealing…");
   const shown = during.byTestId("seat-0-cards").withClass("card").map((c) => c.getAttribute("data-card"));
   assert.ok(shown.length > 0 && shown.every((c) => c === "back"), shown); // Ann's, face down to Bob
   const after = draw((deal.count - 1) * deal.step + FLY_MS); // the last card landed
