@@ -246,8 +246,10 @@ function message(v) {
   if (v.online === false) {
     const undecided = snap.phase === "deciding" && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
     return undecided
-      ? "Connection lost — the table's clock may run on: an undecided hand folds when the clock reaches zero; "
-        + "if another server takes the table over, the round is voided and every bet refunded. Reconnecting…"
+      // both things that may come, in short: the clock folds it, or the table's host is
+      // lost meanwhile and the round voided (the casino's servers are none of the player's)
+      ? "Connection lost — reconnecting… An undecided hand folds when the clock reaches zero, "
+        + "unless the round is voided (every bet refunded)."
       : "Connection lost: the table as it last stood. Reconnecting…";
   }
   if (v.quiet) {
