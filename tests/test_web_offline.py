@@ -40,6 +40,8 @@ __all__ = ["browser"]  # the fixture, used below
 
 pytestmark = needs_chromium
 
+LONG_CLOCKS = {"betting": 60, "decision": 60, "results": 60}
+
 
 class Wire:
     """The page's WebSocket, routed through Playwright so the test can break it."""
@@ -181,6 +183,34 @@ async def test_a_link_lost_while_deciding_is_said_and_the_timer_fold_told(
         assert toast["y"] >= wallet["y"] + wallet["height"], (size, toast, wallet)
     assert problems == []
 
+
+async def test_a_phone_s_top_bar_keeps_its_rows_while_offline(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Offline on a phone, Retry pushed Sign up and Sign in along and Buy onto a row of
+    its own: the top bar grew to three rows and the page jumped under it. Sign up and
+    Sign in need the server: while it is away Retry takes their place."""
+    server = await make_server(timers=LONG_CLOCKS)
+    page, wire, problems = await deciding(browser, server)
+    await resize(page, PHONE)
+    bar = page.locator(".topbar")
+    online = await bar.bounding_box()
+    await wire.cut()
+    retry = page.get_by_test_id("retry-now")
+    await expect(retry).to_be_visible()
+    offline = await bar.bounding_box()
+    await page.screenshot(path="test-artifacts/offline-phone-top-bar.png")
+    assert online and offline and offline["height"] == online["height"], (online, offline)
+    await expect(page.get_by_test_id("buy-chips")).to_be_in_viewport()
+    rows = await page.evaluate(
+        """() => ["retry-now", "buy-chips"].map((id) =>
+             Math.round(document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect().top))"""
+    )
+    assert rows[0] == rows[1], rows  # Retry and Buy share the second row
+    wire.down = False
+    await retry_now(page)
+    await expect(page.get_by_test_id("signup")).to_be_visible()
+    assert problems == []
 
 async def test_back_online_mid_decision_says_the_clock_ran_on_and_what_is_left(
     make_server: ServerFactory, browser: Browser
