@@ -403,6 +403,16 @@ async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
     await expect(ended).to_have_class(re.compile(r"\bcollapsed\b"))
     box = await ended.bounding_box()
     assert box is not None and box["height"] < 48, box
+    # cut to one line, it shows that it opens: a "More" beside its words (nothing said so)
+    more = ended.get_by_test_id("toast-more")
+    await expect(more).to_be_visible()
+    await expect(more).to_have_attribute("aria-expanded", "false")
+    await page.screenshot(path="test-artifacts/toast-collapsed-phone.png")
+    await more.tap()
+    await expect(ended).not_to_have_class(re.compile(r"\bcollapsed\b"))
+    await expect(more).to_be_hidden()
+    await ended.get_by_test_id("error-message").tap()  # its words fold it, and open it
+    await expect(ended).to_have_class(re.compile(r"\bcollapsed\b"))
     await ended.get_by_test_id("error-message").tap()
     await expect(ended).not_to_have_class(re.compile(r"\bcollapsed\b"))
     await ended.get_by_test_id("error-dismiss").tap()

@@ -1306,7 +1306,13 @@ function onClick(event) {
         render();
       } else el.closest(".toast, .banner")?.remove();
       break;
-    case "toggle-toast": el.closest(".toast")?.classList.toggle("collapsed"); placeToasts(); break;
+    case "toggle-toast": {
+      const toast = el.closest(".toast");
+      toast?.classList.toggle("collapsed");
+      toast?.querySelector(".more")?.setAttribute("aria-expanded", String(!toast.classList.contains("collapsed")));
+      placeToasts();
+      break;
+    }
     case "reconnect": conn.start(); break;
     case "retry-now": conn.retryNow(); break;
     case "verify-deal": verifyDeal(el.dataset.table); break;
@@ -1480,6 +1486,9 @@ function showError(err, { code = null, tone = null, sticky = false, open = null,
     h("span", { class: "msg", "data-testid": "error-message", "data-action": sticky ? "toggle-toast" : null }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
+    // folded to one line, it shows it opens (its words open it too)
+    sticky && h("button", { class: "btn small more", "data-action": "toggle-toast", "data-testid": "toast-more",
+      "aria-expanded": "false", "aria-label": "Show the whole message" }, "More"),
     action && h("button", { class: "btn small fold", "data-action": action.action, "data-testid": action.testid,
       "aria-keyshortcuts": action.key ?? null }, action.label),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
