@@ -20,7 +20,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from clients.connection import StudClient
-from tests.conftest import ServerFactory
+from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
 from tests.test_web_layout import DEALER, HANDS, LONG, PHONE, cy, new_page
@@ -194,4 +194,53 @@ async def test_long_names_use_the_room_there_is(
     if cut:
         wrong.append(f"History cuts names: {cut}")
     assert wrong == [], "\n".join(wrong)
+    assert problems == []
+
+
+#: Each tile's name, green dot and seat number: their boxes' tops and bottoms; and each
+#: tile's progressive light, lit: its words and their size.
+TILE_PARTS = """() => [...document.querySelectorAll('#table .seat.tile:has(.nameplate .name)')].map((seat) => {
+  const box = (sel) => {
+    const r = seat.querySelector(sel).getBoundingClientRect();
+    return {top: Math.round(r.top), bottom: Math.round(r.bottom)};
+  };
+  const jp = seat.querySelector('.tile-spot .prog-light.on');
+  return {name: box('.nameplate .name'), dot: box('.nameplate .dot'), no: box('.nameplate .seat-no'),
+          jp: jp && {text: jp.textContent, size: parseFloat(getComputedStyle(jp).fontSize),
+                     whole: jp.scrollWidth <= jp.clientWidth + 1}};
+})"""
+
+
+async def test_a_phone_s_tiles_put_the_dot_alike_and_name_the_progressive(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser
+) -> None:
+    """A phone watching: the green dot sat inline before a short name ("● Bo") but on a
+    line of its own above a longer one ("Margarethe"), and a tile's progressive bet was
+    a gold dot with no word. Every tile has its name on top, the dot beside the seat's
+    number under it, and a progressive bet reads "JP" (the word the seats use)."""
+    server = await make_server(tables=TABLE, timers=LONG)
+    for seat, name in enumerate(["Bo", "Margarethe", "Maximiliano"]):
+        player = await connect(server, name)
+        await player.request("sit", table="nine", seat=seat)
+        await player.request("ante", table="nine", seat=seat, amount=500, progressive=seat != 1)
+    problems: list[str] = []
+    _, page = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems,
+        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=3,
+    )
+    await page.get_by_test_id("name-input").fill("Wendy")
+    await page.get_by_test_id("enter").tap()
+    await page.get_by_test_id("watch-nine").tap()
+    await expect_phase([page], "betting")
+    tiles: list[dict[str, Any]] = await page.evaluate(TILE_PARTS)
+    await page.screenshot(path=str(ARTIFACTS / "room-phone-tiles.png"), full_page=True)
+    assert len(tiles) == 3, tiles
+    for n, tile in enumerate(tiles):
+        assert tile["dot"]["top"] >= tile["name"]["bottom"] - 1, (n, tile)  # under the name
+        assert tile["dot"]["top"] < tile["no"]["bottom"], (n, tile)  # beside the number
+        assert tile["no"]["top"] < tile["dot"]["bottom"], (n, tile)
+    lit = [t["jp"] for t in tiles]
+    assert lit[1] is None, lit
+    for jp in (lit[0], lit[2]):
+        assert jp is not None and jp["text"] == "JP" and jp["size"] >= 8 and jp["whole"], lit
     assert problems == []
