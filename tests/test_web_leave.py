@@ -19,6 +19,7 @@ from clients.connection import StudClient
 from server.app import StudServer
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
+from tests.layout_probes import TOAST_CLEAR
 from tests.test_web import (
     ARTIFACTS,
     VIEWPORT,
@@ -31,7 +32,6 @@ from tests.test_web import (
     shot,
     signed,
 )
-from tests.layout_probes import TOAST_CLEAR
 from tests.test_web_layout import NINE, PHONE, new_page, sit_three
 from tests.test_web_layout import enter as layout_enter
 
@@ -313,8 +313,13 @@ async def test_a_phone_s_leave_warning_carries_its_own_fold_and_leave_and_spares
     server = await make_server(tables=NINE, timers=LONG)
     problems: list[str] = []
     _, bob = await new_page(
-        browser, f"http://127.0.0.1:{server.port}/", problems,
-        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=3,
+        browser,
+        f"http://127.0.0.1:{server.port}/",
+        problems,
+        viewport=PHONE,
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=3,
     )
     await layout_enter(bob, "Bob", tap=True)
     await sit_three(bob, 0, tap=True)
@@ -349,7 +354,6 @@ async def test_a_phone_s_leave_warning_carries_its_own_fold_and_leave_and_spares
     assert problems == []
 
 
-
 async def test_a_spectator_s_way_out_says_it_goes_back_to_the_lobby(
     make_server: ServerFactory, browser: Browser
 ) -> None:
@@ -377,6 +381,7 @@ async def test_a_spectator_s_way_out_says_it_goes_back_to_the_lobby(
     await leave.click()
     await expect(page.get_by_test_id("lobby")).to_be_visible()
     assert problems == []
+
 
 #: Whether a toast covers the dealer's clock.
 COVERS_DEALER_CLOCK = """() => {

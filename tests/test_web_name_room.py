@@ -199,13 +199,15 @@ async def test_long_names_use_the_room_there_is(
 
 #: Each tile's name, green dot and seat number: their boxes' tops and bottoms; and each
 #: tile's progressive light, lit: its words and their size.
-TILE_PARTS = """() => [...document.querySelectorAll('#table .seat.tile:has(.nameplate .name)')].map((seat) => {
+TILE_PARTS = """() => [...document.querySelectorAll('#table .seat.tile:has(.nameplate .name)')]
+  .map((seat) => {
   const box = (sel) => {
     const r = seat.querySelector(sel).getBoundingClientRect();
     return {top: Math.round(r.top), bottom: Math.round(r.bottom)};
   };
   const jp = seat.querySelector('.tile-spot .prog-light.on');
-  return {name: box('.nameplate .name'), dot: box('.nameplate .dot'), no: box('.nameplate .seat-no'),
+  return {name: box('.nameplate .name'), dot: box('.nameplate .dot'),
+          no: box('.nameplate .seat-no'),
           jp: jp && {text: jp.textContent, size: parseFloat(getComputedStyle(jp).fontSize),
                      whole: jp.scrollWidth <= jp.clientWidth + 1}};
 })"""
@@ -225,8 +227,13 @@ async def test_a_phone_s_tiles_put_the_dot_alike_and_name_the_progressive(
         await player.request("ante", table="nine", seat=seat, amount=500, progressive=seat != 1)
     problems: list[str] = []
     _, page = await new_page(
-        browser, f"http://127.0.0.1:{server.port}/", problems,
-        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=3,
+        browser,
+        f"http://127.0.0.1:{server.port}/",
+        problems,
+        viewport=PHONE,
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=3,
     )
     await page.get_by_test_id("name-input").fill("Wendy")
     await page.get_by_test_id("enter").tap()

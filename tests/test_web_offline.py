@@ -212,6 +212,7 @@ async def test_a_phone_s_top_bar_keeps_its_rows_while_offline(
     await expect(page.get_by_test_id("signup")).to_be_visible()
     assert problems == []
 
+
 async def test_back_online_mid_decision_says_the_clock_ran_on_and_what_is_left(
     make_server: ServerFactory, browser: Browser
 ) -> None:
