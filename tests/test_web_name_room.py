@@ -249,5 +249,5 @@ async def test_a_phone_s_tiles_put_the_dot_alike_and_name_the_progressive(
     lit = [t["jp"] for t in tiles]
     assert lit[1] is None, lit
     for jp in (lit[0], lit[2]):
-        assert jp is not None and jp["text"] == "JP" and jp["size"] >= 8 and jp["whole"], lit
+        assert jp is not None and jp["text"] == "JP" and jp["size"] >= 10 and jp["whole"], lit
     assert problems == []
