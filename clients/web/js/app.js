@@ -1489,7 +1489,7 @@ function showError(err, { code = null, tone = null, sticky = false, open = null,
     // folded to one line, it shows it opens (its words open it too)
     sticky && h("button", { class: "btn small more", "data-action": "toggle-toast", "data-testid": "toast-more",
       "aria-expanded": "false", "aria-label": "Show the whole message" }, "More"),
-    action && h("button", { class: "btn small fold", "data-action": action.action, "data-testid": action.testid,
+    action && h("button", { class: "btn small fold toast-action", "data-action": action.action, "data-testid": action.testid,
       "aria-keyshortcuts": action.key ?? null }, action.label),
     h("button", { class: "close", "data-action": "dismiss", "data-testid": "error-dismiss", "aria-label": "Dismiss" }, "×"));
   list.append(toast);
