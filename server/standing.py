@@ -38,7 +38,10 @@ class Suspension:
 
 #: What a player told `table_suspended` reads, by the suspension's reason.
 REASONS = {
-    "store": "the game's data store is not answering: play waits for it, nothing is lost",
+    "store": (
+        "the game's data store is not answering or not taking writes: play waits for it, "
+        "nothing is lost"
+    ),
     "lease": (
         "this server cannot reach the fleet to keep the table: play waits; if another "
         "server takes the table over, it voids the round and refunds every bet"

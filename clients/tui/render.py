@@ -30,11 +30,11 @@ PHASES: Final = {
 }
 #: why a suspended table waits (the browser says the same)
 PAUSED: Final = {
-    "store": "the game's data store is not answering. Nothing is lost; play goes on where it "
-    "stopped.",
-    "lease": "this server is out of touch with the others. Nothing is lost: play goes on where "
-    "it stopped, or, if another server takes the table over, the round is voided and every bet "
-    "refunded.",
+    "store": "the game's data store is not answering or not taking writes. Nothing is lost; "
+    "play goes on where it stopped.",
+    "lease": "this server cannot renew its hold on the table. Nothing is lost: play goes on "
+    "where it stopped, or, if another server takes the table over, the round is voided and "
+    "every bet refunded.",
     "store_lost": "the game's data store came back without its data. Play waits until the "
     "casino restores it; nothing is taken or paid meanwhile.",
 }

@@ -73,9 +73,10 @@ export function buildAmount(build) {
  */
 /** Why a suspended table waits, in words (PROTOCOL.md §6, Faults). */
 const PAUSED_WHY = {
-  store: "Paused: the game's data store is not answering. Nothing is lost; play goes on where it stopped.",
-  lease: "Paused: this server is out of touch with the others. Nothing is lost: play goes on where it stopped, "
-    + "or, if another server takes the table over, the round is voided and every bet refunded.",
+  store: "Paused: the game's data store is not answering or not taking writes. Nothing is lost; "
+    + "play goes on where it stopped.",
+  lease: "Paused: this server cannot renew its hold on the table. Nothing is lost: play goes on where it "
+    + "stopped, or, if another server takes the table over, the round is voided and every bet refunded.",
   store_lost: "Paused: the game's data store came back without its data. Play waits until the casino "
     + "restores it; nothing is taken or paid meanwhile.",
 };

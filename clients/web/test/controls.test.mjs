@@ -125,9 +125,16 @@ test("offline mid-decision, the page says both things that may come: a fold by t
     + "unless the round is voided (every bet refunded).");
 });
 
+test("a table paused for its store says it may be refusing writes, not only silent", () => {
+  // a Redis out of memory or short of replicas answers at once, refusing writes: "not
+  // answering" alone was untrue
+  const text = deciding({ phase: "suspended", suspended: { phase: "deciding", reason: "store", since_ms: 0 } });
+  assert.match(text, /not answering or not taking writes/);
+});
+
 test("a table paused for its lease says a takeover voids the round, not only that play goes on", () => {
   const text = deciding({ phase: "suspended", suspended: { phase: "deciding", reason: "lease", since_ms: 0 } });
-  assert.match(text, /out of touch with the others/);
+  assert.match(text, /cannot renew its hold on the table/);
   assert.match(text, /if another server takes the table over, the round is voided and every bet refunded/);
 });
 
