@@ -655,9 +655,19 @@ class Bot:
             raise TimeoutError(f"{action} not seen in a snapshot")
 
     async def _finish(self, client: StudClient) -> None:
-        """Give the seats back and read the final wallet; never raises."""
+        """Give the seats back and read the final wallet; never raises. A bot stopped by
+        an error with a hand in play lets the table's clock finish it first (a fold for
+        time, the showdown counted): leaving folded it unseen, and `net` missed it."""
         r = self.result
         if not client.closed.done():
+            snap = client.tables.get(self.table)
+            if r.player_id and snap is not None and self._live(snap):
+                try:
+                    await client.wait_table(
+                        self.table, lambda s: not self._live(s), timeout=self.step_timeout
+                    )
+                except (TimeoutError, ConnectionError, ConnectionClosed):
+                    r.errors["left_in_play"] += 1  # its net may miss that hand
             try:
                 if r.player_id:
                     with contextlib.suppress(ServerError, TableMoved):

@@ -245,3 +245,22 @@ async def test_a_request_the_rate_limit_dropped_all_the_same_goes_again() -> Non
     client = Dropping()
     assert await bot._request(client, "deal", table="alpha") == {"t": "ok"}  # type: ignore[arg-type]
     assert client.sent == 3 and bot.result.errors == {"rate_limited": 2}
+
+
+async def test_a_bot_stopped_by_an_error_mid_hand_counts_the_hand_it_leaves(
+    make_server: ServerFactory,
+) -> None:
+    """A bot stopped at an error with a dealt hand left at once; the leave folded the
+    hand unseen, so `net` missed its loss and no longer matched the wallet."""
+    server = await make_server(timers={"betting": 30, "decision": 1, "results": 0.2})
+
+    def failing(cards: Any, up: Any) -> bool:
+        raise ServerError({"t": "error", "code": "store_unavailable", "message": "refused"})
+
+    report = await run_bots(
+        url(server), ["alpha"], 1, rounds=2, seed=5, step_timeout=20, strategy=failing
+    )
+    (bot,) = report.bots
+    assert bot.errors == {"store_unavailable": 1}, bot.errors
+    assert (bot.hands, bot.auto_folded) == (1, 1), bot.to_dict()
+    await reconcile(server, report)
