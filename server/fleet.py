@@ -95,6 +95,11 @@ class Fleet:
         on_acts: Callable[[str | None, dict[str, Any] | None], None] | None = None,
     ) -> None:
         self.store = store
+        # back within a twelfth of the TTL once Redis answers again: a stall past the
+        # TTL lapses every lease, a standby takes one free for a third of the TTL, and
+        # this connection's backoff, grown to seconds in the stall, let it (a CLIENT
+        # PAUSE of 10 s moved live tables and voided their rounds)
+        store.max_backoff = min(store.max_backoff, ttl / 12)
         self.process_id = process_id
         self.public_url = public_url
         self.ttl = ttl

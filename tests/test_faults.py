@@ -29,6 +29,7 @@ import pytest
 from clients.connection import ServerError, StudClient
 from protocol.codec import encode
 from server import app
+from server import cli as app_cli
 from server.app import StudServer
 from server.fleet import Fleet
 from server.outbox import BoundedConnection
@@ -688,3 +689,46 @@ async def test_a_withdraw_whose_refund_landed_before_the_table_moved_is_answered
     finally:
         await server.stop(grace=0)
         await books.close()
+
+
+async def test_a_redis_paused_past_the_ttl_gives_the_table_back_to_its_holder(
+    private_redis: RedisServer,
+) -> None:
+    """CLIENT PAUSE ALL past the TTL: every lease lapses the moment the pause ends. The
+    holder's fleet connection, in its reconnect backoff (it had grown to seconds), came
+    back after a standby had waited its third of the TTL: the standby took the table and
+    voided the round of a holder that was alive. (Whether a connection is mid-backoff
+    when the pause ends is chance: the backoff's cap is checked too.)"""
+    ttl = 2.0
+    config = replace(
+        make_config(timers={"betting": 30, "decision": 30, "results": 0.2}),
+        fleet_ttl=ttl,
+        store_timeout=1.0,
+        redis_url=private_redis.url,
+        redis_namespace=fresh_namespace(),
+    )
+    servers: list[StudServer] = []
+    for _ in ("holder", "standby"):
+        server = StudServer(config, **await app_cli._stores(config))
+        await server.start()
+        servers.append(server)
+    holder, standby = servers
+    try:
+        assert all(s.fleet is not None and s.fleet.store.max_backoff <= ttl / 12 for s in servers)
+        assert holder.rooms["alpha"].active and not standby.rooms["alpha"].active
+        ann = await client(holder, "ann")
+        await to_deciding(ann)
+        round_id, epoch = ann.tables["alpha"]["round_id"], holder.rooms["alpha"].fence.epoch
+        private_redis.command("CLIENT", "PAUSE", str(int(ttl * 5_000)), "ALL")
+        await asyncio.sleep(ttl * 5 + ttl)  # the pause, then a TTL of looks by both
+        assert holder.rooms["alpha"].active and not standby.rooms["alpha"].active
+        assert holder.rooms["alpha"].fence.epoch == epoch
+        await ann.wait_table("alpha", lambda s: s["phase"] == "deciding", timeout=10)
+        await ann.request("raise", table="alpha", seat=0)
+        done = await ann.wait_table("alpha", lambda s: s["phase"] == "showdown")
+        assert done["round_id"] == round_id and done["seats"][0]["decision"] == "raise"
+        await ann.close()
+    finally:
+        for server in servers:
+            await server.stop(grace=0)
+            await server.store.close()
