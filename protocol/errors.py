@@ -122,9 +122,9 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.SHUTTING_DOWN: "The server is shutting down: no new sits, antes or chip purchases.",
     ErrorCode.TABLE_SUSPENDED: (
         "The table is suspended (its snapshot says why): nothing was applied; try again "
-        "when it resumes. `reason`: `store` (the data store does not answer), `lease` "
-        "(this server is cut off from the store the servers share) or `store_lost` (the "
-        "store came back without its data)."
+        "when it resumes. `reason`: `store` (the data store does not answer, or refuses "
+        "writes for now), `lease` (this server cannot renew its hold on the table in the "
+        "store the servers share) or `store_lost` (the store came back without its data)."
     ),
     ErrorCode.TABLE_PAUSED: (
         "The casino has paused this table (its snapshot's `paused` says why): the round in "

@@ -17,9 +17,9 @@ from textual.widgets import DataTable, Static
 from clients.connection import ServerError, StudClient, absorb_hand
 from clients.tui import LobbyScreen, PlayScreen, StudApp, WatchScreen
 from clients.tui import link as link_module
+from clients.tui.keys import PLAY_KEYS
 from clients.tui.link import sign_in
 from clients.tui.render import (
-    PLAY_KEYS,
     card_markup,
     describe_error,
     fairness_text,

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from clients.tui import PlayScreen, StudApp
 from clients.tui.bets import BetSlip
+from clients.tui.keys import play_keys
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
     fairness_text,
@@ -21,7 +22,6 @@ from clients.tui.render import (
     info_text,
     last_round_text,
     legend_text,
-    play_keys,
     player_text,
     seats_text,
 )

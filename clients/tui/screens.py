@@ -18,23 +18,25 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from clients.bots import money
-from clients.tui.link import Link
-from clients.tui.render import (
-    CHIPS,
+from clients.tui.keys import (
     FULL_NO_SEAT_KEYS,
     HISTORY_KEYS,
-    LOBBY_COLUMNS,
     NO_SEAT_KEYS,
     OFFLINE_KEYS,
     PLAY_KEYS,
     WATCH_KEYS,
     WATCH_OFFLINE_KEYS,
+    play_keys,
+)
+from clients.tui.link import Link
+from clients.tui.render import (
+    CHIPS,
+    LOBBY_COLUMNS,
     dealer_text,
     history_text,
     info_text,
     legend_text,
     lobby_rows,
-    play_keys,
     seats_text,
     spectator_sit_text,
     table_titles,
