@@ -391,3 +391,51 @@ COVERS_DEALER_CLOCK = """() => {
     return t.left < c.right && c.left < t.right && t.top < c.bottom && c.top < t.bottom;
   });
 }"""
+
+
+#: Every "Free seats" the lobby showed for table nine, recorded as it is drawn.
+WATCH_FREE = """() => {
+  window.freeShown = [];
+  const look = () => {
+    const lobby = document.querySelector('[data-testid="lobby"]');
+    const free = document.querySelector('[data-testid="lobby-free-nine"]');
+    if (lobby && !lobby.hidden && free) window.freeShown.push(free.textContent);
+  };
+  new MutationObserver(look).observe(document.body,
+    {subtree: true, childList: true, characterData: true, attributes: true});
+}"""
+
+
+async def test_the_lobby_shown_after_a_leave_counts_the_seats_just_given_up(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser
+) -> None:
+    """A full table left showed in the lobby as "Free seats 0 of 9", "Table full", until
+    the next throttled lobby push: the seats the player had just given up are free in
+    the first lobby drawn after the leave."""
+    server = await make_server(tables=NINE, timers=LONG, jackpot_push_interval=3600)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await layout_enter(page, "Ann")
+    await sit_three(page, 0)
+    for name in ("Bob", "Cy"):
+        other = await connect(server, name)
+        await other.request("join", table="nine")
+        for _ in range(3):
+            await other.request("sit", table="nine")
+    server.lobby.flush()  # the page at the table is told the table is full
+    await page.wait_for_function(
+        "window.stud.state.lobby?.tables.find((r) => r.id === 'nine')?.taken === 9"
+    )
+    await page.evaluate(WATCH_FREE)
+    await page.get_by_test_id("leave").click()
+    await expect(page.get_by_test_id("lobby-free-nine")).to_have_text("3 of 9")
+    await expect(page.get_by_test_id("play-nine")).to_have_text("Play")
+    await expect(page.get_by_test_id("play-nine")).to_be_enabled()
+    shown: list[str] = await page.evaluate("window.freeShown")
+    assert shown and set(shown) == {"3 of 9"}, shown
+    await shot(page, "lobby-after-leaving-a-full-table.png")
+    assert problems == []

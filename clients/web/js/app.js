@@ -817,6 +817,9 @@ async function leaveTable() {
   await act(async () => {
     try {
       await conn.request("leave", { table });
+      // the lobby as it is now, before it shows: the one in hand is the last throttled
+      // push, from before the leave (a full table left read "Table full" for seconds)
+      await conn.request("lobby", { watch: true }).catch(() => {});
     } finally {
       setCurrent(null);
       delete state.tables[table];
