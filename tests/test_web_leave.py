@@ -10,6 +10,7 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -180,6 +181,13 @@ async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
     assert len(raised) == 1
     net = raised[0]["result"]["net"]
     await expect(settled).to_contain_text(f"hand on seat #1 came to {signed(net)}")
+    # money news, as a table moved or a round played unseen: it stays until dismissed
+    # (it went within 5 s, the result still being read); once read, folded to a line
+    await expect(settled).to_have_attribute("data-sticky", "true")
+    await expect(settled).to_have_class(re.compile(r"\bcollapsed\b"), timeout=2 * WAIT_MS)
+    await expect(settled).to_be_visible()
+    await settled.get_by_test_id("error-dismiss").click()
+    await expect(settled).to_have_count(0)
     assert problems == []
 
 

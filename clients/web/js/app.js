@@ -796,7 +796,9 @@ async function tellPlayedOn() {
     .filter(([s]) => s?.player_id === state.me?.player_id && s.decision === "raise");
   const net = raised.reduce((sum, [s]) => sum + (s.result?.net ?? 0), 0);
   showError(`${wait.title}: the round you left settled: your raised ${handsOn(raised.map(([, i]) => i))} `
-    + `came to ${signedDollars(net)}. History shows it.`, { code: "left-settled", tone: net >= 0 ? "ok" : null });
+    + `came to ${signedDollars(net)}. History shows it.`,
+  // news of money, come while the player looks at something else: not to go by unseen
+  { code: "left-settled", tone: net >= 0 ? "ok" : null, sticky: true });
 }
 
 async function leaveTable() {
