@@ -176,8 +176,8 @@ async def test_play_a_round_while_a_spectator_watches(make_server: ServerFactory
 
 
 def test_a_decided_hand_hands_the_selection_on_to_the_next_one_waiting() -> None:
-    """r on seat 2 of three undecided hands moves on to seat 3, not back to seat 1 (an
-    f pressed next folded seat 1)."""
+    """f or r on decided seat 2 of three hands selects seat 3, not seat 1 (the order a
+    player goes down their hands in)."""
     seats = [{"cards": ["2c"] * 5, "decision": None} for _ in range(3)]
     seats.append({"cards": None, "decision": None})
     assert waiting_hands({"seats": seats}, [0, 1, 2, 3]) == [0, 1, 2]
@@ -221,9 +221,9 @@ async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) ->
         assert app.selected == 0
         await p.press("r")
         await settle(app)
-        await sees(p, app, "#message", "Seat 1 is not waiting; nothing sent. Tab to 2.")
+        await sees(p, app, "#message", "Seat 1 is not waiting; nothing sent. Seat 2 is selected")
         assert app.snapshot["seats"][1]["decision"] is None
-        await p.press("tab")
+        assert app.selected == 1
         before = app.balance["balance"]
         await p.press("b")
         await until(p, lambda: app.balance["balance"] == before + 10_000, "the chips bought")
@@ -800,7 +800,7 @@ async def test_at_80x24_three_hands_leave_the_message_line_on_screen(
         await until(p, lambda: app.own_seats() == [0, 1, 2], "three seats")
         await p.press("3", "tab", "3", "tab", "3", "d")
         await until(p, lambda: phase(app) == "deciding", "the deal")
-        await p.press("f", "f", "f")
+        await p.press("f", "tab", "f", "tab", "f")
         await until(p, lambda: phase(app) == "showdown", "the showdown")
         await sees(p, app, "#player", "Last round")
         await p.press("f")  # nothing is due: a refusal in words

@@ -292,3 +292,32 @@ def test_what_rebet_would_stack_is_said_whole_in_the_room_there_is(width: int) -
     assert cell_len(line) <= width and "a rebets " in line and "…" not in line, line
     wanted = {78: "#7 $10+P, #8 $6, #9 $5+P", 118: "#7 $10+P, #8 $6, #9 $5+P"}
     assert wanted.get(width, "seat 7 $10.00 + progressive, seat 8 $6.00") in line, line
+
+
+async def test_f_pressed_twice_folds_one_hand_and_then_shows_the_next(
+    make_server: ServerFactory,
+) -> None:
+    """A decision moved the selection to the next waiting hand at once, unsaid: f pressed
+    twice folded two hands (r twice raised two)."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1, 2], "three seats")
+        for _ in range(3):
+            await p.press("tab", "1")
+        await p.press("d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        first = app.selected
+        assert first is not None
+        await p.press("f")
+        await until(p, lambda: (app.snapshot or {})["seats"][first]["decision"] == "fold", "f")
+        await p.press("f")
+        said = await sees(p, app, "#message", "is not waiting; nothing sent")
+        seats = (app.snapshot or {})["seats"]
+        assert [s["decision"] for s in seats[:3]].count("fold") == 1, seats
+        assert app.selected != first and f"Seat {(app.selected or 0) + 1} is selected" in said
+        await p.press("r")
+        chosen = app.selected or 0
+        await until(p, lambda: (app.snapshot or {})["seats"][chosen]["decision"] == "raise", "r")

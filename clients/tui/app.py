@@ -776,16 +776,26 @@ class StudApp(App[None]):
             # the selected seat only, the one marked: never another hand in its place
             seat = self.selected
             if seat is None or seat not in undecided:
-                waiting = ", ".join(str(s + 1) for s in undecided)
-                where = "Your selected hand" if seat is None else f"Seat {seat + 1}"
-                self.say(f"{where} is not waiting; nothing sent. Tab to {waiting}.", moment=True)
+                after = None if seat is None else next_waiting(undecided, seat)
+                if seat is None or after is None:
+                    waiting = ", ".join(str(s + 1) for s in undecided)
+                    where = "Your selected hand" if seat is None else f"Seat {seat + 1}"
+                    said = f"{where} is not waiting; nothing sent. Tab to {waiting}."
+                    self.say(said, moment=True)
+                    return
+                # a hand decided or out of the round: the next waiting one is selected,
+                # and nothing is sent to it before the player sees it is the one marked
+                self.selected = after
+                self.say(
+                    f"Seat {seat + 1} is not waiting; nothing sent. Seat {after + 1} is "
+                    "selected: f fold · r raise.",
+                    moment=True,
+                )
                 return
             await self.link.request(decision, table=table, seat=seat)
+            # the selection stays on the decided hand: it moved on to the next waiting one,
+            # so a second f or r, pressed again, folded or raised another hand unseen
             self.message = ""
-            # move on to the next of our hands still waiting for a decision
-            after = next_waiting(waiting_hands(self.snapshot or snap, self.own_seats()), seat)
-            if after is not None:
-                self.selected = after
 
         self.submit(job)
 
