@@ -321,3 +321,53 @@ async def test_f_pressed_twice_folds_one_hand_and_then_shows_the_next(
         await p.press("r")
         chosen = app.selected or 0
         await until(p, lambda: (app.snapshot or {})["seats"][chosen]["decision"] == "raise", "r")
+
+
+async def test_words_of_bets_closed_of_clearing_and_of_a_table_left(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A chip at a showdown on a seat with no bet said "This seat's bet is placed"; x
+    said "Bets cleared." of every seat as if of the selected one; a Tab left "Seat 1 is
+    not waiting" about the hand before; and a table left mid-round and opened again
+    showed the Last round of the round before."""
+    server = await make_server(timers={**LONG, "results": 2})
+    bob = await connect(server, "bob")
+    await bob.request("sit", table="alpha", seat=3)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1], "two seats")
+        await p.press("1", "tab", "1", "x")
+        await sees(p, app, "#message", "Bets cleared on seats 1, 2.")
+        await p.press("1", "d")
+        await until(p, lambda: phase(app) == "betting", "bets open")
+        await bob.request("ante", table="alpha", seat=3, amount=100)
+        await bob.request("deal", table="alpha")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        dealt = app.selected
+        await p.press("tab", "f")
+        await sees(p, app, "#message", "is not waiting; nothing sent")
+        assert app.selected == dealt
+        await p.press("tab")
+        await until(p, lambda: "not waiting" not in shown(app, "#message"), "said of the other")
+        await p.press("tab", "f")
+        await bob.request("fold", table="alpha", seat=3)
+        await until(p, lambda: phase(app) == "showdown", "the showdown")
+        await sees(p, app, "#player", "Last round")
+        await p.press("tab")
+        if (app.snapshot or {})["seats"][app.selected or 0]["ante"]:
+            await p.press("tab")  # the seat that sat the round out
+        await p.press("1")
+        await sees(p, app, "#message", "Bets are closed until this round is over")
+        await until(p, lambda: phase(app) in ("waiting", "betting"), "the next round")
+        await p.press("1", "d")
+        await bob.request("ante", table="alpha", seat=3, amount=100)
+        await bob.request("deal", table="alpha")
+        await until(p, lambda: phase(app) == "deciding", "the next deal")
+        await p.press("l", "l")  # leaving folds the hand
+        await until(p, lambda: app.table_id is None, "the lobby")
+        app.open_table("alpha")
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
+        await until(p, lambda: phase(app) == "deciding", "the round left, going on")
+        assert "Last round" not in shown(app, "#player")

@@ -650,6 +650,7 @@ class StudApp(App[None]):
         self.slip.reset()
         self.selected = None
         self.deadline = None
+        self.last_round = ()  # that table's: reopened, it showed the round before a leave
         if isinstance(self.screen, WatchScreen):
             self.pop_screen()
         return table_id
@@ -673,12 +674,21 @@ class StudApp(App[None]):
         s = snap["seats"][seat]
         return isinstance(s, dict) and s["player_id"] == self.player_id and not s["ante"]
 
+    def _not_buildable_text(self, seat: int) -> str:
+        """Why no chip goes on `seat` now: its bet placed, or bets closed for the round
+        (it said "This seat's bet is placed" of a seat with no bet at a showdown)."""
+        snap = self.snapshot or {}
+        s = (snap.get("seats") or [None] * (seat + 1))[seat]
+        if isinstance(s, dict) and s.get("ante"):
+            return "This seat's bet is placed: wait for the next round."
+        return "Bets are closed until this round is over: stack chips for the next one then."
+
     def add_chip(self, index: int) -> None:
         if self.selected is None:
             self.say("Sit down first: press s.", error=True)
             return
         if not self._buildable(self.selected):
-            self.say("This seat's bet is placed: wait for the next round.", moment=True)
+            self.say(self._not_buildable_text(self.selected), moment=True)
             return
         self.slip.add(self.selected, index)
         self.message = ""
@@ -694,7 +704,7 @@ class StudApp(App[None]):
             self.say("Sit down first: press s.", error=True)
             return
         if not self._buildable(seat):
-            self.say("This seat's bet is placed: wait for the next round.", moment=True)
+            self.say(self._not_buildable_text(seat), moment=True)
             return
         on = self.slip.toggle(seat)
         self.say(f"Progressive bet {'on' if on else 'off'} for seat {seat + 1}.")
@@ -711,9 +721,15 @@ class StudApp(App[None]):
         self.say(f"Rebet: {words}. Press d to deal.")
 
     def clear_bets(self) -> None:
-        """Take every chip (and the progressive) off the seats whose bets are not placed."""
-        self.slip.clear(s for s in self.own_seats() if self._buildable(s))
-        self.say("Bets cleared.")
+        """Take every chip (and the progressive) off the seats whose bets are not placed;
+        said seat by seat ("Bets cleared." alone read as the selected seat's)."""
+        seats = [s for s in self.own_seats() if self._buildable(s)]
+        self.slip.clear(seats)
+        if not seats:
+            self.say("No bet to clear: bets are placed or closed.", moment=True)
+            return
+        where = "seat" + ("s " if len(seats) > 1 else " ") + ", ".join(str(s + 1) for s in seats)
+        self.say(f"Bets cleared on {where}.")
 
     def next_seat(self) -> None:
         mine = self.own_seats()
@@ -721,6 +737,8 @@ class StudApp(App[None]):
             return
         i = mine.index(self.selected) + 1 if self.selected in mine else 0
         self.selected = mine[i % len(mine)]
+        if self.message_moment is not None:  # about the hand selected before ("Seat 8 is
+            self.message, self.message_moment = "", None  # not waiting"): not this one
         self.redraw_soon()
 
     def deal(self) -> None:
