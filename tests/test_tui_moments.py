@@ -371,3 +371,15 @@ async def test_words_of_bets_closed_of_clearing_and_of_a_table_left(
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table again")
         await until(p, lambda: phase(app) == "deciding", "the round left, going on")
         assert "Last round" not in shown(app, "#player")
+
+
+@pytest.mark.parametrize("width", [78, 160])
+def test_the_wallet_line_says_held_money_is_part_of_the_balance_and_fits(width: int) -> None:
+    """ "balance $9,981.00 (held for raises $34.00)  bonus $2,500.00 (not …" at 80
+    columns, and it did not say the held money is counted in the balance."""
+    wallet = {"balance": 998_100, "held": 3_400, "bonus": 250_000}
+    text = player_text("Reviewer80", wallet, [], False, 0, 100, width=width)
+    line = text.plain.splitlines()[0]
+    assert cell_len(line) <= width and "…" not in line, line
+    assert "balance $9,981.00 ($34.00 of it held" in line and "bonus $2,500.00" in line, line
+    assert ("not playable here" in line) is (width >= 160), line

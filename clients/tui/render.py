@@ -344,7 +344,8 @@ def lobby_now(row: Frame) -> str:
 
 #: What a player picks a table by first: an 80-column terminal cuts the last columns (the
 #: jackpot read "main $1", then the phase "Sh"); the game is mostly in the table's title.
-LOBBY_COLUMNS: Final = ("Table", "Now", "Free seats", "Ante", "Jackpot", "Game", "Watching")
+#: Short headings ("3 of 9" says seats; "Watching" was cut to "Wat" at 80 columns).
+LOBBY_COLUMNS: Final = ("Table", "Now", "Free", "Ante", "Jackpot", "Game", "Watch")
 
 
 def info_text(
@@ -698,11 +699,21 @@ def player_text(
     would bet again (`rebet`, in words), and how the last round went (`last_round`:
     its layouts, roomiest first; the first that fits `width` is shown)."""
     bal = balance.get("balance")
-    line = f"[b cyan]{escape(name)}[/]  balance [b]{money(bal) if bal is not None else '?'}[/]"
-    if balance.get("held"):
-        line += f" (held for raises {money(balance['held'])})"
-    if balance.get("bonus"):
-        line += f"  bonus {money(balance['bonus'])} (not playable here)"
+    held, bonus = balance.get("held"), balance.get("bonus")
+    firsts = []  # roomiest first: at 80 columns "bonus $2,500.00 (not …" was cut
+    for held_words, bonus_words in (
+        ("held for raises", " (not playable here)"),
+        ("held", " (not playable)"),
+        ("held", ""),
+    ):
+        first = f"[b cyan]{escape(name)}[/]  balance [b]{money(bal) if bal is not None else '?'}[/]"
+        if held:  # a part of the balance, kept for the raises of the hands in play
+            first += f" ({money(held)} of it {held_words})"
+        if bonus:
+            first += f"  bonus {money(bonus)}{bonus_words}"
+        firsts.append(first)
+    fit = [f for f in firsts if width is None or Text.from_markup(f).cell_len <= width]
+    line = (fit or firsts)[0 if fit else -1]
     if selected is None:
         line += "\n[dim]No seat: press s to sit.[/]"
     elif placed:
