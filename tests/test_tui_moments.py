@@ -4,6 +4,7 @@ keys line offers only keys that act."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -383,3 +384,33 @@ def test_the_wallet_line_says_held_money_is_part_of_the_balance_and_fits(width: 
     assert cell_len(line) <= width and "…" not in line, line
     assert "balance $9,981.00 ($34.00 of it held" in line and "bonus $2,500.00" in line, line
     assert ("not playable here" in line) is (width >= 160), line
+
+
+async def test_a_decision_slow_to_be_answered_is_said_sent_and_then_in_doubt(
+    make_server: ServerFactory,
+) -> None:
+    """A frozen server: the screen showed nothing of a raise sent, then only "The server
+    did not answer", never that the raise may have been taken."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("1", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        answer = asyncio.Event()
+        request = app.link.request
+
+        async def frozen(t: str, **fields: Any) -> dict[str, Any]:
+            if t != "raise":
+                return await request(t, **fields)
+            await answer.wait()
+            raise ConnectionError("connection closed while waiting")
+
+        app.link.request = frozen  # type: ignore[method-assign]
+        await p.press("r")
+        await sees(p, app, "#message", "Your raise for seat 1 is sent; waiting for the answer")
+        answer.set()
+        said = await sees(p, app, "#message", "was sent, and the server did not answer")
+        assert "shows whether it was taken" in said, said

@@ -58,6 +58,7 @@ from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
+    bets_closed_text,
     describe_error,
     fairness_text,
     folded_by_leaving,
@@ -88,6 +89,7 @@ from clients.tui.witness import FairnessWitness
 from clients.verify import Verdict
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
+SLOW_ANSWER = 1.0  # seconds a decision goes unanswered before the screen says it is sent
 #: Refusals that say only that this try of a purchase was not taken.
 NOT_THIS_TRY: Final = frozenset({"store_unavailable", "rate_limited", "shutting_down"})
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
@@ -267,15 +269,7 @@ class StudApp(App[None]):
         return Text.assemble(down, "\n", said) if down else said
 
     def built_bets(self) -> dict[int, tuple[int, bool]]:
-        """The bets built with chips on the player's seats and not dealt yet, with their
-        progressive: the rows show them (they showed "-", d deals them all)."""
-        if self.watch_only:
-            return {}
-        return {
-            seat: (sum(chips), self.progressive.get(seat, False))
-            for seat, chips in self.bets.items()
-            if chips
-        }
+        return {} if self.watch_only else self.slip.built()
 
     def _round_words(
         self, words: Callable[[Any, str | None, int], str], round_: Any
@@ -674,21 +668,12 @@ class StudApp(App[None]):
         s = snap["seats"][seat]
         return isinstance(s, dict) and s["player_id"] == self.player_id and not s["ante"]
 
-    def _not_buildable_text(self, seat: int) -> str:
-        """Why no chip goes on `seat` now: its bet placed, or bets closed for the round
-        (it said "This seat's bet is placed" of a seat with no bet at a showdown)."""
-        snap = self.snapshot or {}
-        s = (snap.get("seats") or [None] * (seat + 1))[seat]
-        if isinstance(s, dict) and s.get("ante"):
-            return "This seat's bet is placed: wait for the next round."
-        return "Bets are closed until this round is over: stack chips for the next one then."
-
     def add_chip(self, index: int) -> None:
         if self.selected is None:
             self.say("Sit down first: press s.", error=True)
             return
         if not self._buildable(self.selected):
-            self.say(self._not_buildable_text(self.selected), moment=True)
+            self.say(bets_closed_text(self.snapshot, self.selected), moment=True)
             return
         self.slip.add(self.selected, index)
         self.message = ""
@@ -704,7 +689,7 @@ class StudApp(App[None]):
             self.say("Sit down first: press s.", error=True)
             return
         if not self._buildable(seat):
-            self.say(self._not_buildable_text(seat), moment=True)
+            self.say(bets_closed_text(self.snapshot, seat), moment=True)
             return
         on = self.slip.toggle(seat)
         self.say(f"Progressive bet {'on' if on else 'off'} for seat {seat + 1}.")
@@ -810,12 +795,35 @@ class StudApp(App[None]):
                     moment=True,
                 )
                 return
-            await self.link.request(decision, table=table, seat=seat)
             # the selection stays on the decided hand: it moved on to the next waiting one,
             # so a second f or r, pressed again, folded or raised another hand unseen
-            self.message = ""
+            if await self._decided(decision, table, seat):
+                self.message = ""
 
         self.submit(job)
+
+    async def _decided(self, decision: str, table: str, seat: int) -> bool:
+        """Send the decision; one slow to be answered is said to be on its way, and one
+        sent but never answered is said to be in doubt, not failed (a frozen server
+        showed nothing of a raise sent, then only that it did not answer). True once
+        answered."""
+        sent = asyncio.ensure_future(self.link.request(decision, table=table, seat=seat))
+        done, _ = await asyncio.wait({sent}, timeout=SLOW_ANSWER)
+        if not done:
+            self.say(f"Your {decision} for seat {seat + 1} is sent; waiting for the answer…")
+        try:
+            await sent
+        except NotConnected:
+            raise  # never sent
+        except (ConnectionError, TimeoutError, WebSocketException):
+            self.say(
+                f"Your {decision} for seat {seat + 1} was sent, and the server did not answer:"
+                " the table shows whether it was taken once the link is back.",
+                error=True,
+                link=True,
+            )
+            return False
+        return True
 
     def action_history(self) -> None:
         if not isinstance(self.screen, HistoryScreen):

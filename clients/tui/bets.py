@@ -86,6 +86,15 @@ class BetSlip:
             self.bets.pop(seat, None)
             self.progressive.pop(seat, None)
 
+    def built(self) -> dict[int, tuple[int, bool]]:
+        """The bets built with chips and not dealt yet, with their progressive, by seat:
+        the rows show them (they showed "-", and d deals them all)."""
+        return {
+            seat: (sum(chips), self.progressive.get(seat, False))
+            for seat, chips in self.bets.items()
+            if chips
+        }
+
     def rebet_words(self, buildable: Callable[[int], bool]) -> tuple[str, ...]:
         """What rebet would stack again, roomiest words first: "seat 1 $10.00 +
         progressive", "#1 $10+P", the total (several seats); () if nothing (or if it is

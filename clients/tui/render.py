@@ -641,6 +641,16 @@ def legend_text(snap: Frame, seats: Text, *, built_progressive: bool = False) ->
     return Text.from_markup("[dim] · [/]".join(parts), style="dim")
 
 
+def bets_closed_text(snap: Frame | None, seat: int) -> str:
+    """Why no chip goes on `seat` now: its bet placed, or bets closed for the round
+    (it said "This seat's bet is placed" of a seat with no bet at a showdown)."""
+    seats = (snap or {}).get("seats") or []
+    s = seats[seat] if seat < len(seats) else None
+    if isinstance(s, dict) and s.get("ante"):
+        return "This seat's bet is placed: wait for the next round."
+    return "Bets are closed until this round is over: stack chips for the next one then."
+
+
 def bet_total(chips: Sequence[int]) -> int:
     return sum(chips)
 
