@@ -21,15 +21,14 @@ from clients.tui.keys import PLAY_KEYS
 from clients.tui.link import sign_in
 from clients.tui.render import (
     card_markup,
-    describe_error,
     fairness_text,
     next_waiting,
     seats_text,
-    unseen_round_text,
     waiting_hands,
 )
 from clients.tui.screens import HistoryScreen
 from clients.tui.seed import SeedScreen
+from clients.tui.words import describe_error, unseen_round_text
 from clients.verify import short
 from protocol.fairness import commitment, dealt_hands, fair_order
 from protocol.messages import BuyChips

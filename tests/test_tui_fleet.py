@@ -15,7 +15,7 @@ import pytest
 from clients.bots import money
 from clients.connection import StudClient
 from clients.tui import LobbyScreen, PlayScreen, StudApp
-from clients.tui.render import unseen_round_text
+from clients.tui.words import unseen_round_text
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.redis import RedisStore

@@ -414,3 +414,18 @@ async def test_a_decision_slow_to_be_answered_is_said_sent_and_then_in_doubt(
         answer.set()
         said = await sees(p, app, "#message", "was sent, and the server did not answer")
         assert "shows whether it was taken" in said, said
+
+
+async def test_a_spectator_whose_session_was_forgotten_is_told_it_watches_on(
+    make_server: ServerFactory,
+) -> None:
+    """A spectator was told "you are a new player" by a server that forgot it."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "wendy", table="alpha", watch=True)
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: app.snapshot is not None, "the table")
+        assert app.link.client is not None
+        app.link.token = "forgotten-by-the-server-0123456789abcdef"
+        await app.link.client.close()
+        said = await sees(p, app, "#message", "no longer knew this session")
+        assert "watch on as a new guest" in said and "new player" not in said, said

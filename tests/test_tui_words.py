@@ -14,8 +14,14 @@ from rich.cells import cell_len
 from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
-from clients.tui.render import describe_error, info_text, legend_text, lobby_rows, seats_text
+from clients.tui.render import (
+    info_text,
+    legend_text,
+    lobby_rows,
+    seats_text,
+)
 from clients.tui.screens import HistoryScreen
+from clients.tui.words import describe_error
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, hold_reconnects, sees, shown, until, url
 from tests.test_tui_small import NINE

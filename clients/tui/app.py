@@ -59,21 +59,15 @@ from clients.tui.link import Link, NotConnected
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
     bets_closed_text,
-    describe_error,
     fairness_text,
     folded_by_leaving,
-    jackpot_won_text,
     jackpots_text,
     joined_to_fit,
     last_round_text,
     leave_warning,
-    moved_text,
     next_waiting,
-    not_here_text,
     player_text,
     record_round_text,
-    seats_gone_text,
-    unseen_round_text,
     waiting_hands,
 )
 from clients.tui.screens import (
@@ -86,6 +80,15 @@ from clients.tui.screens import (
 )
 from clients.tui.unseen import RoundWatch, SeatWatch
 from clients.tui.witness import FairnessWitness
+from clients.tui.words import (
+    describe_error,
+    jackpot_won_text,
+    moved_text,
+    not_here_text,
+    seats_gone_text,
+    session_lost_text,
+    unseen_round_text,
+)
 from clients.verify import Verdict
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
@@ -467,14 +470,7 @@ class StudApp(App[None]):
             self.seat_watch.forget()  # nor the old player's seats
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
             self.last_round = ()  # the old player's results, beside a History of none
-            gone = self.link.signed_out
-            self.say(
-                f"Signed out of {gone}: its password no longer signs in (changed elsewhere, or"
-                " locked after failed tries). You play as a new guest; start again with --user."
-                if gone
-                else "The server no longer knew this session: you are a new player.",
-                error=True,
-            )
+            self.say(session_lost_text(self.link.signed_out, self.watch_only), error=True)
         # a restarted server, or another replica, may not hold our seeds: send them again
         self.client_seeds.clear()
         first = not self._welcomed_once

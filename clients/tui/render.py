@@ -16,7 +16,6 @@ from rich.text import Text
 
 from clients.bots import hand_net, money, prize_paid
 from clients.verify import Verdict, own_hands, round_net, settled_at, short
-from protocol.errors import ERROR_MEANINGS, ErrorCode
 
 SUIT_SYMBOLS: Final = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 RED_SUITS: Final = frozenset("dh")
@@ -140,74 +139,6 @@ def leave_warning(snap: Frame, folds: list[int]) -> str:
     )
 
 
-def moved_text(frame: Frame) -> str:
-    """A `table_moved` frame in words: what became of the player's seats and bets."""
-    where = frame.get("url")
-    there = f" at {where}" if isinstance(where, str) and where else ""
-    return (
-        f"Table {frame.get('table')} moved to another server of the casino{there}: your seats "
-        "here are gone, and a round in play is refunded by its new host. It opens there by "
-        "itself once the lobby lists it."
-    )
-
-
-def jackpot_won_text(frame: Frame) -> str:
-    what = str(frame.get("category", "")).replace("_", " ").title()
-    return (
-        f"JACKPOT! {frame.get('name')} won {money(int(frame.get('amount', 0)))} "
-        f"with a {what} at {frame.get('table')}"
-    )
-
-
-def not_here_text(table: str | None) -> str:
-    """At a process that does not host the table on screen (`unknown_table` or
-    `table_moved` to its re-join): what became of the seats, and what happens next. (Its
-    lobby row may still name a host that just failed: no address is claimed.)"""
-    return (
-        f"Table {table} is not hosted by this server (its host failed, or moved it): your "
-        "seats there are gone, and a round in play is refunded by its new host. It opens "
-        "again by itself once a server of the casino has taken it over."
-    )
-
-
-def unseen_round_text(record: Frame | None, *, shutdown: bool) -> str:
-    """The player's round that ended out of sight (the link down, the table gone to
-    another process), as the player's history has it: no record (the history keeps
-    settled rounds only), or its server shutting down, means it was voided, every bet
-    refunded. The browser's words (clients/web/js/app.js, `tellUnseenRound`)."""
-    if record is None:
-        why = " as the server shut down" if shutdown else ""
-        return (
-            f"Your round was voided{why}: no hand was played out, and every bet of it "
-            "(antes, raises, progressive) was refunded."
-        )
-    net = round_net(record)
-    signed = "" if net is None else f" ({money(net, sign=net > 0)})"
-    return f"Your round ended while you were away{signed}: History shows how it went."
-
-
-def seats_gone_text(seats: Sequence[int]) -> str:
-    """The player's seats (0-based) the table's old host held, none of which its new host
-    does: the browser's words (clients/web/js/moved.js `movedNotice`), with the key to sit."""
-    if not seats:
-        return ""
-    where = ", ".join(f"#{i + 1}" for i in seats)
-    if len(seats) > 1:
-        return f"Your seats {where} there are gone: press s to sit."
-    return f"Your seat {where} there is gone: press s to sit."
-
-
-def spectator_sit_text(snap: Frame | None, table: str | None) -> str:
-    """A spectator's s: how to take a seat (this client only watches), or that none is free."""
-    seats = (snap or {}).get("seats") or []
-    free = sum(1 for s in seats if s is None)
-    play = f"stud-client play --table {table}"
-    if snap is not None and not free:
-        return f"Every seat is taken. You are watching: to play once one is free, start {play}."
-    count = f" ({free} seat{'s' if free != 1 else ''} free)" if snap is not None else ""
-    return f"You are watching: to play{count}, start {play}."
-
-
 def table_titles(lobby: Frame | None) -> dict[str, str]:
     """Table id -> its title, from the lobby."""
     rows = (lobby or {}).get("tables", [])
@@ -218,62 +149,6 @@ def variant_titles(lobby: Frame | None) -> dict[str, str]:
     """Variant name -> its title, from the lobby's rows."""
     variants = [t.get("variant") or {} for t in (lobby or {}).get("tables", [])]
     return {str(v["name"]): str(v.get("title") or v["name"]) for v in variants if v.get("name")}
-
-
-def funds_text(frame: Frame, bet: tuple[int, int] | None = None) -> str | None:
-    """An `insufficient_funds` or `bonus_not_playable` refusal in words: what the bet
-    needs, of what, and what there is; then that bonus credits cannot pay for it (the
-    browser's words). `bet`: the ante and progressive stake this terminal sent (0: none),
-    so the parts are named with their amounts; else the parts a bet may hold."""
-    needed, available = frame.get("needed"), frame.get("available")
-    if not (isinstance(needed, int) and isinstance(available, int)):
-        return None
-    if bet is None:
-        parts = "its ante, the raise it may call for and any progressive stake"
-    else:
-        ante, stake = bet
-        raised = needed - ante - stake
-        parts = f"ante {money(ante)}" + (f", progressive {money(stake)}" if stake else "")
-        parts += f" and the raise it may call for, {money(raised)}" if raised > 0 else ""
-    said = (
-        f"Not enough chips: this bet needs {money(needed)} available ({parts}); "
-        f"you have {money(available)}."
-    )
-    bonus = frame.get("bonus")
-    if isinstance(bonus, int) and bonus > 0:
-        said += f" Bonus credits ({money(bonus)}) cannot be wagered at this game."
-    elif frame.get("code") == "bonus_not_playable":
-        said += " Bonus credits cannot be wagered at this game."
-    return said + " Press b to buy chips."
-
-
-def describe_error(frame: Frame, bet: tuple[int, int] | None = None) -> str:
-    """An `error` frame in words a player understands, money in dollars; `bet`: the
-    ante and progressive stake of the request refused, if this terminal built it."""
-    code = str(frame.get("code", ""))
-    message = str(frame.get("message", ""))
-    if code in ("insufficient_funds", "bonus_not_playable"):
-        said = funds_text(frame, bet)
-        if said is not None:
-            return said
-    if code == "ante_out_of_limits":
-        lo, hi = frame.get("min_ante"), frame.get("max_ante")
-        if isinstance(lo, int) and isinstance(hi, int):
-            return f"The ante at this table must be between {money(lo)} and {money(hi)}."
-    if code == "seat_limit":
-        return "You already hold the most seats a player may have at this table."
-    if code == "no_free_seat":
-        return "Every seat at this table is taken; you can still watch."
-    if code == "buy_in_limit":
-        return f"That top-up is over the limit. {message}"
-    if code == "rate_limited":
-        return "Slow down: too many keys at once."
-    if message:
-        return message[0].upper() + message[1:]
-    try:
-        return ERROR_MEANINGS[ErrorCode(code)]
-    except ValueError:
-        return f"The server refused: {code}"
 
 
 def jackpot_name(name: str) -> str:

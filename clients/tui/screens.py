@@ -38,11 +38,11 @@ from clients.tui.render import (
     legend_text,
     lobby_rows,
     seats_text,
-    spectator_sit_text,
     table_titles,
     variant_titles,
 )
 from clients.tui.seed import SeedScreen
+from clients.tui.words import spectator_sit_text
 from clients.verify import Verdict
 
 
