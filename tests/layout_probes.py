@@ -122,7 +122,7 @@ SMALL_TEXT = """() => {
     if (!own) continue;
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) continue;
-    const size = parseFloat(getComputedStyle(el).fontSize) * (el.currentCSSZoom ?? 1); // as drawn
+    const size = parseFloat(getComputedStyle(el).fontSize);
     const text = el.textContent.trim().slice(0, 20);
     if (size > 0 && size < 10) out.add(`${el.className || el.tagName} ${size}px "${text}"`);
   }
@@ -137,7 +137,7 @@ WORDS_PAST_CIRCLES = """() => {
     const circle = word.parentElement;
     const r = word.getBoundingClientRect();
     if (r.width < 1) continue;
-    const inside = circle.clientWidth * (circle.currentCSSZoom ?? 1); // as drawn, like r
+    const inside = circle.clientWidth;
     if (r.width > inside) out.push(`${word.textContent} ${r.width}>${inside}`);
   }
   return out;
