@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from typing import Any
 
 import pytest
@@ -265,3 +266,33 @@ async def test_a_hello_the_server_refuses_for_its_name_is_said_and_not_tried_aga
             assert "retrying" not in statuses[-1]
         finally:
             await link.stop()
+
+
+async def test_the_pause_before_a_retry_is_counted_down() -> None:
+    """ "retrying in 8s" stayed on the status line until the try."""
+    with socket.socket() as taken:  # a port nothing listens on: each try is refused
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    statuses: list[str] = []
+
+    async def welcomed(welcome: dict[str, Any], session_lost: bool) -> None:
+        raise AssertionError("nothing listens there")
+
+    link = Link(
+        f"ws://127.0.0.1:{port}/ws",
+        "Ann",
+        on_frame=lambda frame: None,
+        on_welcome=welcomed,
+        on_status=statuses.append,
+        backoff=(3.0, 3.0),
+    )
+    link.start()
+    try:
+        for _ in range(100):  # bounded: 10 s at most
+            said = {s.rsplit("retrying in ", 1)[-1] for s in statuses if "retrying in" in s}
+            if {"2s", "1s"} <= said:
+                break
+            await asyncio.sleep(0.1)
+        assert {"2s", "1s"} <= said, statuses
+    finally:
+        await link.stop()

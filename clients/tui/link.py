@@ -242,10 +242,14 @@ class Link:
         return session_lost
 
     async def _wait(self, delay: float, why: str) -> None:
-        pause = delay * random.uniform(0.8, 1.2)
-        self.on_status(f"{why}; retrying in {math.ceil(pause)}s")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), pause)
+        """The pause before the next try, counted down second by second on the status
+        line (it read "retrying in 8s" until the try)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + delay * random.uniform(0.8, 1.2)
+        while (left := end - loop.time()) > 0 and not self._wake.is_set():
+            self.on_status(f"{why}; retrying in {math.ceil(left)}s")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), left - math.ceil(left) + 1)
 
 
 async def sign_in(
