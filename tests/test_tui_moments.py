@@ -429,3 +429,13 @@ async def test_a_spectator_whose_session_was_forgotten_is_told_it_watches_on(
         await app.link.client.close()
         said = await sees(p, app, "#message", "no longer knew this session")
         assert "watch on as a new guest" in said and "new player" not in said, said
+
+
+def test_the_legend_explains_the_short_words_of_the_last_round_line_too() -> None:
+    """ "Last round: #1 No qualify +$24.00 (P -$1)" under a table cleared for the next
+    round: the legend, made of the seats alone, explained neither."""
+    waiting = {"phase": "waiting", "seats": [None] * 9}
+    last = [last_round_text(progressive_round("no_qualify", 0), "p0", k) for k in range(4)]
+    said = player_text("Ann", {"balance": 100}, [], False, 0, 100, last, width=60)
+    legend = legend_text(waiting, Text.assemble(seats_text(waiting, "p0", 0, 60), "\n", said))
+    assert "P progressive bet" in legend.plain and "No qualify:" in legend.plain, legend

@@ -504,13 +504,14 @@ def seat_line(
 
 
 def legend_text(snap: Frame, seats: Text, *, built_progressive: bool = False) -> Text:
-    """What the seats' marks and short words mean, those shown only: the progressive
-    mark (a net's "incl. P" too, a bet built with one), and the browser's narrow badge
-    ("No qualify") for its words."""
+    """What the marks and short words `seats` shows mean, those shown only: the
+    progressive mark (a net's "incl. P" too, a bet built with one), and the browser's
+    narrow badge ("No qualify") for its words."""
     parts = []
-    if built_progressive or any(s and s.get("progressive") for s in snap.get("seats") or []):
-        parts.append(f"{PROGRESSIVE_MARK} progressive bet")
     said = seats.plain
+    marked = built_progressive or "(P " in said or "incl. P " in said  # "(P -$1)"
+    if marked or any(s and s.get("progressive") for s in snap.get("seats") or []):
+        parts.append(f"{PROGRESSIVE_MARK} progressive bet")
     if SHORT_OUTCOMES["no_qualify"] in said:
         parts.append(f"{SHORT_OUTCOMES['no_qualify']}: the dealer did not qualify")
     return Text.from_markup("[dim] · [/]".join(parts), style="dim")

@@ -263,15 +263,18 @@ class WatchScreen(StudScreen):
         built = app.built_bets()
         drawn = seats_text(snap, app.player_id, app.selected, width, built=built)
         seats.update(drawn)
-        legend = legend_text(snap, drawn, built_progressive=any(p for _, p in built.values()))
+        panel = self.query_one("#player", Static)
+        said = app.player_panel(panel.content_region.width or None)
+        panel.update(said)
+        # the marks of the seats and of the player's lines (a Last round's "No qualify")
+        shown = Text.assemble(drawn, "\n", said)
+        legend = legend_text(snap, shown, built_progressive=any(p for _, p in built.values()))
         legend.truncate(width, overflow="ellipsis")
         self.query_one("#legend", Static).update(legend)
         self.query_one("#legend", Static).display = bool(legend)
         if app.selected != self._in_view:  # a page scrolled by hand stays where it is
             self._in_view = app.selected
             self.call_after_refresh(self.keep_in_view, app.selected)
-        panel = self.query_one("#player", Static)
-        panel.update(app.player_panel(panel.content_region.width or None))
         self.query_one("#keys", Static).update(self.keys_line(snap))
         self.query_one("#message", Static).update(app.message_text(self.message_width()))
 
