@@ -368,12 +368,10 @@ async def test_a_spectator_s_way_out_says_it_goes_back_to_the_lobby(
     """A spectator holds no seat: "← Leave table" said nothing of where it goes. It
     says the lobby; once seated, the same button leaves the table."""
     server = await make_server(timers=LONG)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
     problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
+    _, page = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems, viewport=VIEWPORT
+    )
     await enter(page, "Cy")
     await page.get_by_test_id("watch-alpha").click()
     leave = page.get_by_test_id("leave")
@@ -421,12 +419,10 @@ async def test_the_lobby_shown_after_a_leave_counts_the_seats_just_given_up(
     the next throttled lobby push: the seats the player had just given up are free in
     the first lobby drawn after the leave."""
     server = await make_server(tables=NINE, timers=LONG, jackpot_push_interval=3600)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
     problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
+    _, page = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems, viewport=VIEWPORT
+    )
     await layout_enter(page, "Ann")
     await sit_three(page, 0)
     for name in ("Bob", "Cy"):
