@@ -35,7 +35,7 @@ from protocol.codec import encode
 from server.durable import GaveUp, Pending
 from server.fair import FairShuffler
 from server.game.cards import Card
-from server.game.ledger import Transfer
+from server.game.ledger import Reason, Transfer
 from server.game.table import Decision, Effects, Phase, Refusal, Settlement, Table, TableConfig
 from server.lobby import fixed_row
 from server.metrics import Metrics
@@ -742,7 +742,19 @@ class Room:
             won = {"seat": paid.seat, "player_id": paid.player_id, "category": category}
             name = seat.name if seat else ""
             self.host.announce_jackpot(jackpot_won(self.id, s.round_id, name, paid.amount, won))
-            self._log("jackpot won", round_id=s.round_id, amount=paid.amount, **won)
+            self._log(
+                "jackpot won", round_id=s.round_id, amount=paid.amount, paid_by="meter", **won
+            )
+        # a fixed progressive prize, which the house pays: no news, but a line for operators
+        hands = {seat["seat"]: seat for seat in s.record["seats"]}
+        for t in s.transfers:
+            if t.reason is Reason.JACKPOT and t.seat is not None:
+                hand = hands[t.seat]
+                fixed = {"seat": t.seat, "player_id": hand["player_id"], "paid_by": "house"}
+                category = hand["hand"]["category"]
+                self._log(
+                    "jackpot won", round_id=s.round_id, amount=t.amount, category=category, **fixed
+                )
         self._push(settled.wallets)
         jackpots = {str(p.seat): p.amount for p in settled.paid}
         entry = {**s.record, "jackpots": jackpots, "settled_at": int(time.time() * 1000)}

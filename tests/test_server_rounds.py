@@ -385,6 +385,28 @@ async def test_other_tables_keep_playing_and_jackpot_is_shared(
     await asyncio.sleep(0)
 
 
+async def test_a_fixed_progressive_prize_is_logged_as_one_paid_by_the_house(
+    make_server: ServerFactory, connect: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Operators count every progressive prize from the log, not only the meter's."""
+    caplog.set_level(logging.INFO, logger="stud.room")
+    server = await make_server(shuffle=shuffles([["Kh", "Kd", "Ks", "3c", "3h"], DEALER_AK]))
+    a = await connect(server, "a")
+    await a.request("sit", table="alpha")
+    await a.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await a.request("deal", table="alpha")
+    await a.wait_table("alpha", phase("deciding"))
+    await a.request("raise", table="alpha", seat=0)
+    snap = await showdown(a, "alpha")
+    prize = snap["seats"][0]["result"]["progressive_prize"]
+    assert prize > 0
+    logged = [r for r in caplog.records if r.getMessage() == "jackpot won"]
+    assert [  # type: ignore[attr-defined]
+        (r.table, r.seat, r.category, r.amount, r.paid_by) for r in logged
+    ] == [("alpha", 0, "FULL_HOUSE", prize, "house")]
+    assert not [f for f in a.frames if f["t"] == "jackpot_won"]  # a fixed prize: no news
+
+
 def documented_fields(section: str, table_heading: str | None = None) -> set[str]:
     """Field names from a PROTOCOL.md field table (the first column, back-quoted)."""
     import re

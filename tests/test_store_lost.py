@@ -81,3 +81,39 @@ async def test_a_write_sent_before_the_loss_is_known_moves_no_money(
         assert await keys(private_redis.url) == {f"{{{namespace}}}:origin_lost"}
     finally:
         await store.close()
+
+
+async def test_a_restored_backup_s_meters_are_shown_once_the_data_is_back(
+    private_redis: RedisServer,
+) -> None:
+    """The backup holds the meter as it was when it was taken, not as this process last
+    showed it: once the mark is found again, the store's figure is what players see."""
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    fleet = Fleet(side, "solo", "", ttl=1.5)
+    server = StudServer(make_config(), store=store, fleet=fleet)
+    await server.start()
+    try:
+        prefix, origin = f"{{{namespace}}}:", store.origin
+        shown = server.meters["main"]
+        assert private_redis.command("FLUSHALL") == "+OK"
+        for _ in range(300):
+            if store.data_lost and side.data_lost:
+                break
+            await asyncio.sleep(0.05)
+        assert store.data_lost and side.data_lost
+        # the backup: its mark, its seeds, and the meter as it stood when it was taken
+        # (lower than shown: bets fed it after)
+        assert private_redis.command("FLUSHALL") == "+OK"  # the note goes with the empty data
+        private_redis.command("HSET", prefix + "seeds", "main", str(shown - 5000))
+        private_redis.command("HSET", prefix + "acct", "meter:main", str(shown - 1234))
+        assert private_redis.command("SET", prefix + "origin", origin) == "+OK"
+        for _ in range(300):
+            if not store.data_lost and server.meters["main"] == shown - 1234:
+                break
+            await asyncio.sleep(0.05)
+        assert not store.data_lost
+        assert server.meters["main"] == shown - 1234
+    finally:
+        await server.stop(grace=0)
