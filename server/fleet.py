@@ -26,6 +26,7 @@ import asyncio_redis
 
 from server.stores.base import StoreError
 from server.stores.redis import RedisStore, parse_redis_url
+from server.stores.retry_log import RetryLog
 
 log = logging.getLogger("stud.fleet")
 
@@ -373,6 +374,7 @@ class Fleet:
         """Follow the jackpot channel, reconnecting with backoff for as long as we run."""
         delay = 0.1
         subscribed_before = False
+        lost = RetryLog(log, logging.INFO)
         while not self._closed:
             conn = None
             try:
@@ -383,6 +385,8 @@ class Fleet:
                 sub = await conn.start_subscribe()
                 await sub.subscribe([self.channel])
                 delay = 0.1
+                if lost.recovered():
+                    log.info("jackpot channel subscribed again")
                 if subscribed_before and self.on_news_lost is not None:
                     self.on_news_lost()
                 subscribed_before = True
@@ -404,8 +408,9 @@ class Fleet:
             except asyncio.CancelledError:
                 raise
             except Exception as e:
-                log.info("jackpot channel lost (%s); retrying in %.1fs", e, delay)
-                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                pause = delay * random.uniform(0.5, 1.0)
+                lost.failed(str(e), "jackpot channel lost (%s); retrying in %.1fs", e, pause)
+                await asyncio.sleep(pause)
                 delay = min(delay * 2, CHANNEL_RETRY_MAX)
             finally:
                 if conn is not None:
@@ -437,8 +442,9 @@ def _epoch_and_row(text: str) -> tuple[int, dict[str, Any]]:
 
 async def every(interval: float, step: Callable[[], Awaitable[None]], name: str) -> None:
     """Run `step` every `interval` seconds, at a fixed rate (a slow step is not followed
-    by a whole interval more); a failing step is logged, never fatal."""
+    by a whole interval more); a failing step is logged (RetryLog), never fatal."""
     loop = asyncio.get_running_loop()
+    failures = RetryLog(log, logging.WARNING)
     while True:
         began = loop.time()
         try:
@@ -446,5 +452,8 @@ async def every(interval: float, step: Callable[[], Awaitable[None]], name: str)
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            log.warning("%s failed: %s", name, e)
+            failures.failed(str(e), "%s failed: %s", name, e)
+        else:
+            if after := failures.recovered():
+                log.info("%s works again after %d failures", name, after)
         await asyncio.sleep(max(0.0, began + interval - loop.time()))

@@ -6,6 +6,8 @@ or accepting the loss, stays the operator's call."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections import Counter
 
 import pytest
 
@@ -36,8 +38,9 @@ async def keys(url: str) -> set[str]:
 
 
 async def test_a_flushed_redis_gets_only_the_note_that_its_data_is_gone(
-    private_redis: RedisServer,
+    private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     namespace = fresh_namespace()
     store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
     side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
@@ -53,8 +56,13 @@ async def test_a_flushed_redis_gets_only_the_note_that_its_data_is_gone(
         assert store.data_lost and side.data_lost
         await asyncio.sleep(3 * fleet.heartbeat)  # heartbeats and renewals go on
         assert await keys(private_redis.url) == {f"{{{namespace}}}:origin_lost"}
-        with pytest.raises(StoreError):
+        with pytest.raises(StoreError) as refused:
             await store.ensure_meter("main", 1000)
+        assert "restores it" in str(refused.value) and "shortly" not in str(refused.value)
+        # retried every fraction of a second, each failure is said once: not at each try
+        said = Counter(r.getMessage().split(":")[0].split(" (")[0] for r in caplog.records)
+        assert said["Redis reconnect failed"] <= 2  # a line per store
+        assert said["lease renewal failed"] == said["lobby sharing failed"] == 1
     finally:
         await server.stop(grace=0)
 

@@ -113,6 +113,7 @@ from server.stores.redis_replies import (
     wallets_of,
 )
 from server.stores.redis_scripts import BATCHED, script_sources
+from server.stores.retry_log import RetryLog
 
 __all__ = ["RedisStore", "parse_redis_url"]
 
@@ -311,11 +312,9 @@ class RedisStore:
         try:
             await asyncio.wait_for(self._ready.wait(), self.reconnect_wait)
         except TimeoutError:
-            raise self._unavailable(
-                "came back without its data; an operator must restore it"
-                if self.data_lost
-                else "is unreachable; reconnecting in the background"
-            ) from None
+            if self.data_lost:
+                raise self._data_lost() from None
+            raise self._unavailable("is unreachable; reconnecting in the background") from None
         if self._conn is None:
             raise self._unavailable("was lost again while reconnecting")
         return self._conn
@@ -336,7 +335,8 @@ class RedisStore:
 
     async def _reconnect(self) -> None:
         """Exponential backoff with jitter until connected (or closed)."""
-        delay = 0.05
+        delay, where = 0.05, {"redis": self._where()}
+        failures = RetryLog(log, logging.INFO)
         while not self._closed and self._conn is None:
             try:
                 await asyncio.wait_for(self._open(), self.timeout)
@@ -347,20 +347,26 @@ class RedisStore:
                 asyncio_redis.ErrorReply,
                 asyncio_redis.Error,
             ) as e:
-                log.info(
-                    "Redis reconnect failed (%s); next try in %.2fs",
-                    _describe(e),
-                    delay,
-                    extra={"redis": self._where()},
+                pause, why = delay * random.uniform(0.5, 1.0), _describe(e)
+                failures.failed(
+                    why, "Redis reconnect failed (%s); next try in %.2fs", why, pause, extra=where
                 )
-                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                await asyncio.sleep(pause)
                 delay = min(delay * 2, self.max_backoff)
             else:
                 self.reconnects += 1
-                log.warning("Redis connection restored", extra={"redis": self._where()})
+                tries = {**where, "failed_tries": failures.recovered()}
+                log.warning("Redis connection restored", extra=tries)
 
     def _unavailable(self, what: str) -> StoreUnavailable:
         return StoreUnavailable(f"the game's data store (Redis) {what}; please try again shortly")
+
+    def _data_lost(self) -> StoreUnavailable:
+        # not "try again shortly": it waits for an operator
+        return StoreUnavailable(
+            "the game's data store (Redis) came back without its data; "
+            "play waits until an operator restores it"
+        )
 
     async def ping(self) -> None:
         await self._run("a ping", lambda conn: conn.ping())
@@ -417,7 +423,7 @@ class RedisStore:
             data = orjson.loads(reply)
         if data.get("err") == "store_lost":  # a FLUSHALL under this live connection
             self.check_origin_again()
-            raise self._unavailable("came back without its data; an operator must restore it")
+            raise self._data_lost()
         if "err" in data:
             raise refusal(data)
         return data
