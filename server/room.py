@@ -746,10 +746,10 @@ class Room:
                 "jackpot won", round_id=s.round_id, amount=paid.amount, paid_by="meter", **won
             )
         # a fixed progressive prize, which the house pays: no news, but a line for operators
-        hands = {seat["seat"]: seat for seat in s.record["seats"]}
+        recorded = {seat["seat"]: seat for seat in s.record["seats"]}
         for t in s.transfers:
             if t.reason is Reason.JACKPOT and t.seat is not None:
-                hand = hands[t.seat]
+                hand = recorded[t.seat]
                 fixed = {"seat": t.seat, "player_id": hand["player_id"], "paid_by": "house"}
                 category = hand["hand"]["category"]
                 self._log(
