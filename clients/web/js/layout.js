@@ -13,6 +13,16 @@
 //  - "flow": too narrow for an arc (a phone, or a narrow window with many
 //    seats): the page flows; the player's own seats are drawn large with their
 //    buttons, the others as compact tiles (CSS does that; no positions here).
+//
+// A big screen (past 1440x800) draws the table bigger by `ui` (uiScale): the
+// felt is never zoomed, its seats are laid out in its own px with every size they
+// reserve (rows, cards, circles, the words in them) grown by the seat's scale,
+// which is `ui` where the seat is wide enough and less where the felt's width is
+// shared by many seats (a seat as wide as 145 px per unit of scale holds its words
+// as a laptop's 145 px seat does). A long name gets the seat's whole width: its size
+// follows the width, so 23 letters read whole in a 168 px seat. The frame around the
+// felt (top bar, head, rack, side panel) grows by frameScale, half as much, so the
+// felt keeps the room its nine seats need.
 
 export const MIN_SEAT_W = 92; // below this an arc seat cannot show five readable cards
 export const MAX_SEAT_W = 196;
@@ -21,6 +31,24 @@ const GAP = 8; // px at least between two seat boxes
 const MIN_CARD_W = 28;
 const MAX_CARD_W = 46;
 const CARD_RATIO = 1.42;
+const WIDE_W = 145; // px: a seat this wide holds its words (Fold and Raise $20) at a laptop's size
+const LONG_NAME_W = 168; // px: the seat a long name (23 letters) reads whole in at 12 px
+const BASE = { width: 1440, height: 800 }; // the biggest window drawn at a laptop's size
+const MAX_UI = 2;
+
+const hundredths = (x) => Math.round(x * 100) / 100;
+
+/** How much bigger than a laptop's the table is drawn in a window `width` x `height`:
+ * 1 up to 1440x800, then as the window's smaller ratio to that (1.33 at 1920x1080). */
+export function uiScale(width, height) {
+  return hundredths(Math.min(MAX_UI, Math.max(1, Math.min(width / BASE.width, height / BASE.height))));
+}
+
+/** The frame around the felt (top bar, the table's head, the rack, the side panel, the
+ * lobby) grows half as much as the felt's contents (1.17 at 1920x1080). */
+export function frameScale(ui) {
+  return hundredths(1 + (ui - 1) / 2);
+}
 
 // Fixed rows of an arc seat, px (styles.css uses the same numbers through `vars`).
 export const ROWS = {
@@ -30,30 +58,36 @@ export const ROWS = {
   gap: 3,
 };
 
-/** The seat box and what goes in it, for a seat width `w`. */
-export function seatBox(w) {
-  const cardW = Math.round(Math.min(MAX_CARD_W, Math.max(MIN_CARD_W, (w - 6) / 2.9)));
+/** The seat box and what goes in it, for a seat width `w` on a table drawn `ui` times a
+ * laptop's size: `s` scales its words and rows, `nameFont` is a long name's size (px). */
+export function seatBox(w, ui = 1) {
+  const s = hundredths(Math.max(1, Math.min(ui, w / WIDE_W)));
+  // a big screen fans the cards closer (each still shows 40 % of its face) to draw them bigger
+  const fan = Math.max(2.6, 2.9 / ui);
+  const cardW = Math.round(Math.min(MAX_CARD_W * ui, Math.max(MIN_CARD_W, (w - 6) / fan)));
   const cardH = Math.round(cardW * CARD_RATIO);
   // how far each card of the fan is moved right of the one below it (all five fit in w)
   const step = Math.floor(Math.min(cardW + 3, (w - 6 - cardW) / 4) * 10) / 10;
-  const circle = Math.round(Math.min(64, Math.max(40, w * 0.42)));
-  const raise = Math.max(40, Math.round(circle * 0.72)); // 40: the word RAISE fits inside
-  const spot = circle + 12; // the circle, its amount tag and the badges around it
-  const h = ROWS.name + ROWS.gap + cardH + ROWS.gap + ROWS.info + ROWS.gap + spot + ROWS.gap + ROWS.actions;
-  const cardsY = ROWS.name + ROWS.gap + cardH / 2; // the middle of the cards, from the box's top
-  return { w, h, cardW, cardH, step, circle, raise, spot, cardsY };
+  const circle = Math.round(Math.min(64 * ui, Math.max(40, w * 0.42)));
+  const raise = Math.max(Math.round(40 * s), Math.round(circle * 0.72)); // 40: the word RAISE fits inside
+  const spot = circle + Math.round(12 * s); // the circle, its amount tag and the badges around it
+  const rows = { name: ROWS.name * s, info: ROWS.info * s, actions: ROWS.actions * s };
+  const h = Math.ceil(rows.name + ROWS.gap + cardH + ROWS.gap + rows.info + ROWS.gap + spot + ROWS.gap + rows.actions);
+  const cardsY = rows.name + ROWS.gap + cardH / 2; // the middle of the cards, from the box's top
+  const nameFont = ui > 1 ? hundredths(Math.max(11.5, Math.min(12 * ui, (12 * w) / LONG_NAME_W))) : 12;
+  return { w, h, cardW, cardH, step, circle, raise, spot, cardsY, s, nameFont };
 }
 
-/** The dealer's cards and the table message at the top of the felt. */
-export function dealerBox(width, height) {
-  const cardW = Math.round(Math.min(60, Math.max(36, Math.min(width / 16, height / 10.5))));
+/** The dealer's cards and the table message at the top of the felt (`ui`: as seatBox). */
+export function dealerBox(width, height, ui = 1) {
+  const cardW = Math.round(Math.min(60 * ui, Math.max(36, Math.min(width / 16, height / 10.5))));
   const cardH = Math.round(cardW * CARD_RATIO);
   const cards = 5 * cardW + 4 * 6;
-  const message = Math.min(460, width - 40);
+  const message = Math.min(460 * ui, width - 40);
   // label 16, cards, hand line 24, message two lines of 20 + padding 8, gaps
-  const h = 8 + 16 + 4 + cardH + 4 + 24 + 6 + 48 + 8;
-  const cardsY = 8 + 16 + 4 + cardH / 2;
-  return { cardW, cardH, w: Math.max(cards, message), h, message, cardsY };
+  const h = Math.ceil(8 + 16 * ui + 4 + cardH + 4 + 24 * ui + 6 + 48 * ui + 8);
+  const cardsY = 8 + 16 * ui + 4 + cardH / 2;
+  return { cardW, cardH, w: Math.max(cards, message), h, message, cardsY, s: ui };
 }
 
 /**
@@ -62,16 +96,16 @@ export function dealerBox(width, height) {
  * positions as the top-left corners of the seat boxes (arc only), and `vars`,
  * the CSS custom properties the boxes are drawn with.
  */
-export function seatLayout(n, width, height) {
+export function seatLayout(n, width, height, ui = 1) {
   const W = Math.floor(width);
   const H = Math.floor(height);
   const slot = n > 0 ? (W - 2 * MARGIN - (n - 1) * GAP) / n : MAX_SEAT_W;
   if (n < 1 || slot < MIN_SEAT_W) return { mode: "flow", positions: [], vars: {} };
   // the biggest seat (and dealer) that fits, shrinking the seats first, then the dealer
-  for (let w = Math.min(MAX_SEAT_W, Math.floor(slot)); w >= MIN_SEAT_W; w -= 4) {
-    const seat = seatBox(w);
+  for (let w = Math.min(Math.round(MAX_SEAT_W * ui), Math.floor(slot)); w >= MIN_SEAT_W; w -= 4) {
+    const seat = seatBox(w, ui);
     for (const shrink of [1, 0.85, 0.7]) {
-      const dealer = dealerBox(W * shrink, H * shrink);
+      const dealer = dealerBox(W * shrink, H * shrink, ui);
       const positions = arc(n, W, H, seat, dealer);
       if (positions) return arcLayout(W, H, seat, dealer, positions);
     }
@@ -131,6 +165,7 @@ function cssVars(seat, dealer) {
     "--stack-scale": String(Math.round((seat.circle / 64) * 100) / 100),
     "--dealer-card-w": `${dealer.cardW}px`, "--dealer-card-h": `${dealer.cardH}px`,
     "--dealer-h": `${dealer.h}px`, "--message-w": `${dealer.message}px`,
+    "--seat-s": String(seat.s), "--felt-s": String(dealer.s), "--name-long": `${seat.nameFont}px`,
   };
 }
 

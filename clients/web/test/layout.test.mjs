@@ -6,16 +6,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MIN_SEAT_W, dealerBox, overlaps, seatBox, seatLayout } from "../js/layout.js";
+import { MIN_SEAT_W, dealerBox, frameScale, overlaps, seatBox, seatLayout, uiScale } from "../js/layout.js";
 
 // The felt's inside as measured in the page at 1280x800, 1366x768, 1440x900, 1536x864,
 // 1920x1080 and 1024x768 (the side panel under the felt), and two narrower ones.
 const FELTS = [[956, 561], [1042, 529], [1116, 661], [1212, 625], [1596, 841], [972, 550], [800, 520], [640, 440]];
 
-for (const [w, h] of FELTS) {
-  test(`seats on a ${w}x${h} felt never meet and stay on it`, () => {
+// A big screen's felts, with the scale of their window: 1920x1080 and 2560x1440, and
+// 1680x1050 and 3840x2160 (scale 2, the most).
+const BIG_FELTS = [[1552, 822, 1.33], [2135, 1117, 1.78], [1345, 800, 1.17], [3200, 1700, 2]];
+
+for (const [w, h, ui] of [...FELTS.map(([fw, fh]) => [fw, fh, 1]), ...BIG_FELTS]) {
+  test(`seats on a ${w}x${h} felt at scale ${ui} never meet and stay on it`, () => {
     for (let n = 1; n <= 9; n++) {
-      const layout = seatLayout(n, w, h);
+      const layout = seatLayout(n, w, h, ui);
       if (layout.mode === "flow") {
         assert.ok((w - 20 - (n - 1) * 8) / n < MIN_SEAT_W, `${n} seats flow though they fit`);
         continue;
@@ -54,4 +58,32 @@ test("a seat box holds its five cards side by side", () => {
     assert.ok(box.step >= 12, `width ${w}: cards too covered to read`);
   }
   assert.ok(dealerBox(958, 556).h < 220);
+});
+
+test("a laptop's window draws at scale 1, a big screen's bigger, the frame half as much", () => {
+  for (const [w, h] of [[1024, 768], [1280, 800], [1366, 768], [1440, 900], [390, 844]]) {
+    assert.equal(uiScale(w, h), 1, `${w}x${h}`);
+  }
+  assert.equal(uiScale(1920, 1080), 1.33);
+  assert.equal(uiScale(2560, 1440), 1.78);
+  assert.equal(uiScale(7680, 4320), 2);
+  assert.equal(frameScale(1), 1);
+  assert.equal(frameScale(1.33), 1.17);
+});
+
+test("a big screen's seat grows its cards and words only as far as its width allows", () => {
+  for (const ui of [1.17, 1.33, 1.78, 2]) {
+    for (let w = MIN_SEAT_W; w <= Math.round(196 * ui); w += 4) {
+      const box = seatBox(w, ui);
+      const laptop = seatBox(w);
+      assert.ok(box.cardW + 4 * box.step <= w, `scale ${ui}, width ${w}: the fan overflows`);
+      assert.ok(box.step >= 0.4 * box.cardW - 0.5, `scale ${ui}, width ${w}: cards too covered to read`);
+      assert.ok(box.cardW >= laptop.cardW && box.h >= laptop.h, `scale ${ui}, width ${w}`);
+      assert.ok(box.s >= 1 && box.s <= ui && box.s * 145 <= Math.max(w, 145) + 1, `scale ${ui}, width ${w}: words ${box.s}`);
+      // a long name: 12 px in a 168 px seat, in proportion to the width (11.5 at least)
+      assert.ok(box.nameFont <= Math.max(11.5, (12 * w) / 168) + 0.01, `scale ${ui}, width ${w}: name ${box.nameFont}`);
+    }
+  }
+  // nine seats at 1920x1080: the cards a third bigger than the biggest a laptop draws
+  assert.ok(seatLayout(9, 1552, 822, 1.33).seat.cardW >= 46 * 1.25);
 });
