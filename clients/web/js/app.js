@@ -25,7 +25,7 @@ import { categoryLabel, dollars, errorText, signedDollars } from "./format.js";
 import { absorbHand, forgetStaleHands, withOwnHands } from "./hands.js";
 import { renderHistory } from "./history.js";
 import { keyCommand, nextWaiting } from "./keys.js";
-import { seatLayout } from "./layout.js";
+import { frameScale, seatLayout, uiScale } from "./layout.js";
 import { renderLobby, tablePageUrl } from "./lobby.js";
 import { atStake, movedNotice, roundFate } from "./moved.js";
 import { Purchases, USUAL_BUY, amountAfterRefusal } from "./purchase.js";
@@ -1835,8 +1835,18 @@ function layoutFor(snap) {
     height: Math.max(440, window.innerHeight - 230),
   };
   if (felt.width < FLOW_BELOW_PX) return { mode: "flow", positions: [], vars: {} };
-  return seatLayout(snap.seats.length, felt.width, felt.height);
+  return seatLayout(snap.seats.length, felt.width, felt.height, uiScale(window.innerWidth, window.innerHeight));
 }
+
+/** A big screen draws the frame around the felt bigger (styles.css zooms it by --frame);
+ * the felt's seats are sized by layout.js from the same window. */
+function sizeFrame() {
+  const frame = String(frameScale(uiScale(window.innerWidth, window.innerHeight)));
+  const root = document.documentElement.style;
+  if (root.getPropertyValue("--frame") !== frame) root.setProperty("--frame", frame);
+}
+sizeFrame();
+window.addEventListener("resize", sizeFrame);
 
 // The felt's size, measured whenever it changes (a resize, the side panel
 // moving under the felt): the seats are laid out again for it.
