@@ -62,8 +62,9 @@ export const ROWS = {
  * laptop's size: `s` scales its words and rows, `nameFont` is a long name's size (px). */
 export function seatBox(w, ui = 1) {
   const s = hundredths(Math.max(1, Math.min(ui, w / WIDE_W)));
-  // a big screen fans the cards closer (each still shows 40 % of its face) to draw them bigger
-  const fan = Math.max(2.6, 2.9 / ui);
+  // a big screen fans the cards closer to draw them bigger: each still shows 44 % of its
+  // face, room for a 10's corner (at 40 % the next card cut its 0)
+  const fan = Math.max(2.76, 2.9 / ui);
   const cardW = Math.round(Math.min(MAX_CARD_W * ui, Math.max(MIN_CARD_W, (w - 6) / fan)));
   const cardH = Math.round(cardW * CARD_RATIO);
   // how far each card of the fan is moved right of the one below it (all five fit in w)
