@@ -21,8 +21,8 @@
 // shared by many seats (a seat as wide as 145 px per unit of scale holds its words
 // as a laptop's 145 px seat does). A long name gets the seat's whole width: its size
 // follows the width, so 23 letters read whole in a 168 px seat. The frame around the
-// felt (top bar, head, rack, side panel) grows by frameScale, half as much, so the
-// felt keeps the room its nine seats need.
+// felt (top bar, head, rack, side panel) grows by frameScale, from a bigger window
+// on and less, so the felt keeps the room its nine seats need.
 
 export const MIN_SEAT_W = 92; // below this an arc seat cannot show five readable cards
 export const MAX_SEAT_W = 196;
@@ -45,9 +45,12 @@ export function uiScale(width, height) {
 }
 
 /** The frame around the felt (top bar, the table's head, the rack, the side panel, the
- * lobby) grows half as much as the felt's contents (1.17 at 1920x1080). */
+ * lobby): 1 up to scale 1.15, then growing 0.9 as fast as the felt's contents (1.16 at
+ * 1920x1080, 1.57 at 2560x1440), 1.6 at most. Grown from scale 1, a 1680x1050 window's
+ * wider side panel took from the felt the 3 px that kept nine seats out of their narrow
+ * form (their names said YOU #n, their words a size smaller). */
 export function frameScale(ui) {
-  return hundredths(1 + (ui - 1) / 2);
+  return hundredths(Math.min(1.6, Math.max(1, 1 + (ui - 1.15) * 0.9)));
 }
 
 // Fixed rows of an arc seat, px (styles.css uses the same numbers through `vars`).

@@ -60,7 +60,7 @@ test("a seat box holds its five cards side by side", () => {
   assert.ok(dealerBox(958, 556).h < 220);
 });
 
-test("a laptop's window draws at scale 1, a big screen's bigger, the frame half as much", () => {
+test("a laptop's window draws at scale 1, a big screen's bigger, the frame from 1680 px on", () => {
   for (const [w, h] of [[1024, 768], [1280, 800], [1366, 768], [1440, 900], [390, 844]]) {
     assert.equal(uiScale(w, h), 1, `${w}x${h}`);
   }
@@ -68,7 +68,10 @@ test("a laptop's window draws at scale 1, a big screen's bigger, the frame half 
   assert.equal(uiScale(2560, 1440), 1.78);
   assert.equal(uiScale(7680, 4320), 2);
   assert.equal(frameScale(1), 1);
-  assert.equal(frameScale(1.33), 1.17);
+  assert.equal(frameScale(uiScale(1680, 1050)), 1.02); // the felt keeps its nine seats' width
+  assert.equal(frameScale(1.33), 1.16);
+  assert.equal(frameScale(1.78), 1.57);
+  assert.equal(frameScale(2), 1.6);
 });
 
 test("a big screen's seat grows its cards and words only as far as its width allows", () => {
