@@ -165,10 +165,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"stud-server: warning: {warning}", file=sys.stderr)
         for warning in setting_warnings(config):  # not --strict's: the paytables' only
             print(f"stud-server: warning: {warning}", file=sys.stderr)
-        print(f"ok: {len(config.tables)} tables, {len(config.variants)} variants")
-        if warnings and args.strict:
-            print(f"stud-server: --strict: {warnings} warning(s)", file=sys.stderr)
+        counted = f"{len(config.tables)} tables, {len(config.variants)} variants"
+        if warnings and args.strict:  # not "ok" on the way to an exit status of 1
+            print(f"refused (--strict): {counted}, {warnings} warning(s)")
             return 1
+        print(f"ok: {counted}")
         return 0
 
     if args.host:

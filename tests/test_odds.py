@@ -208,8 +208,10 @@ def test_check_config_strict_fails_on_player_edge(
     assert "warning: table gift" in err
     assert "table plain" not in err
     assert main(["check-config", "--strict", str(path)]) != 0
-    _, err = capsys.readouterr()
+    out, err = capsys.readouterr()
     assert "warning: table gift" in err
+    assert "ok" not in out.splitlines()[-1]  # not "ok" on the way to an exit status of 1
+    assert out.splitlines()[-1].startswith("refused (--strict):")
 
 
 def test_check_config_strict_passes_presets(
