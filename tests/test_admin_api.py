@@ -396,6 +396,8 @@ async def test_a_removed_player_plays_the_hand_out_and_loses_the_seat_after(
     assert snap["seats"][1] is None and snap["seats"][0] is not None
     gone = await op.act("/api/tables/alpha/remove", "again", player_id=bob.player_id)
     assert gone["outcome"] == "unchanged"
+    typo = await op.act("/api/tables/alpha/remove", "a typo", player_id=bob.player_id + "x")
+    assert (typo["outcome"], typo["details"]["result"]["code"]) == ("refused", "unknown_player")
     await books(server)
 
 

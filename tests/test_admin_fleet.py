@@ -275,7 +275,9 @@ async def test_a_table_no_process_hosts_is_listed_unhosted(fleet: Factory) -> No
     await until(lambda: west_row_with(op, lambda r: r["process_id"] == "west"), "west's host")
     await west.stop()  # its lobby row goes; nobody else is configured with the table
     row = await until(lambda: west_row_with(op, lambda r: r["phase"] == "unhosted"), "unhosted")
-    assert row["process_id"] is None and row["url"] == ""
+    assert row["process_id"] is None and row["url"] is None and row["here"] is False
+    listed = (await op.get("/api/tables"))["tables"]
+    assert (await op.get("/api/overview"))["tables"] == len(listed)  # the unhosted one too
 
 
 async def test_a_credit_asked_on_one_process_reaches_the_player_on_another(

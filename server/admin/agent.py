@@ -290,6 +290,8 @@ class Agent:
         if act.action == "remove":
             player_id = str(act.request.get("player_id", ""))
             if not room.table.seats_of(player_id):
+                if not await self.host.store.player_known(player_id):  # a typo, say
+                    return "refused", {"code": "unknown_player"}, None
                 return "unchanged", {"code": "not_seated"}, None
             if not room.table.keeps_seat(player_id):  # removed (or left) already: going
                 return "unchanged", {"code": "leaving", "at_round_end": True}, None

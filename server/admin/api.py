@@ -208,7 +208,7 @@ class Api:
         return {
             "process_id": host.process_id,
             "store": type(host.store).__name__,
-            "tables": len(self.views.table_ids()),
+            "tables": len(await self.views.fleet_ids()),  # as /api/tables lists them
             "books_sum": books["sum"],
             "pending_writes": pending["writes"],
             "pending_acts": len(pending["acts"]),

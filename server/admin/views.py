@@ -95,11 +95,15 @@ class Views:
         details, _ = await self.admin.published()
         return table_id in details
 
-    async def tables(self) -> list[dict[str, Any]]:
+    async def fleet_ids(self) -> list[str]:
         """Every table of the fleet (`known`): one whose hosts are all gone is listed
         too, `unhosted`, so an act can be recorded for it and seen pending."""
         details, _ = await self.admin.published()
-        ids = sorted(set(self.table_ids()) | set(details))
+        return sorted(set(self.table_ids()) | set(details))
+
+    async def tables(self) -> list[dict[str, Any]]:
+        details, _ = await self.admin.published()
+        ids = await self.fleet_ids()
         stats = await self._round_stats(ids)
         return [self._table(t, details, stats.get(t, {})) for t in ids]
 
@@ -156,7 +160,7 @@ class Views:
             updated = (detail or {}).get("ts")
             suspended = (detail or {}).get("suspended")
             if found is None and detail is None:
-                row = {**row, "phase": "unhosted", "url": ""}
+                row = {**row, "phase": "unhosted", "url": None}
         variant_row = row.get("variant") or {}
         out: dict[str, Any] = {
             "id": table_id,
@@ -164,7 +168,7 @@ class Views:
             "variant": variant_row.get("name"),
             "variant_title": variant_row.get("title"),
             "process_id": process,
-            "url": row.get("url", ""),
+            "url": row.get("url"),
             "here": room is not None and room.active,
             "phase": row.get("phase"),
             "paused": paused,
