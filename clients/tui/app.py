@@ -5,9 +5,9 @@ snapshot, the player's own cards of a private deal, wallet, jackpot meters)
 plus what only this terminal knows (the chips stacked on each of the player's
 seats and their progressive toggles, last round's bets, the selected seat, the
 last message). Frames update the model and schedule one redraw of the screen on
-top (clients/tui/screens.py); keys change the model or queue a server request.
-Requests run one at a time in key order, so "sit, 3, 2, d" never antes before
-the seat exists.
+top (clients/tui/screens.py); keys change the model or queue a server request
+(those of a round at the player's seats in clients/tui/moves.py). Requests run one
+at a time in key order, so "sit, 3, 2, d" never antes before the seat exists.
 
 A bet is built for one round: once its ante is on the table the chips are gone
 from the seat, and the next round starts with nothing stacked. `a` (rebet)
@@ -56,19 +56,17 @@ from clients.connection import (
 )
 from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
+from clients.tui.moves import MOMENT_CODES, TableMoves
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
-    bets_closed_text,
     fairness_text,
     folded_by_leaving,
     jackpots_text,
     joined_to_fit,
     last_round_text,
     leave_warning,
-    next_waiting,
     player_text,
     record_round_text,
-    waiting_hands,
 )
 from clients.tui.screens import (
     HistoryScreen,
@@ -92,27 +90,12 @@ from clients.tui.words import (
 from clients.verify import Verdict
 
 BUY_AMOUNT = 10_000  # cents: the b key buys $100 of chips
-SLOW_ANSWER = 1.0  # seconds a decision goes unanswered before the screen says it is sent
 #: Refusals that say only that this try of a purchase was not taken.
 NOT_THIS_TRY: Final = frozenset({"store_unavailable", "rate_limited", "shutting_down"})
 HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
 UNSEEN_ROUNDS: Final = 50  # rounds asked for to find one that ended out of sight (the most)
 LEAVE_ARMED_SECONDS: Final = 6.0  # a leave that folds hands waits this long for its second l
 MOVED: Final = frozenset({"unknown_table", "table_moved"})  # the table is hosted elsewhere
-#: Refusals about a moment of play: stale once the table's phase or round moves on (the
-#: browser's MOMENT_CODES, clients/web/js/app.js)
-MOMENT_CODES: Final = frozenset(
-    {
-        "wrong_phase",
-        "already_bet",
-        "already_decided",
-        "not_betting",
-        "no_bet",
-        "not_seated",
-        "table_suspended",
-        "table_paused",
-    }
-)
 
 Job = Callable[[], Awaitable[None]]
 
@@ -162,6 +145,7 @@ class StudApp(App[None]):
         self.slip = BetSlip()  # the chips stacked on our seats, and last round's bets
         self.bets = self.slip.bets
         self.progressive = self.slip.progressive
+        self.moves = TableMoves(self)  # what the keys of a round do at our seats
         self.hands: OwnHands = {}  # own cards of private deals, per table
         self.selected: int | None = None
         self.message = ""
@@ -302,7 +286,7 @@ class StudApp(App[None]):
             stake,
             self.last_round,
             placed=placed,
-            rebet=self.slip.rebet_words(self._rebettable),
+            rebet=self.slip.rebet_words(self.moves.rebettable),
             width=width,
         )
 
@@ -365,7 +349,7 @@ class StudApp(App[None]):
                 now = asyncio.get_running_loop().time()
                 self.deadline = None if ends is None else now + ends / 1000
                 self._forget_moment()
-                self._fix_selection()
+                self.fix_selection()
                 self.slip.settle(frame, self.player_id)
                 self.seat_watch.note(frame, self.player_id, self.here)  # told with the round
                 gone = self.round_watch.note(frame, self.player_id)
@@ -452,7 +436,7 @@ class StudApp(App[None]):
             words.append(seats_gone_text(seats))
         self.say(" ".join(words))
 
-    def _fix_selection(self) -> None:
+    def fix_selection(self) -> None:
         mine = self.own_seats()
         if self.selected not in mine:
             self.selected = mine[0] if mine else None
@@ -644,182 +628,6 @@ class StudApp(App[None]):
         if isinstance(self.screen, WatchScreen):
             self.pop_screen()
         return table_id
-
-    def sit(self) -> None:
-        async def job() -> None:
-            if self.table_id is None:
-                return
-            reply = await self.link.request("sit", table=self.table_id)
-            self._fix_selection()
-            self.selected = int(reply["seat"])
-            self.say(f"You sit at seat {self.selected + 1}. Stack chips with 1-5, then d to deal.")
-
-        self.submit(job)
-
-    def _buildable(self, seat: int | None) -> bool:
-        """Can a bet still be stacked on this seat (ours, no ante yet, bets open)?"""
-        snap = self.snapshot
-        if seat is None or snap is None or snap["phase"] not in ("waiting", "betting"):
-            return False
-        s = snap["seats"][seat]
-        return isinstance(s, dict) and s["player_id"] == self.player_id and not s["ante"]
-
-    def add_chip(self, index: int) -> None:
-        if self.selected is None:
-            self.say("Sit down first: press s.", error=True)
-            return
-        if not self._buildable(self.selected):
-            self.say(bets_closed_text(self.snapshot, self.selected), moment=True)
-            return
-        self.slip.add(self.selected, index)
-        self.message = ""
-        self.redraw_soon()
-
-    def remove_chip(self) -> None:
-        if self.selected is not None and self.slip.remove(self.selected):
-            self.redraw_soon()
-
-    def toggle_progressive(self) -> None:
-        seat = self.selected
-        if seat is None:
-            self.say("Sit down first: press s.", error=True)
-            return
-        if not self._buildable(seat):
-            self.say(bets_closed_text(self.snapshot, seat), moment=True)
-            return
-        on = self.slip.toggle(seat)
-        self.say(f"Progressive bet {'on' if on else 'off'} for seat {seat + 1}.")
-
-    def _rebettable(self, seat: int) -> bool:
-        return seat in self.own_seats() and self._buildable(seat)
-
-    def rebet(self) -> None:
-        """Stack last round's ante and progressive again on every own seat that had one."""
-        words = self.slip.rebet(self._rebettable)
-        if not words:
-            self.say("Nothing to rebet: no bet of last round can go on a seat now.", moment=True)
-            return
-        self.say(f"Rebet: {words}. Press d to deal.")
-
-    def clear_bets(self) -> None:
-        """Take every chip (and the progressive) off the seats whose bets are not placed;
-        said seat by seat ("Bets cleared." alone read as the selected seat's)."""
-        seats = [s for s in self.own_seats() if self._buildable(s)]
-        self.slip.clear(seats)
-        if not seats:
-            self.say("No bet to clear: bets are placed or closed.", moment=True)
-            return
-        where = "seat" + ("s " if len(seats) > 1 else " ") + ", ".join(str(s + 1) for s in seats)
-        self.say(f"Bets cleared on {where}.")
-
-    def next_seat(self) -> None:
-        mine = self.own_seats()
-        if not mine:
-            return
-        i = mine.index(self.selected) + 1 if self.selected in mine else 0
-        self.selected = mine[i % len(mine)]
-        if self.message_moment is not None:  # about the hand selected before ("Seat 8 is
-            self.message, self.message_moment = "", None  # not waiting"): not this one
-        self.redraw_soon()
-
-    def deal(self) -> None:
-        async def job() -> None:
-            snap, table = self.snapshot, self.table_id
-            if snap is None or table is None:
-                return
-            if not self.link.connected:  # the table on screen is as last seen
-                raise NotConnected("not connected to the server: nothing was sent; reconnecting…")
-            mine = self.own_seats()
-            if not mine:
-                self.say("Sit down first: press s.", error=True)
-                return
-            if snap["phase"] not in ("waiting", "betting"):
-                self.say("Cards are out: wait for the next round.", moment=True)
-                return
-            antes = 0
-            for seat in mine:
-                amount = sum(self.bets.get(seat, []))
-                if snap["seats"][seat]["ante"] == 0 and amount > 0:
-                    prog = self.progressive.get(seat, False)
-                    try:
-                        await self.link.request(
-                            "ante", table=table, seat=seat, amount=amount, progressive=prog
-                        )
-                    except ServerError as e:  # said with the parts of the bet refused
-                        stake = int(snap.get("progressive_stake") or 0) if prog else 0
-                        said = describe_error(e.frame, (amount, stake))
-                        self.say(said, error=True, moment=e.code in MOMENT_CODES)
-                        return
-                    antes += 1
-            live = [s for s in self.own_seats() if (self.snapshot or snap)["seats"][s]["ante"] > 0]
-            if not antes and not live:
-                self.say("Stack chips first: keys 1-5 add $1, $5, $10, $25, $100.", error=True)
-                return
-            await self.link.request("deal", table=table)
-            self.message = ""
-
-        self.submit(job)
-
-    def decide(self, decision: str) -> None:
-        async def job() -> None:
-            snap, table = self.snapshot, self.table_id
-            if snap is None or table is None:
-                return
-            if snap["phase"] != "deciding":
-                self.say("No decision is due now.", moment=True)
-                return
-            undecided = waiting_hands(snap, self.own_seats())
-            if not undecided:
-                self.say("None of your hands is waiting for a decision.", moment=True)
-                return
-            # the selected seat only, the one marked: never another hand in its place
-            seat = self.selected
-            if seat is None or seat not in undecided:
-                after = None if seat is None else next_waiting(undecided, seat)
-                if seat is None or after is None:
-                    waiting = ", ".join(str(s + 1) for s in undecided)
-                    where = "Your selected hand" if seat is None else f"Seat {seat + 1}"
-                    said = f"{where} is not waiting; nothing sent. Tab to {waiting}."
-                    self.say(said, moment=True)
-                    return
-                # a hand decided or out of the round: the next waiting one is selected,
-                # and nothing is sent to it before the player sees it is the one marked
-                self.selected = after
-                self.say(
-                    f"Seat {seat + 1} is not waiting; nothing sent. Seat {after + 1} is "
-                    "selected: f fold · r raise.",
-                    moment=True,
-                )
-                return
-            # the selection stays on the decided hand: it moved on to the next waiting one,
-            # so a second f or r, pressed again, folded or raised another hand unseen
-            if await self._decided(decision, table, seat):
-                self.message = ""
-
-        self.submit(job)
-
-    async def _decided(self, decision: str, table: str, seat: int) -> bool:
-        """Send the decision; one slow to be answered is said to be on its way, and one
-        sent but never answered is said to be in doubt, not failed (a frozen server
-        showed nothing of a raise sent, then only that it did not answer). True once
-        answered."""
-        sent = asyncio.ensure_future(self.link.request(decision, table=table, seat=seat))
-        done, _ = await asyncio.wait({sent}, timeout=SLOW_ANSWER)
-        if not done:
-            self.say(f"Your {decision} for seat {seat + 1} is sent; waiting for the answer…")
-        try:
-            await sent
-        except NotConnected:
-            raise  # never sent
-        except (ConnectionError, TimeoutError, WebSocketException):
-            self.say(
-                f"Your {decision} for seat {seat + 1} was sent, and the server did not answer:"
-                " the table shows whether it was taken once the link is back.",
-                error=True,
-                link=True,
-            )
-            return False
-        return True
 
     def action_history(self) -> None:
         if not isinstance(self.screen, HistoryScreen):

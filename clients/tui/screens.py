@@ -29,6 +29,7 @@ from clients.tui.keys import (
     play_keys,
 )
 from clients.tui.link import Link
+from clients.tui.moves import TableMoves
 from clients.tui.render import (
     CHIPS,
     LOBBY_COLUMNS,
@@ -71,6 +72,7 @@ class TableApp(Protocol):
     history_verdicts: dict[str, Verdict]
     seed_choice: dict[str, str]
     link: Link
+    moves: TableMoves
 
     @property
     def player_id(self) -> str | None: ...
@@ -87,15 +89,6 @@ class TableApp(Protocol):
     def fairness_line(self, width: int | None = None) -> Text: ...
     def open_table(self, table_id: str, *, follow: bool = True) -> None: ...
     def leave_table(self) -> None: ...
-    def sit(self) -> None: ...
-    def add_chip(self, index: int) -> None: ...
-    def remove_chip(self) -> None: ...
-    def toggle_progressive(self) -> None: ...
-    def rebet(self) -> None: ...
-    def clear_bets(self) -> None: ...
-    def next_seat(self) -> None: ...
-    def deal(self) -> None: ...
-    def decide(self, decision: str) -> None: ...
     def buy_chips(self) -> None: ...
     def set_client_seed(self, seed: str) -> None: ...
     def load_history(self) -> None: ...
@@ -363,31 +356,31 @@ class PlayScreen(WatchScreen):
     ]
 
     def action_sit(self) -> None:
-        self.stud.sit()
+        self.stud.moves.sit()
 
     def action_chip(self, index: int) -> None:
-        self.stud.add_chip(index)
+        self.stud.moves.add_chip(index)
 
     def action_unchip(self) -> None:
-        self.stud.remove_chip()
+        self.stud.moves.remove_chip()
 
     def action_progressive(self) -> None:
-        self.stud.toggle_progressive()
+        self.stud.moves.toggle_progressive()
 
     def action_rebet(self) -> None:
-        self.stud.rebet()
+        self.stud.moves.rebet()
 
     def action_clear(self) -> None:
-        self.stud.clear_bets()
+        self.stud.moves.clear_bets()
 
     def action_deal(self) -> None:
-        self.stud.deal()
+        self.stud.moves.deal()
 
     def action_decide(self, decision: str) -> None:
-        self.stud.decide(decision)
+        self.stud.moves.decide(decision)
 
     def action_next_seat(self) -> None:
-        self.stud.next_seat()
+        self.stud.moves.next_seat()
 
     def action_buy(self) -> None:
         self.stud.buy_chips()
