@@ -155,6 +155,26 @@ def test_every_seat_taken_the_keys_offer_no_seat() -> None:
     assert "tab next seat" in play_keys("showdown", free=False)
 
 
+@pytest.mark.parametrize("width", [40, 58, 78, 96, 118])
+def test_the_betting_keys_give_way_by_priority_where_the_line_is_short(width: int) -> None:
+    """The bets' keys ran to 111 cells and wrapped at 80 columns. Where they do not fit,
+    shorter words; then the least needed go first (tab with one seat, s sit with several):
+    the chips and d deal stay whatever the width."""
+    full = play_keys("betting")
+    for several in (False, True):
+        for free in (True, False):
+            keys = play_keys("betting", free=free, several=several, width=width)
+            assert cell_len(keys) <= width, keys
+            assert keys.startswith(("s sit · 1-5 add $1/", "1-5 add $1/")), keys
+            assert "d deal" in keys and ("s sit" in keys) <= free, keys
+            if cell_len(full) <= width and free:
+                assert keys == full
+    at_80 = play_keys("betting", width=78)
+    assert at_80 == "1-5 add $1/5/10/25/100 · ⌫ undo · p progressive · a rebet · x clear · d deal"
+    two_seats = play_keys("betting", several=True, width=78)
+    assert "tab seat" in two_seats and "s sit" not in two_seats, two_seats
+
+
 async def test_the_keys_line_says_what_acts_offline_and_with_every_seat_taken(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:

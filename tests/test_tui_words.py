@@ -349,3 +349,28 @@ async def test_at_80_columns_the_lobby_heading_breaks_between_its_parts(
         assert any(line.endswith("balance $1,000.00") for line in head), head
         assert any(line.strip().startswith("jackpot $") for line in head), head
         assert all(cell_len(line) <= 80 for line in head), head
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_betting_keys_stay_on_one_line_while_chips_are_built(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """At 80x24 the keys of the bets ("s sit · 1-5 add $1/$5/$10/$25/$100 · ⌫ remove
+    chip · …") wrapped onto a second line while chips were stacked, taking a row from
+    the seats. Shorter words, then fewer keys: the chips and d deal stay."""
+    server = await make_server(timers=LONG, tables=NINE)
+    await full_table(server, connect)
+    app = StudApp(url(server), LONG_NAMES[2], table="nine")
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [8], "seat 9")
+        await p.press("3", "2")
+        await until(p, lambda: app.built_bets() == {8: (1_500, False)}, "$15 built")
+        keys = shown(app, "#keys")
+        assert app.screen.query_one("#keys").region.height == 1, keys
+        assert cell_len(keys) <= size[0] - 2, keys
+        assert "1-5 add $1/" in keys and "d deal" in keys, keys
+        if size[0] >= 120:  # room for every key in its own words
+            assert "⌫ remove chip" in keys and "tab next seat" in keys, keys
+        assert all(cell_len(line) <= size[0] for line in screen_lines(app))

@@ -333,7 +333,14 @@ class PlayScreen(WatchScreen):
         if not mine:  # no seat: the chips, deal and decisions act on none
             return NO_SEAT_KEYS if free else FULL_NO_SEAT_KEYS
         undecided = any(seats[i].get("cards") and not seats[i].get("decision") for i in mine)
-        return play_keys(str(snap.get("phase", "")), undecided=undecided, free=free)
+        width = self.query_one("#keys", Static).content_region.width or None
+        return play_keys(
+            str(snap.get("phase", "")),
+            undecided=undecided,
+            free=free,
+            several=len(mine) > 1,
+            width=width,
+        )
 
     # the footer: the keys of any time; those of the moment are in the keys line above it
     # (the footer listed them all, every phase, and ran off an 80-column screen)
