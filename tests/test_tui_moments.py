@@ -459,3 +459,26 @@ def test_the_legend_explains_the_short_words_of_the_last_round_line_too() -> Non
     said = player_text("Ann", {"balance": 100}, [], False, 0, 100, last, width=60)
     legend = legend_text(waiting, Text.assemble(seats_text(waiting, "p0", 0, 60), "\n", said))
     assert "P progressive bet" in legend.plain and "No qualify:" in legend.plain, legend
+
+
+async def test_offline_the_bet_keys_build_nothing_and_say_so(make_server: ServerFactory) -> None:
+    """Offline the keys line says the table's keys act once the link is back (as the
+    browser's "Keys: none act until the connection is back"), yet 1-5, ⌫, p, a and x
+    went on building the bet in silence, and only d said nothing was sent."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha", backoff=(0.05, 0.2))
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("3")
+        await until(p, lambda: app.built_bets() == {0: (1_000, False)}, "$10 built")
+        await server.stop(grace=0)
+        await sees(p, app, "#message", "Not connected")
+        for key in ("2", "backspace", "p", "a", "x"):
+            await p.press(key)
+            said = await sees(p, app, "#message", "nothing was built")
+            assert "once the link is back" in said, (key, said)
+            assert app.built_bets() == {0: (1_000, False)}, key  # as it was: kept for later
+        await p.press("d")
+        await sees(p, app, "#message", "nothing was sent")

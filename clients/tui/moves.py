@@ -21,6 +21,9 @@ from clients.tui.link import Link, NotConnected
 from clients.tui.render import bets_closed_text, next_waiting, waiting_hands
 from clients.tui.words import describe_error
 
+#: a bet key's answer while the link is down: the keys line says the table's keys act once
+#: it is back (the browser greys its chips and circles), so nothing is built meanwhile
+OFFLINE_BUILD: Final = "Offline: nothing was built; bets are built once the link is back."
 SLOW_ANSWER = 1.0  # seconds a decision goes unanswered before the screen says it is sent
 #: Refusals about a moment of play: stale once the table's phase or round moves on (the
 #: browser's MOMENT_CODES, clients/web/js/app.js)
@@ -90,7 +93,17 @@ class TableMoves:
         s = snap["seats"][seat]
         return isinstance(s, dict) and s["player_id"] == self.host.player_id and not s["ante"]
 
+    def offline(self) -> bool:
+        """The link is down: a bet key says so and builds nothing (what was built before
+        stays, for once the link is back)."""
+        if self.host.link.connected:
+            return False
+        self.host.say(OFFLINE_BUILD, error=True, link=True)
+        return True
+
     def add_chip(self, index: int) -> None:
+        if self.offline():
+            return
         if self.host.selected is None:
             self.host.say("Sit down first: press s.", error=True)
             return
@@ -102,10 +115,14 @@ class TableMoves:
         self.host.redraw_soon()
 
     def remove_chip(self) -> None:
+        if self.offline():
+            return
         if self.host.selected is not None and self.host.slip.remove(self.host.selected):
             self.host.redraw_soon()
 
     def toggle_progressive(self) -> None:
+        if self.offline():
+            return
         seat = self.host.selected
         if seat is None:
             self.host.say("Sit down first: press s.", error=True)
@@ -121,6 +138,8 @@ class TableMoves:
 
     def rebet(self) -> None:
         """Stack last round's ante and progressive again on every own seat that had one."""
+        if self.offline():
+            return
         words = self.host.slip.rebet(self.rebettable)
         if not words:
             self.host.say(
@@ -132,6 +151,8 @@ class TableMoves:
     def clear_bets(self) -> None:
         """Take every chip (and the progressive) off the seats whose bets are not placed;
         said seat by seat ("Bets cleared." alone read as the selected seat's)."""
+        if self.offline():
+            return
         seats = [s for s in self.host.own_seats() if self.buildable(s)]
         self.host.slip.clear(seats)
         if not seats:
