@@ -23,7 +23,7 @@ from clients.tui.words import describe_error
 
 #: a bet key's answer while the link is down: the keys line says the table's keys act once
 #: it is back (the browser greys its chips and circles), so nothing is built meanwhile
-OFFLINE_BUILD: Final = "Offline: nothing was built; bets are built once the link is back."
+OFFLINE_BUILD: Final = "Offline: nothing was built; the bet keys act once the link is back."
 SLOW_ANSWER = 1.0  # seconds a decision goes unanswered before the screen says it is sent
 #: Refusals about a moment of play: stale once the table's phase or round moves on (the
 #: browser's MOMENT_CODES, clients/web/js/app.js)
