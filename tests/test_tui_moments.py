@@ -286,6 +286,24 @@ def test_the_heading_keeps_the_spectator_count_at_80_columns(width: int) -> None
     assert ("$100.00" in lines[0]) is (width > 100), lines  # whole dollars where short
 
 
+@pytest.mark.parametrize("width", [78, 118])
+def test_a_long_table_title_leaves_the_progressive_stake_whole(width: int) -> None:
+    """ "Nine Seat Casino Stud Table · Casino Stud Poker · ante $1–$100 · progressive …":
+    at 80 columns the stake was cut off the heading."""
+    snap = {
+        "title": "Nine Seat Casino Stud Table", "phase": "betting", "min_ante": 100,
+        "max_ante": 10_000, "progressive_stake": 100, "spectators": 1, "ends_in_ms": 9_000,
+    }  # fmt: skip
+    lines = info_text(snap, 9.0, 100_250, "Casino Stud Poker", width=width).plain.split("\n")
+    assert all(cell_len(line) <= width and "…" not in line for line in lines), lines
+    assert lines[0].startswith("Nine Seat Casino Stud Table · Casino Stud Poker · ante $1"), lines
+    said = " · ".join(lines)
+    assert re.search(r"progressive \$1(\.00)? ", said) and "watching 1" in said, lines
+    # offline the phase's words are longer: the stake gives way whole, never "progressiv…"
+    offline = info_text(snap, None, 100_250, "Casino Stud Poker", True, width=width).plain
+    assert "…" not in offline and "watching 1" in offline, offline
+
+
 @pytest.mark.parametrize("width", [78, 118, 200])
 def test_the_fairness_line_gives_way_by_parts_never_mid_word(width: int) -> None:
     """ "fair ✓ (checked against the proof's own commitment) · commitment ef0765c3…e44109 ·

@@ -250,14 +250,18 @@ def info_text(
     low, high, stake = int(snap["min_ante"]), int(snap["max_ante"]), snap.get("progressive_stake")
     # the whole line where it fits; else the whole dollars, then the spectators on the
     # next line (at 80 columns "watching 1" was cut off the end)
-    line1 = ""
+    line1 = stake_words = ""
     for say in (money, short_money):
-        line1 = " · ".join(
-            [*head, f"ante {say(low)}–{say(high)}", f"progressive {say(int(stake or 0))}"]
-        )
+        stake_words = f"progressive {say(int(stake or 0))}"
+        line1 = " · ".join([*head, f"ante {say(low)}–{say(high)}", stake_words])
         if width is None or Text.from_markup(f"{line1} · {watching}").cell_len <= width:
             line1, watching = f"{line1} · {watching}", ""
             break
+    if width is not None and Text.from_markup(line1).cell_len > width:
+        # a long title: the stake goes down beside the spectators (it was cut at 80
+        # columns, "· progressive …")
+        line1 = line1.removesuffix(f" · {stake_words}")
+        watching = f"{stake_words} · {watching}"
     clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
     line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
     paused = snap.get("paused")
@@ -275,8 +279,15 @@ def info_text(
     if amount is not None:
         named = f"{jackpot_name(str(jp.get('name', '')))} jackpot" if several_jackpots else ""
         line2 += f"    [b magenta]{escape(named or 'Jackpot')} {money(amount)}[/]"
-    if watching:
-        line2 += f"    {watching}"
+    # what did not fit the first line, whole, the stake the first to give way (offline:
+    # "OFFLINE: the table as last seen (Showdown)    Jackpot $1,002.00    progressiv…")
+    parts = watching.split(" · ") if watching else []
+    while width and len(parts) > 1:
+        if Text.from_markup(f"{line2}    {' · '.join(parts)}").cell_len <= width:
+            break
+        parts.pop(0)
+    if parts:
+        line2 += "    " + " · ".join(parts)
     lines = [Text.from_markup(line1), Text.from_markup(line2)]
     if width:
         for line in lines:
