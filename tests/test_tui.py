@@ -206,11 +206,11 @@ async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) ->
         await p.press("d")
         await settle(app)
         await sees(p, app, "#message", "Stack chips first")
-        # $100 is over beta's $50 limit: the refusal reads in dollars
-        await p.press("5", "d")
-        await settle(app)
-        await sees(p, app, "#message", "The ante at this table must be between $1.00 and $50.00.")
-        await p.press("backspace", "4", "4", "d")  # $50 on seat 2; seat 1 sits this one out
+        # $100 is over beta's $50 limit: the chip stays off, said in dollars
+        await p.press("5")
+        await sees(p, app, "#message", "The most you can ante at this table is $50.00.")
+        assert app.built_bets() == {}
+        await p.press("4", "4", "d")  # $50 on seat 2; seat 1 sits this one out
         await until(p, lambda: phase(app) == "deciding", "the deal")
         assert app.snapshot is not None and app.snapshot["seats"][1]["ante"] == 5_000
         assert app.snapshot["seats"][0]["cards"] is None
@@ -300,6 +300,8 @@ def test_cards_errors_and_seats_render_in_words() -> None:
         "No decision is due now"
     )
     assert describe_error({"code": "seat_taken"}) == "The requested seat is already taken."
+    limits = {"code": "ante_out_of_limits", "min_ante": 100, "max_ante": 5_000}
+    assert describe_error(limits) == "The ante at this table must be between $1.00 and $50.00."
     seat = {
         "player_id": "p1",
         "name": "ann",

@@ -500,3 +500,24 @@ async def test_offline_the_bet_keys_build_nothing_and_say_so(make_server: Server
             assert app.built_bets() == {0: (1_000, False)}, key  # as it was: kept for later
         await p.press("d")
         await sees(p, app, "#message", "nothing was sent")
+
+
+async def test_a_chip_past_the_table_s_most_is_not_stacked(make_server: ServerFactory) -> None:
+    """Chips went on past the table's most ante ($1,237.00 "built: d deals it" at a $100
+    table), to be refused only at d. As in the browser, the chip that would go past it
+    stays off, and the message says the most there is."""
+    server = await make_server(timers=LONG, tables=NINE)
+    app = StudApp(url(server), "ann", table="nine")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("4", "4", "4", "4")  # $100: the most at this table
+        await until(p, lambda: app.built_bets() == {0: (10_000, False)}, "$100 built")
+        await p.press("1")
+        await sees(p, app, "#message", "The most you can ante at this table is $100.00.")
+        assert app.built_bets() == {0: (10_000, False)}
+        await p.press("backspace", "5")  # $75 and a $100 chip: over it again
+        await until(p, lambda: app.built_bets() == {0: (7_500, False)}, "$75 built")
+        await p.press("3")  # $85: under it, stacked
+        await until(p, lambda: app.built_bets() == {0: (8_500, False)}, "$85 built")

@@ -15,10 +15,11 @@ from typing import Any, Final, Protocol
 
 from websockets.exceptions import WebSocketException
 
+from clients.bots import money
 from clients.connection import ServerError
 from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
-from clients.tui.render import bets_closed_text, next_waiting, waiting_hands
+from clients.tui.render import CHIPS, bets_closed_text, next_waiting, waiting_hands
 from clients.tui.words import describe_error
 
 #: a bet key's answer while the link is down: the keys line says the table's keys act once
@@ -109,6 +110,14 @@ class TableMoves:
             return
         if not self.buildable(self.host.selected):
             self.host.say(bets_closed_text(self.host.snapshot, self.host.selected), moment=True)
+            return
+        most = (self.host.snapshot or {}).get("max_ante")
+        if (
+            isinstance(most, int)
+            and self.host.slip.amount(self.host.selected) + CHIPS[index] > most
+        ):
+            # as the browser: the chip stays off (it was stacked, and refused only at d)
+            self.host.say(f"The most you can ante at this table is {money(most)}.", error=True)
             return
         self.host.slip.add(self.host.selected, index)
         self.host.message = ""
