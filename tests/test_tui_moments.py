@@ -521,3 +521,15 @@ async def test_a_chip_past_the_table_s_most_is_not_stacked(make_server: ServerFa
         await until(p, lambda: app.built_bets() == {0: (7_500, False)}, "$75 built")
         await p.press("3")  # $85: under it, stacked
         await until(p, lambda: app.built_bets() == {0: (8_500, False)}, "$85 built")
+
+
+@pytest.mark.parametrize("width", [78, 118])
+def test_many_chips_are_counted_rather_than_cut(width: int) -> None:
+    """Forty $1 chips and a $25 read "Seat 1: bet $65.00 ($25 $1 $1 $1 $1 $1 $1 $1 $1 $1
+    $1 $1…", the progressive cut off: where the chips one by one do not fit, each kind
+    is counted."""
+    chips = [2_500] + [100] * 40
+    text = player_text("Ann", {"balance": 100_000}, chips, True, 0, 100, width=width).plain
+    line = text.splitlines()[1]
+    assert cell_len(line) <= width and "…" not in line, line
+    assert "$65.00" in line and "$1×40" in line and "$25" in line and "ON" in line, line

@@ -620,11 +620,17 @@ def player_text(
         )
     else:
         chip_list = " ".join(short_money(c) for c in chips) or "none"
+        # each kind counted, largest first: forty $1 chips one by one cut the line
+        kinds = sorted(set(chips), reverse=True)
+        counted = " ".join(
+            short_money(c) + (f"×{chips.count(c)}" if chips.count(c) > 1 else "") for c in kinds
+        )
         bet, on = money(bet_total(chips)), "ON" if progressive else "off"
         seats = (  # roomiest first
             f"Seat {selected + 1}: bet [b]{bet}[/] (chips: {chip_list})"
             f"   progressive [b]{on}[/] ({money(stake)})",
             f"Seat {selected + 1}: bet [b]{bet}[/] ({chip_list}) · progressive [b]{on}[/]",
+            f"Seat {selected + 1}: bet [b]{bet}[/] ({counted or 'none'}) · progressive [b]{on}[/]",
         )
         # the first of rebet's words that fits (at 80 columns "a rebets seat 7 $…")
         ends = (" · x clears", "")
