@@ -498,6 +498,11 @@ async def test_offline_the_bet_keys_build_nothing_and_say_so(make_server: Server
             said = await sees(p, app, "#message", "nothing was built")
             assert "once the link is back" in said, (key, said)
             assert app.built_bets() == {0: (1_000, False)}, key  # as it was: kept for later
+        await p.press("s")  # a key that asks the server: said not sent, as d says it
+        await sees(p, app, "#message", "nothing was sent")
+        assert app.own_seats() == [0]
+        await p.press("x")
+        await sees(p, app, "#message", "nothing was built")
         await p.press("d")
         await sees(p, app, "#message", "nothing was sent")
 

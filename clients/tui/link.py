@@ -142,7 +142,7 @@ class Link:
     async def request(self, t: str, **fields: Any) -> dict[str, Any]:
         client = self.client
         if client is None or client.closed.done():
-            raise NotConnected("not connected to the server: reconnecting…")
+            raise NotConnected("not connected to the server: nothing was sent; reconnecting…")
         try:
             return await asyncio.wait_for(client.request(t, **fields), self.request_timeout)
         except ConnectionClosed:  # the frame could not be sent: the link died just now
