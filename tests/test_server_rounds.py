@@ -306,11 +306,13 @@ async def test_betting_timer_deals_and_funds_are_checked(
     except ServerError as e:
         assert e.code == "bonus_not_playable"
         assert (e.frame["needed"], e.frame["available"]) == (1_200, 1_000)
+        assert "bonus credits, which cannot be wagered" in e.frame["message"]
     try:
         await c.request("ante", table="alpha", seat=0, amount=5_000)
         raise AssertionError("accepted without funds")
     except ServerError as e:
         assert e.code == "insufficient_funds" and e.frame["needed"] == 15_000
+        assert e.frame["bonus"] > 0 and "bonus" not in e.frame["message"]  # not the reason
     await c.request("ante", table="alpha", seat=0, amount=300, progressive=True)
     # nobody says deal: the betting timer deals
     await c.wait_table("alpha", phase("deciding"))

@@ -487,11 +487,14 @@ def bet_needed(transfers: Sequence[Transfer], holds: Sequence[Hold]) -> int:
 
 def funds_error(needed: int, available: int, bonus: int) -> StoreError:
     """InsufficientFunds, or BonusNotPlayable when only bonus credits would cover the bet."""
+    # the bonus is named only where it would have covered the bet: beside a bet that
+    # even both could not cover, it read as the reason for the refusal
     cls = BonusNotPlayable if needed <= available + bonus else InsufficientFunds
+    short = cls is BonusNotPlayable and bonus
     return cls(
         f"this bet needs {needed} cents available (ante, progressive and the raise it "
         f"may call for); you have {available}"
-        + (f" plus {bonus} in bonus credits, which cannot be wagered here" if bonus else ""),
+        + (f" plus {bonus} in bonus credits, which cannot be wagered here" if short else ""),
         needed=needed,
         available=available,
         bonus=bonus,
