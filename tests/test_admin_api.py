@@ -450,6 +450,12 @@ async def test_credits_and_debits_move_money_with_the_house_once(
     totals = await books(server)
     assert totals[f"player:{pat.player_id}"] == START + 2_000
     assert totals["house"] == house - 2_000
+    # the credit asked again applies nothing and pushes nothing: its balance is old now
+    await pat.wait_for(lambda c: c.balance.get("balance") == START + 2_000)
+    seen = len(pat.frames)
+    assert (await op.post(f"/api/players/{pat.player_id}/credit", body))["replayed"] is True
+    await pat.request("ping")  # after any push the repeat made
+    assert not [f for f in pat.frames[seen:] if f["t"] == "balance"]
     too_much = await op.act(f"/api/players/{pat.player_id}/debit", "all", amount=START * 10)
     assert too_much["outcome"] == "refused"
     assert too_much["details"]["result"]["code"] == "insufficient_funds"
@@ -488,6 +494,9 @@ async def test_meters_are_reseeded_and_corrected(
     assert fix["outcome"] == "applied" and await server.store.meter("main") == SEED + 50
     jackpots = (await op.get("/api/jackpots"))["jackpots"]
     assert jackpots[0]["name"] == "main" and jackpots[0]["amount"] == SEED + 50
+    # the reseed asked again applies nothing and shows nothing: its figure is old now
+    assert (await op.post("/api/jackpots/main/reseed", body))["replayed"] is True
+    assert server.meters["main"] == SEED + 50
     await books(server)
 
 

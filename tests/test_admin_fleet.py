@@ -141,7 +141,8 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
     bob = await player(west, "bob")
     try:
         await bob.request("sit", table="west")
-        await op.act(f"/api/players/{bob.player_id}/suspend", "a chargeback")
+        suspend = {"action_id": new_id(), "reason": "a chargeback"}
+        await op.post(f"/api/players/{bob.player_id}/suspend", suspend)
         for t, fields in (
             ("ante", {"table": "west", "seat": 0, "amount": 500}),
             ("buy_chips", {"amount": 1000}),
@@ -154,6 +155,18 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
         await op.act(f"/api/players/{bob.player_id}/unsuspend", "cleared")
         assert (await bob.request("buy_chips", amount=1000))["t"] == "ok"
         assert bob.balance["balance"] == START + 1000
+        # the suspension asked again is a repeat: it neither applies nor tells west (whose
+        # news would put the lifted suspension back until its next look at the acts)
+        assert east.fleet is not None
+        told: list[Any] = []
+
+        async def tell(*news: Any) -> None:
+            told.append(news)
+
+        east.fleet.announce_acts = tell  # type: ignore[method-assign,assignment]
+        again = await op.post(f"/api/players/{bob.player_id}/suspend", suspend)
+        assert again["replayed"] is True and told == []
+        assert (await bob.request("buy_chips", amount=1000))["t"] == "ok"
     finally:
         await bob.close()
 

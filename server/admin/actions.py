@@ -123,7 +123,8 @@ class Acts:
             acted = await self._durable(
                 act, lambda: self.admin.adjust(act, player_id, signed, limit=limit)
             )
-            if acted is not None and acted.row["outcome"] == "applied":
+            # a repeat's result is the first's: a balance that may be old by now
+            if acted is not None and acted.row["outcome"] == "applied" and not acted.replayed:
                 r = acted.row["details"]["result"]
                 self.host.push_wallet(player_id, Wallet(r["balance"], r["bonus"], r["held"]))
         else:
@@ -131,8 +132,9 @@ class Acts:
             off = action == "suspend"
             acted = await self._durable(act, lambda: self.admin.suspend(act, player_id, off))
             self.agent.wake.set()  # follow it here at once: seats, sit, ante, buy_chips
-            if acted is not None and acted.row["outcome"] == "applied":
+            if acted is not None and acted.row["outcome"] == "applied" and not acted.replayed:
                 # and on every other process before the answer: the news carries it
+                # (not a repeat's: a suspension lifted since would be put back)
                 news = suspension(act) if off else None
                 await _announce_acts(self.host.fleet, player_id, news)
         return _done(act, acted)
@@ -148,7 +150,7 @@ class Acts:
         fields = {} if amount is None else {"amount": amount}
         act = self._act(operator, action, f"jackpot:{name}", body, fields)
         acted = await self._durable(act, lambda: self.admin.set_meter(act, name, amount))
-        if acted is not None and acted.row["outcome"] == "applied":
+        if acted is not None and acted.row["outcome"] == "applied" and not acted.replayed:
             self.host.set_meter(name, acted.row["details"]["result"]["after"])  # and the fleet
         return _done(act, acted)
 
