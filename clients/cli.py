@@ -10,10 +10,9 @@ import asyncio
 import getpass
 import sys
 
+from clients.connection import DEFAULT_URL
 from clients.optimal import STRATEGIES
 from protocol.messages import NAME
-
-DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 
 
 def _name(text: str) -> str:

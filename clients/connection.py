@@ -26,6 +26,9 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from protocol.codec import PROTOCOL_VERSION, SERVER_FRAME_LIMITS, decode, encode
 
+#: Where the clients connect unless told (`--url`): a server started with the defaults.
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+
 log = logging.getLogger("stud.client")
 
 

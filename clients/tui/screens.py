@@ -65,6 +65,7 @@ class TableApp(Protocol):
     player_name: str
     status: str
     table_id: str | None
+    table_host: str  # the server the table on screen was last joined at
     selected: int | None
     lobby: dict[str, Any] | None
     jackpots: dict[str, int]
@@ -313,7 +314,8 @@ class WatchScreen(StudScreen):
         self.stud.leave_table()
 
     def action_sit(self) -> None:
-        self.stud.say(spectator_sit_text(self.stud.snapshot, self.stud.table_id))
+        stud = self.stud
+        stud.say(spectator_sit_text(stud.snapshot, stud.table_id, stud.table_host))
 
 
 class PlayScreen(WatchScreen):

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from clients.bots import money
+from clients.connection import DEFAULT_URL
 from clients.verify import round_net
 from protocol.errors import ERROR_MEANINGS, ErrorCode
 
@@ -84,11 +85,13 @@ def seats_gone_text(seats: Sequence[int]) -> str:
     return f"Your seat {where} there is gone: press s to sit."
 
 
-def spectator_sit_text(snap: Frame | None, table: str | None) -> str:
-    """A spectator's s: how to take a seat (this client only watches), or that none is free."""
+def spectator_sit_text(snap: Frame | None, table: str | None, url: str = DEFAULT_URL) -> str:
+    """A spectator's s: how to take a seat (this client only watches), or that none is free;
+    the command names the server watched unless it is the one dialled by default."""
     seats = (snap or {}).get("seats") or []
     free = sum(1 for s in seats if s is None)
-    play = f"stud-client play --table {table}"
+    server = "" if url == DEFAULT_URL else f" --url {url}"
+    play = f"stud-client play{server} --table {table}"
     if snap is not None and not free:
         return f"Every seat is taken. You are watching: to play once one is free, start {play}."
     count = f" ({free} seat{'s' if free != 1 else ''} free)" if snap is not None else ""
