@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import os
 import sys
 
 from clients.connection import DEFAULT_URL
@@ -77,6 +78,16 @@ FALLBACK_HELP = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away (`| head`): stop quietly, as other command-line tools do,
+        # and keep Python from failing again on flushing stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="stud-client", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -330,3 +330,18 @@ def test_serve_logs_a_player_edge_of_a_variant_the_config_defines(tmp_path: Path
     finally:
         server.terminate()
         server.wait(15)
+
+
+def test_output_to_a_reader_gone_stops_quietly() -> None:
+    """`stud-server odds | head` ended in a BrokenPipeError traceback."""
+    command = ["server.cli", "odds", "--variant", "bermuda"]
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", *command], stdout=write, stderr=subprocess.PIPE, timeout=120
+        )
+    finally:
+        os.close(write)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    assert done.returncode == 1
