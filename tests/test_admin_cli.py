@@ -59,6 +59,14 @@ def test_operators_in_a_file(tmp_path: Path) -> None:
     assert PASSWORD not in file.read_text()
     twice = operator("add", "OLGA", *common, "--password-stdin", password=PASSWORD)
     assert twice.returncode == 2 and "exists" in twice.stderr
+    # a new password keeps the date the operator was added
+    stored[0]["created_ms"] -= 86_400_000  # added a day ago
+    file.write_text(json.dumps({"operators": stored}))
+    new = operator("add", "olga", *common, "--replace", "--password-stdin", password=PASSWORD + "x")
+    assert new.returncode == 0, new.stderr
+    renewed = json.loads(file.read_text())["operators"][0]
+    assert renewed["hash"] != stored[0]["hash"]
+    assert renewed["created_ms"] == stored[0]["created_ms"]
     weak = operator("add", "bert", *common, "--password-stdin", password="short")
     assert weak.returncode == 2 and "10 to 128" in weak.stderr
     bad = operator("add", "no spaces", *common, "--password-stdin", password=PASSWORD)
@@ -130,6 +138,25 @@ async def test_operators_in_redis(redis_url: str, tmp_path: Path) -> None:
         try:
             found = await RedisAdmin(store).get_operator("olga")
             assert found is not None and found.password_hash.startswith("$argon2id$")
+            # a new password keeps the date the operator was added
+            await RedisAdmin(store).put_operator(
+                "olga", found.password_hash, replace=True, now_ms=found.created_ms - 86_400_000
+            )
+            renewed = await asyncio.to_thread(
+                lambda: operator(
+                    "add",
+                    "olga",
+                    *env_args,
+                    "--replace",
+                    "--password-stdin",
+                    password=PASSWORD + "x",
+                    env={"STUD_REDIS_NAMESPACE": namespace},
+                )
+            )
+            assert renewed.returncode == 0, renewed.stderr
+            now = await RedisAdmin(store).get_operator("olga")
+            assert now is not None and now.password_hash != found.password_hash
+            assert now.created_ms == found.created_ms - 86_400_000
         finally:
             await store.close()
     finally:

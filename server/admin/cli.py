@@ -98,7 +98,9 @@ async def _run(args: argparse.Namespace, config: Config, path: str, password: st
                 return _fail(f"no operator {args.name!r}")
             print(f"removed operator {args.name}")
             return 0
-        if not await admin.put_operator(args.name, hashed, replace=args.replace, now_ms=now):
+        held = await admin.get_operator(args.name) if args.replace else None
+        since = held.created_ms if held is not None else now  # a new password: still added then
+        if not await admin.put_operator(args.name, hashed, replace=args.replace, now_ms=since):
             return _fail(f"operator {args.name!r} exists: --replace to set a new password")
         print(f"operator {args.name} added")
         return 0
@@ -119,7 +121,8 @@ def _on_file(args: argparse.Namespace, path: str, hashed: str, now: int) -> int:
         return 0
     if folded in operators and not args.replace:
         return _fail(f"operator {args.name!r} exists: --replace to set a new password")
-    operators[folded] = Operator(args.name, hashed, now)
+    held = operators.get(folded)  # a new password: the operator was still added then
+    operators[folded] = Operator(args.name, hashed, held.created_ms if held else now)
     write_file(path, list(operators.values()))
     print(f"operator {args.name} added to {path}")
     return 0
