@@ -320,7 +320,7 @@ def test_cards_errors_and_seats_render_in_words() -> None:
     assert text.splitlines()[0] == "  1 empty"
     line = text.splitlines()[1]
     assert line.startswith("▶ 2 ann") and "$5.00 P" in line and "High Card" in line
-    assert "Folded -$6.00" in line and "(away)" in line  # the ante and the stake are lost
+    assert "Folded (timer) -$6.00" in line and "(away)" in line  # the ante and the stake are lost
 
 
 async def test_client_seed_commitment_verdict_and_history(make_server: ServerFactory) -> None:

@@ -538,3 +538,33 @@ def test_many_chips_are_counted_rather_than_cut(width: int) -> None:
     line = text.splitlines()[1]
     assert cell_len(line) <= width and "…" not in line, line
     assert "$65.00" in line and "$1×40" in line and "$25" in line and "ON" in line, line
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_hand_the_clock_folded_says_so_on_its_row_and_in_the_message(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """A hand the deciding clock folded read "Folded -$6.00 (incl. P -$1)" at the
+    showdown, as if the player had folded it; the seat's line went on saying "ante $5.00
+    placed", and f then said only "No decision is due now." (History alone said
+    "folded (timer)")."""
+    server = await make_server(timers={**LONG, "decision": 0.5}, tables=NINE)
+    others = await full_table(server, connect)
+    app = StudApp(url(server), LONG_NAMES[2], table="nine")
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [8], "seat 9")
+        for n, other in enumerate(others):
+            await other.request("ante", table="nine", seat=n, amount=100)
+            await other.request("deal", table="nine")
+        await p.press("1", "p", "d")  # no hand decided: the clock folds them all
+        await until(p, lambda: phase(app) == "showdown", "the clock ran out")
+        row = next(x for x in shown(app, "#seats").splitlines() if x.startswith("▶ 9 "))
+        assert "Folded (timer) -$" in row, row
+        said = await sees(p, app, "#message", "The clock ran out: your hand on seat #9 was folded.")
+        assert "Seat 9: ante $1.00 folded by the clock" in shown(app, "#player")
+        assert all(cell_len(line) <= size[0] for line in screen_lines(app))
+        await p.press("f")
+        said = await sees(p, app, "#message", "No decision is due now")
+        assert "seat 9 was folded by the clock" in said, said

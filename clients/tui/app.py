@@ -79,6 +79,9 @@ from clients.tui.screens import (
 from clients.tui.unseen import RoundWatch, SeatWatch
 from clients.tui.witness import FairnessWitness
 from clients.tui.words import (
+    by_clock,
+    clock_fold_text,
+    clock_folded,
     describe_error,
     jackpot_won_text,
     moved_text,
@@ -287,6 +290,7 @@ class StudApp(App[None]):
             self.last_round,
             placed=placed,
             rebet=self.slip.rebet_words(self.moves.rebettable),
+            fate="folded by the clock" if by_clock(seat) else "",
             width=width,
         )
 
@@ -358,6 +362,9 @@ class StudApp(App[None]):
                 if frame["phase"] == "showdown":
                     said = self._round_words(last_round_text, frame)
                     self.last_round = said or self.last_round
+                timed = clock_folded(old, frame, self.player_id)
+                if timed:  # over with the showdown: said for its moment
+                    self.say(clock_fold_text(timed), moment=True)
         elif t == "hand":
             absorb_hand(self.hands, frame)
         elif t == "lobby":

@@ -20,7 +20,7 @@ from clients.connection import ServerError
 from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import CHIPS, bets_closed_text, next_waiting, waiting_hands
-from clients.tui.words import describe_error
+from clients.tui.words import by_clock, describe_error
 
 #: a bet key's answer while the link is down: the keys line says the table's keys act once
 #: it is back (the browser greys its chips and circles), so nothing is built meanwhile
@@ -228,7 +228,10 @@ class TableMoves:
             if snap is None or table is None:
                 return
             if snap["phase"] != "deciding":
-                self.host.say("No decision is due now.", moment=True)
+                sel, timed = self.host.selected, ""
+                if sel is not None and by_clock(snap["seats"][sel]):
+                    timed = f": seat {sel + 1} was folded by the clock"
+                self.host.say(f"No decision is due now{timed}.", moment=True)
                 return
             undecided = waiting_hands(snap, self.host.own_seats())
             if not undecided:

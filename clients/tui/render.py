@@ -336,18 +336,23 @@ def progressive_part(seat: Frame) -> int:
     return -stake if stake > 0 else 0
 
 
-def seat_status(seat: Frame, phase: str | None = None, *, short: bool = False) -> str:
+def seat_status(
+    seat: Frame, phase: str | None = None, *, short: bool = False, how: bool = True
+) -> str:
     """The right-hand column: at showdown the result in dollars, else the seat's state in
     the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
     "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out". `short`: the
     result in fewer words, for a narrow screen (the amounts stay whole). A progressive bet's
     part of the net is said after it, in the legend's word for it: "(incl. P -$1)", short
-    "(P -$1)"."""
+    "(P -$1)". A fold the clock made, or a leave, says so at the showdown too ("Folded
+    (timer) -$6.00": it read as the player's own fold); not `how` where a column beside
+    it says how each hand was decided (History's)."""
     result = seat.get("result")
     if result:
         outcome = str(result.get("outcome"))
         words = (SHORT_OUTCOMES if short else OUTCOMES).get(outcome) or OUTCOMES.get(outcome)
-        return f"{words or outcome} {result_amounts(seat, short=short)}"
+        words = (words or outcome) + (how_decided(seat) if how and outcome == "fold" else "")
+        return f"{words} {result_amounts(seat, short=short)}"
     decision = seat.get("decision")
     if decision:
         return ("Raised" if decision == "raise" else "Folded") + how_decided(seat)
@@ -589,12 +594,15 @@ def player_text(
     *,
     placed: int = 0,
     rebet: Sequence[str] = (),
+    fate: str = "",
     width: int | None = None,
 ) -> Text:
     """The player's own lines: wallet in dollars, the selected seat's bet (being built
     with chips, or `placed` cents already on the table), its progressive, what Rebet
-    would bet again (`rebet`, in words), and how the last round went (`last_round`:
-    its layouts, roomiest first; the first that fits `width` is shown)."""
+    would bet again (`rebet`, in words), what became of a placed one when not its
+    player's doing (`fate`: "folded by the clock"; it went on saying "placed"), and how
+    the last round went (`last_round`: its layouts, roomiest first; the first that fits
+    `width` is shown)."""
     bal = balance.get("balance")
     held, bonus = balance.get("held"), balance.get("bonus")
     firsts = []  # roomiest first: at 80 columns "bonus $2,500.00 (not …" was cut
@@ -615,7 +623,7 @@ def player_text(
         line += "\n[dim]No seat: press s to sit.[/]"
     elif placed:
         line += (
-            f"\nSeat {selected + 1}: ante [b]{money(placed)}[/] placed"
+            f"\nSeat {selected + 1}: ante [b]{money(placed)}[/] {fate or 'placed'}"
             f"   progressive [b]{'ON' if progressive else 'off'}[/] ({money(stake)})"
         )
     else:
@@ -777,7 +785,7 @@ def history_hand(
     who = f" [dim]{name:<16}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))
-    result = seat_status(seat, short=short) if seat.get("result") else ""
+    result = seat_status(seat, short=short, how=False) if seat.get("result") else ""
     if two_lines:
         return (
             f"{seat_no}  {result}\n"

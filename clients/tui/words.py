@@ -152,3 +152,39 @@ def describe_error(frame: Frame, bet: tuple[int, int] | None = None) -> str:
         return ERROR_MEANINGS[ErrorCode(code)]
     except ValueError:
         return f"The server refused: {code}"
+
+
+def clock_folded(old: Frame | None, new: Frame, me: str | None) -> list[int]:
+    """The seats (0-based) of `me` the deciding clock folded between two snapshots of a
+    round: undecided in `old`, folded by the timer in `new` (not for leaving)."""
+    if old is None or me is None or old.get("round_id") != new.get("round_id"):
+        return []
+    before, after = old.get("seats") or [], new.get("seats") or []
+    return [
+        i
+        for i, (was, now) in enumerate(zip(before, after, strict=False))
+        if was and now and now.get("player_id") == me and was.get("player_id") == me
+        and was.get("cards") and not was.get("decision")
+        and now.get("decision") == "fold" and now.get("auto") and not now.get("left")
+    ]  # fmt: skip
+
+
+def clock_fold_text(seats: Sequence[int]) -> str:
+    """Hands the clock folded, in the browser's words (clients/web/js/app.js
+    `noticeUnseenDecisions`)."""
+    many = len(seats) > 1
+    where = ", ".join(f"#{i + 1}" for i in seats)
+    return (
+        f"The clock ran out: your hand{'s' if many else ''} on seat {where} "
+        f"{'were' if many else 'was'} folded."
+    )
+
+
+def by_clock(seat: Any) -> bool:
+    """A hand folded by the deciding clock (not for a player who left)."""
+    return (
+        isinstance(seat, Mapping)
+        and seat.get("decision") == "fold"
+        and bool(seat.get("auto"))
+        and not seat.get("left")
+    )
