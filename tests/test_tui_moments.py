@@ -568,3 +568,19 @@ async def test_a_hand_the_clock_folded_says_so_on_its_row_and_in_the_message(
         await p.press("f")
         said = await sees(p, app, "#message", "No decision is due now")
         assert "seat 9 was folded by the clock" in said, said
+
+
+@pytest.mark.parametrize("width", [78, 118])
+def test_a_long_name_s_wallet_line_keeps_its_bonus_whole_while_money_is_held(width: int) -> None:
+    """At 80 columns, a hand in play, the line ended "bonus $2,500…": a 24-letter name,
+    the balance and the money held for raises left the bonus no room."""
+    wallet = {"balance": 997_100, "held": 2_000, "bonus": 250_000}
+    text = player_text("Constantinople Wanderer1", wallet, [], False, 0, 100, width=width)
+    line = text.plain.splitlines()[0]
+    assert cell_len(line) <= width and "…" not in line, line
+    assert "Constantinople Wanderer1" in line and "balance $9,971.00" in line, line
+    assert "$20.00" in line and "held" in line and "bonus $2,500.00" in line, line
+    wide = {**wallet, "balance": 99_997_100, "held": 200_000, "bonus": 25_000_000}
+    line = player_text("W" * 24, wide, [], False, 0, 100, width=width).plain.splitlines()[0]
+    assert cell_len(line) <= width and "bonus $250,000.00" in line, line
+    assert "balance $999,971.00" in line and "$2,000.00" in line, line

@@ -605,20 +605,25 @@ def player_text(
     `width` is shown)."""
     bal = balance.get("balance")
     held, bonus = balance.get("held"), balance.get("bonus")
-    firsts = []  # roomiest first: at 80 columns "bonus $2,500.00 (not …" was cut
+    firsts = []  # roomiest first: at 80 columns "bonus $2,500.00 (not …" was cut, and with
+    # a long name and money held, "bonus $2,500…"
     for held_words, bonus_words in (
-        ("held for raises", " (not playable here)"),
-        ("held", " (not playable)"),
+        ("of it held for raises", " (not playable here)"),
+        ("of it held", " (not playable)"),
+        ("of it held", ""),
         ("held", ""),
     ):
-        first = f"[b cyan]{escape(name)}[/]  balance [b]{money(bal) if bal is not None else '?'}[/]"
+        first = f"balance [b]{money(bal) if bal is not None else '?'}[/]"
         if held:  # a part of the balance, kept for the raises of the hands in play
-            first += f" ({money(held)} of it {held_words})"
+            first += f" ({money(held)} {held_words})"
         if bonus:
             first += f"  bonus {money(bonus)}{bonus_words}"
         firsts.append(first)
-    fit = [f for f in firsts if width is None or Text.from_markup(f).cell_len <= width]
-    line = (fit or firsts)[0 if fit else -1]
+    spare = {f: len(name) if width is None else width - Text.from_markup(f).cell_len - 2
+             for f in firsts}  # fmt: skip
+    fit = [f for f in firsts if spare[f] >= len(name)]
+    first = (fit or firsts)[0 if fit else -1]  # else the name gives way, cut where it says so
+    line = f"[b cyan]{escape(fit_name(name, max(1, min(len(name), spare[first]))))}[/]  {first}"
     if selected is None:
         line += "\n[dim]No seat: press s to sit.[/]"
     elif placed:
