@@ -584,3 +584,33 @@ def test_a_long_name_s_wallet_line_keeps_its_bonus_whole_while_money_is_held(wid
     line = player_text("W" * 24, wide, [], False, 0, 100, width=width).plain.splitlines()[0]
     assert cell_len(line) <= width and "bonus $250,000.00" in line, line
     assert "balance $999,971.00" in line and "$2,000.00" in line, line
+
+
+@pytest.mark.parametrize("width", [76, 116])
+def test_history_s_round_id_and_proof_fit_the_line_by_parts(width: int) -> None:
+    """At 80 columns the round's heading wrapped its id and the proof its server seed
+    onto lines of their own, cut mid-phrase, under no indent: both break between their
+    parts now, the round's id (whole) with its check on a line of its own."""
+    record = {
+        "round_id": "casino-1-dd1c9b98b7930d44",
+        "table": "casino-1",
+        "variant": "casino-stud",
+        "settled_at": 1_796_425_349_000,
+        "seats": [{**nine("showdown")["seats"][0], "seat": 0}],
+        "dealer": ["Ac", "Th", "6h", "8h", "9c"],
+        "dealer_hand": {"category": "HIGH_CARD", "label": "High Card"},
+        "fairness": {"commitment": "5f" * 32, "client_seeds": "", "server_seed": "10" * 32},
+    }
+    titles, variants = {"casino-1": "Casino Stud"}, {"casino-stud": "Casino Stud Poker"}
+    verdict = {"casino-1-dd1c9b98b7930d44": Verdict("casino-1-dd1c9b98b7930d44")}
+    said = history_text([record], "p0", verdict, titles, variants, width=width).plain
+    lines = said.splitlines()
+    assert all(cell_len(line) <= width for line in lines), lines
+    head = lines[: 2 if width < 100 else 1]
+    assert "Casino Stud · Casino Stud Poker" in head[0], head
+    assert "round casino-1-dd1c9b98b7930d44   fair ✓" in head[-1], head
+    assert head[-1].startswith("2026" if width > 100 else "  round "), head
+    proof = [line for line in lines if "commitment" in line or "server seed" in line]
+    assert "proof: commitment 5f5f5f5f…5f5f5f" in proof[0], proof
+    assert "server seed 10101010…101010" in proof[-1], proof
+    assert all(line.startswith("  ") for line in proof), proof

@@ -7,6 +7,7 @@ a terminal. Everything returns `rich.text.Text` built from Rich markup.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -730,11 +731,15 @@ def history_text(
         rid = str(r.get("round_id", "?"))
         table = str(r.get("table", "?"))
         variant = str(r.get("variant", ""))
-        head = (
+        where = (
             f"[b]{settled_at(r)}[/]  {escape((titles or {}).get(table, table))} · "
-            f"{escape((variants or {}).get(variant, variant))} · round {escape(rid)}   "
-            f"{verdict_markup(verdicts.get(rid))}"
+            f"{escape((variants or {}).get(variant, variant))}"
         )
+        which = f"round {escape(rid)}   {verdict_markup(verdicts.get(rid))}"
+        head = f"{where} · {which}"
+        if width is not None and Text.from_markup(head).cell_len > width:
+            # at 80 columns the id wrapped onto a line of its own, under no indent
+            head = f"{where}\n  {which}"
         lines = [head]
         mine = own_hands(r, me)
         # "you" where the others' names go: the columns line up; then the others' hands,
@@ -767,11 +772,15 @@ def history_text(
             )
         fair = r.get("fairness")
         if isinstance(fair, dict):
-            lines.append(
-                f"  [dim]proof: commitment {escape(short(str(fair.get('commitment', ''))))} · "
-                f"client seeds {escape(seeds_words(str(fair.get('client_seeds', ''))))} · "
-                f"server seed {escape(short(str(fair.get('server_seed', ''))))}[/]"
-            )
+            proof = joined_to_fit(
+                [
+                    f"proof: commitment {short(str(fair.get('commitment', '')))}",
+                    f"client seeds {seeds_words(str(fair.get('client_seeds', '')))}",
+                    f"server seed {short(str(fair.get('server_seed', '')))}",
+                ],
+                None if width is None else width - 2,
+            )  # broken between its parts (the server seed wrapped alone, under no indent)
+            lines.append(f"[dim]{escape(textwrap.indent(proof, '  '))}[/]")
         blocks.append("\n".join(lines))
     return Text.from_markup("\n\n".join(blocks))
 
