@@ -614,3 +614,23 @@ def test_history_s_round_id_and_proof_fit_the_line_by_parts(width: int) -> None:
     assert "proof: commitment 5f5f5f5f…5f5f5f" in proof[0], proof
     assert "server seed 10101010…101010" in proof[-1], proof
     assert all(line.startswith("  ") for line in proof), proof
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_spectator_s_keys_are_said_once(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """ "watching · h history · l back to the lobby · q quit" sat right above the footer
+    that lists h, l and q again; the line now says only what the footer does not."""
+    server = await make_server(timers=LONG, tables=NINE)
+    await full_table(server, connect)
+    app = StudApp(url(server), "wendy", table="nine", watch=True)
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: app.snapshot is not None, "the table")
+        await until(p, lambda: footer_keys(app) == {"h", "l", "q"}, "the footer's keys")
+        keys = shown(app, "#keys")
+        assert "h history" not in keys and "q quit" not in keys and "l back" not in keys, keys
+        assert "s " in keys, keys  # the key the footer does not show
+        lines = screen_lines(app)
+        assert sum("History" in line or "history" in line for line in lines) == 1, lines
+        assert all(cell_len(line) <= size[0] for line in lines), lines

@@ -86,6 +86,8 @@ def betting_keys(*, free: bool, several: bool, width: int | None) -> str:
     return line
 
 
-WATCH_KEYS: Final = "watching · h history · l back to the lobby · q quit"
+#: a spectator's keys line: what the footer under it does not show (it listed h, l and q
+#: again, right above the footer's "h History  l Lobby  q Quit")
+WATCH_KEYS: Final = "watching · s how to take a seat"
 WATCH_OFFLINE_KEYS: Final = "offline: the table as last seen · h history · q quit"
 HISTORY_KEYS: Final = "↑/↓ scroll · r refresh · h or esc back · q quit"
