@@ -634,3 +634,24 @@ async def test_a_spectator_s_keys_are_said_once(
         lines = screen_lines(app)
         assert sum("History" in line or "history" in line for line in lines) == 1, lines
         assert all(cell_len(line) <= size[0] for line in lines), lines
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_rebet_on_three_seats_is_said_on_one_line(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """ "Rebet: seat 5 $10.00, seat 6 $2.00 + progressive, seat 7 $5.00 + progressive.
+    Press d to deal." took two lines at 80 columns: shorter words where it must."""
+    server = await make_server(timers=LONG, tables=NINE)
+    await full_table(server, connect, seats=6)
+    app = StudApp(url(server), LONG_NAMES[1], table="nine")
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [6, 7, 8], "three seats")
+        app.slip.last_bets = {6: (1_000, False), 7: (200, True), 8: (500, True)}
+        await p.press("a")
+        said = await sees(p, app, "#message", "Rebet: ")
+        assert "\n" not in said and said.endswith("Press d to deal."), said
+        assert ("seat 7 $10.00, seat 8 $2.00 + progressive" in said) is (size[0] > 100), said
+        assert all(cell_len(line) <= size[0] for line in screen_lines(app))

@@ -36,9 +36,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Final
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -153,6 +154,7 @@ class StudApp(App[None]):
         self.selected: int | None = None
         self.message = ""
         self.message_is_error = False
+        self.message_shorter: tuple[str, ...] = ("",)  # the message said, in fewer words
         self.message_of_link = False  # the message is about the link: gone once it is back
         self.message_on: Screen[Any] | None = None  # the screen it was said on, shown there
         # the (round, phase) of the table a message about a moment of play was said in:
@@ -255,7 +257,11 @@ class StudApp(App[None]):
             down.truncate(width, overflow="ellipsis")
         if not self.message or self.message_on not in (None, self.page()):
             return down
-        said = Text(self.message, style="red" if self.message_is_error else "yellow")
+        words = self.message
+        if width and self.message_shorter[0] == words and cell_len(words) > width:
+            fit = [w for w in self.message_shorter if cell_len(w) <= width]
+            words = fit[0] if fit else self.message_shorter[-1]
+        said = Text(words, style="red" if self.message_is_error else "yellow")
         return Text.assemble(down, "\n", said) if down else said
 
     def built_bets(self) -> dict[int, tuple[int, bool]]:
@@ -306,13 +312,21 @@ class StudApp(App[None]):
         return fairness_text(snap, verdict, my_seed, width)
 
     def say(
-        self, message: str, *, error: bool = False, link: bool = False, moment: bool = False
+        self,
+        message: str,
+        *,
+        error: bool = False,
+        link: bool = False,
+        moment: bool = False,
+        shorter: Sequence[str] = (),
     ) -> None:
         """`link`: about the connection, so over once it is back (cleared by the welcome),
         and said on every screen; else said on the screen on top (only there: "No decision
         is due now" went on to the History screen as if about it). `moment`: about the
-        table's moment of play, so over once its phase or round moves on."""
+        table's moment of play, so over once its phase or round moves on. `shorter`: the
+        message in fewer words, shortest last, for a line too short for it."""
         self.message, self.message_is_error, self.message_of_link = message, error, link
+        self.message_shorter = (message, *shorter)
         self.message_on = None if link else self.page()
         self.message_moment = self._moment() if moment else None
         self.redraw_soon()

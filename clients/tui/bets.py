@@ -71,15 +71,15 @@ class BetSlip:
         self.progressive[seat] = on = not self.progressive.get(seat, False)
         return on
 
-    def rebet(self, buildable: Callable[[int], bool]) -> str:
-        """Stack last round's bets again where they can go; what was stacked, in words
-        ("" when nothing could be)."""
+    def rebet(self, buildable: Callable[[int], bool]) -> tuple[str, ...]:
+        """Stack last round's bets again where they can go; what was stacked, in words,
+        roomiest first (none when nothing could be)."""
         again = [s for s in self.last_bets if buildable(s)]
         for seat in again:
             amount, prog = self.last_bets[seat]
             self.bets[seat] = chips_for(amount)
             self.progressive[seat] = prog
-        return self._words(sorted(again))[0] if again else ""
+        return self._words(sorted(again)) if again else ()
 
     def clear(self, seats: Iterable[int]) -> None:
         for seat in seats:

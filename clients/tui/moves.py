@@ -10,7 +10,7 @@ the app through `MovesHost`, which `StudApp` implements.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Protocol
 
 from websockets.exceptions import WebSocketException
@@ -62,7 +62,13 @@ class MovesHost(Protocol):
     def submit(self, job: Job) -> None: ...
     def redraw_soon(self) -> None: ...
     def say(
-        self, message: str, *, error: bool = False, link: bool = False, moment: bool = False
+        self,
+        message: str,
+        *,
+        error: bool = False,
+        link: bool = False,
+        moment: bool = False,
+        shorter: Sequence[str] = (),
     ) -> None: ...
 
 
@@ -155,7 +161,8 @@ class TableMoves:
                 "Nothing to rebet: no bet of last round can go on a seat now.", moment=True
             )
             return
-        self.host.say(f"Rebet: {words}. Press d to deal.")
+        said = [f"Rebet: {w}. Press d to deal." for w in words]
+        self.host.say(said[0], shorter=said[1:])  # three seats took two lines at 80 columns
 
     def clear_bets(self) -> None:
         """Take every chip (and the progressive) off the seats whose bets are not placed;
