@@ -403,8 +403,9 @@ async def test_a_fixed_progressive_prize_is_logged_as_one_paid_by_the_house(
     prize = snap["seats"][0]["result"]["progressive_prize"]
     assert prize > 0
     logged = [r for r in caplog.records if r.getMessage() == "jackpot won"]
-    assert [  # type: ignore[attr-defined]
-        (r.table, r.seat, r.category, r.amount, r.paid_by) for r in logged
+    assert [
+        (r.table, r.seat, r.category, r.amount, r.paid_by)  # type: ignore[attr-defined]
+        for r in logged
     ] == [("alpha", 0, "FULL_HOUSE", prize, "house")]
     assert not [f for f in a.frames if f["t"] == "jackpot_won"]  # a fixed prize: no news
 
