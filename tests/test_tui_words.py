@@ -375,3 +375,24 @@ async def test_the_betting_keys_stay_on_one_line_while_chips_are_built(
         if size[0] >= 120:  # room for every key in its own words
             assert "⌫ remove chip" in keys and "tab next seat" in keys, keys
         assert all(cell_len(line) <= size[0] for line in screen_lines(app))
+
+
+async def test_a_long_table_title_leaves_the_lobby_s_last_columns_whole(
+    make_server: ServerFactory,
+) -> None:
+    """A long table title took the room of the lobby's last columns at 80 columns: the
+    game was cut and Watch gone. The title gives way now, cut where it says so."""
+    title = "The Grand Salon of the Nine Seat Casino Stud Table"
+    server = await make_server(timers=LONG, tables=[{**NINE[0], "title": title}])
+    for size in ((80, 24), (120, 40)):
+        app = StudApp(url(server), "ann")
+        async with app.run_test(size=size) as p:
+            table = app.screen.query_one(DataTable)
+            await until(p, lambda: table.row_count == 1, "the lobby")  # noqa: B023
+            lines = screen_lines(app)
+            head = next(i for i, line in enumerate(lines) if "Free" in line)
+            assert lines[head].rstrip().endswith("Watch"), lines
+            assert "Casino Stud Poker" in lines[head + 1], lines
+            assert lines[head + 1].rstrip().endswith("0"), lines
+            assert (title in lines[head + 1]) is (size[0] > 100), lines
+            assert "…" in lines[head + 1] or size[0] > 100, lines

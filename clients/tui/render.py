@@ -178,8 +178,12 @@ def jackpots_text(jackpots: Mapping[str, int]) -> str:
     return f"jackpots: {listed or '-'}"
 
 
-def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, list[str]]]:
-    """(table id, cells) per lobby table, cells in the order of `LOBBY_COLUMNS`."""
+def lobby_rows(
+    lobby: Frame, jackpots: Mapping[str, int], width: int | None = None
+) -> list[tuple[str, list[str]]]:
+    """(table id, cells) per lobby table, cells in the order of `LOBBY_COLUMNS`; within
+    `width` cells, the titles cut to what the other columns leave (a long title took the
+    room of the last ones at 80 columns: the game cut, Watch gone)."""
     rows = []
     listed: set[str] = set()
     # one jackpot (the usual casino): its amount alone; several: each by its name
@@ -207,6 +211,15 @@ def lobby_rows(lobby: Frame, jackpots: Mapping[str, int]) -> list[tuple[str, lis
                 ],
             )
         )
+    if width is not None and rows:
+        others = sum(
+            max(cell_len(heading), *(cell_len(cells[k]) for _, cells in rows)) + LOBBY_PADDING
+            for k, heading in enumerate(LOBBY_COLUMNS)
+            if k
+        )
+        room = max(len(LOBBY_COLUMNS[0]), width - others - LOBBY_PADDING)
+        for _, cells in rows:
+            cells[0] = fit_name(cells[0], room)
     return rows
 
 
@@ -222,6 +235,8 @@ def lobby_now(row: Frame) -> str:
 #: jackpot read "main $1", then the phase "Sh"); the game is mostly in the table's title.
 #: Short headings ("3 of 9" says seats; "Watching" was cut to "Wat" at 80 columns).
 LOBBY_COLUMNS: Final = ("Table", "Now", "Free", "Ante", "Jackpot", "Game", "Watch")
+#: the cells a lobby column takes beside its widest words (the DataTable's padding)
+LOBBY_PADDING: Final = 2
 
 
 def info_text(

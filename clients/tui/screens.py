@@ -173,7 +173,9 @@ class LobbyScreen(StudScreen):
         head = self.query_one("#head", Static)
         head.update(app.head_text(head.content_region.width or None))
         self.query_one("#message", Static).update(app.message_text(self.message_width()))
-        rows = lobby_rows(app.lobby, app.jackpots) if app.lobby else []
+        # the table's width, less a scrollbar's where many tables show one
+        width = (self.query_one(DataTable).size.width or self.size.width) - 2
+        rows = lobby_rows(app.lobby, app.jackpots, width) if app.lobby else []
         if rows != self._rows:
             table = self.query_one(DataTable)
             cursor = table.cursor_row
