@@ -153,6 +153,13 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
             assert barred.value.code == "account_suspended", t
             assert barred.value.frame["reason"] == "a chargeback"
         await op.act(f"/api/players/{bob.player_id}/unsuspend", "cleared")
+
+        # a lifted suspension is followed when west reads the news (a suspension is
+        # what must hold by the answer): on a loaded machine that is after the answer
+        async def lifted() -> bool:
+            return west.admin.barred(bob.player_id) is None
+
+        await until(lifted, "west lifts the suspension")
         assert (await bob.request("buy_chips", amount=1000))["t"] == "ok"
         assert bob.balance["balance"] == START + 1000
         # the suspension asked again is a repeat: it neither applies nor tells west (whose
