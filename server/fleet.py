@@ -455,5 +455,6 @@ async def every(interval: float, step: Callable[[], Awaitable[None]], name: str)
             failures.failed(str(e), "%s failed: %s", name, e)
         else:
             if after := failures.recovered():
-                log.info("%s works again after %d failures", name, after)
+                plural = "failure" if after == 1 else "failures"
+                log.info("%s works again after %d %s", name, after, plural)
         await asyncio.sleep(max(0.0, began + interval - loop.time()))
