@@ -360,7 +360,10 @@ function absorb(frame) {
       rememberBets(frame);
       rememberRound(frame);
       if (justDealt(old, frame) && !reducedMotion?.matches) showDeal(frame);
-      else if (state.dealing[frame.table]?.round_id !== frame.round_id) delete state.dealing[frame.table];
+      // a deal is shown only while its round is deciding: the showdown ends it at once
+      else if (state.dealing[frame.table]?.round_id !== frame.round_id || frame.phase !== "deciding") {
+        delete state.dealing[frame.table];
+      }
       if (frame.phase === "showdown") {
         state.lastDeal[frame.table] = frame;
         const fresh = !(old?.phase === "showdown" && old.round_id === frame.round_id);

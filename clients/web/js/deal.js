@@ -6,11 +6,11 @@
 // all at once. Pure functions of the snapshot and the clock (tested by Node).
 
 export const DEALER = "dealer";
-// The deciding clock runs from the deal: a full table (nine hands and the dealer,
-// 50 cards) is dealt in 1.5 s, so the show never eats much of a player's time.
-const DEAL_MS = 1500; // the whole deal takes about this long...
-const STEP_MIN_MS = 30; // ...with each card at least this far apart...
-const STEP_MAX_MS = 150; // ...and at most this far
+// The deciding clock runs from the deal: the whole show, to its last card landed, takes
+// at most SHOW_MS whatever the seat count (a full table's 50 cards took 2 s of a
+// phone's 20), so it never eats much of a player's time.
+const SHOW_MS = 800;
+const STEP_MAX_MS = 150; // a short deal's cards still come one by one, this far apart at most
 
 /** The deal order: [{to: seat index | "dealer", card: 0..4}], as the cards leave the deck. */
 export function dealOrder(snap) {
@@ -36,7 +36,8 @@ export function justDealt(before, after) {
 /** A deal to show, starting at `now` (ms). */
 export function startDeal(snap, now) {
   const order = dealOrder(snap);
-  const step = Math.max(STEP_MIN_MS, Math.min(STEP_MAX_MS, Math.round(DEAL_MS / Math.max(1, order.length))));
+  // the last card leaves at (count - 1) steps and lands FLY_MS later
+  const step = Math.max(1, Math.min(STEP_MAX_MS, Math.floor((SHOW_MS - FLY_MS) / Math.max(1, order.length - 1))));
   const index = new Map(order.map((o, i) => [`${o.to}:${o.card}`, i]));
   return { round_id: snap.round_id, t0: now, step, count: order.length, index };
 }
@@ -88,12 +89,13 @@ export function nextDealFrameIn(deal, now) {
 
 /**
  * The snapshot as it stood when its cards came out, for as long as the deal is shown:
- * decisions, results and the dealer's hole cards that arrived meanwhile (everyone
- * decided quickly) wait until the last card is out, so no result shows before the
- * cards it is about. Own hands (`mine`: seat indexes) keep their cards.
+ * decisions that arrived meanwhile (everyone decided quickly) wait until the last card
+ * is out. Own hands (`mine`: seat indexes) keep their cards. Only a deciding snapshot is
+ * held back: a showdown is never shown as a deal (the felt said "Dealing…" beside the
+ * head's "Next round 6s" and the revealed proof); it ends the show (table.js).
  */
 export function asDealt(snap, mine = []) {
-  if (snap.phase !== "deciding" && snap.phase !== "showdown") return snap;
+  if (snap.phase !== "deciding") return snap;
   const up = snap.dealer?.cards?.[4] ?? null;
   const hidden = snap.hands !== "open";
   return {
@@ -102,8 +104,9 @@ export function asDealt(snap, mine = []) {
     dealer: { cards: snap.dealer?.cards ? [null, null, null, null, up] : null, hand: null, qualifies: null },
     seats: snap.seats.map((s, i) => s && {
       ...s,
-      decision: null,
-      auto: false,
+      // a hand of the viewer's, decided as soon as its cards showed, stays decided
+      decision: mine.includes(i) ? s.decision : null,
+      auto: mine.includes(i) ? s.auto : false,
       result: null,
       cards: s.cards && hidden && !mine.includes(i) ? [null, null, null, null, null] : s.cards,
       hand: hidden && !mine.includes(i) ? null : s.hand,

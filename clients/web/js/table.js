@@ -93,7 +93,10 @@ export function renderTable(ctx) {
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
     .filter((i) => i >= 0);
   const layout = ctx.layout ?? { mode: "flow", positions: [], vars: {} };
-  const dealing = ctx.deal && ctx.deal.round_id === raw.round_id && !dealLanded(ctx.deal, ctx.now) ? ctx.deal : null;
+  // the deal is shown only while its round is deciding: a showdown (everyone decided, or
+  // none of the viewer's hands in it) is drawn as it is, never behind the flying cards
+  const dealing = ctx.deal && ctx.deal.round_id === raw.round_id && raw.phase === "deciding"
+    && !dealLanded(ctx.deal, ctx.now) ? ctx.deal : null;
   // while the cards are still coming out, nothing that came after them shows
   if (dealing) ctx = { ...ctx, snap: asDealt(ctx.snap, mine) };
   const { snap } = ctx;
@@ -151,19 +154,12 @@ function tableHead(v) {
       "data-testid": "to-side", "aria-controls": "side-body", "aria-label": "Paytable, rules & fair deal, below the table",
       title: "The paytable, the rules and the provably fair deal, below the table" }, "Paytable ↓"),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
-      v.suspension ? "Paused" : v.dealing ? dealingName(v) : PHASE_NAMES[snap.phase] ?? snap.phase,
+      v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       clockEl(v, "countdown", "countdown")),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
       h("span", { class: "meter-value", "data-testid": "jackpot-meter", "data-cents": v.jackpot ?? 0 },
         dollars(v.jackpot ?? 0))));
-}
-
-/** The phase pill while the deal is still shown: its clock is the phase's beneath. A
- * showdown come meanwhile (every hand decided, or none of the player's in it) counts
- * to the next round: "Dealing 8s" named a deal for the results' clock. */
-function dealingName(v) {
-  return v.rawPhase === "showdown" ? "Next round" : "Dealing";
 }
 
 /** The casino's pause, or the server shutting down: a row of its own under the head,
@@ -357,7 +353,7 @@ function seatEl(v, seat, i, pos) {
   const hand = h("div", { class: labelClass, "data-testid": `seat-${i}-hand`, title: label || null }, label);
   // while the cards fly nobody is deciding yet (a seat dealt without is sitting out)
   const status = h("div", { class: "seat-status", "data-testid": `seat-${i}-status` },
-    v.dealing && seat.cards ? "" : seatStatus(v.snap.phase, seat));
+    seat.cards && !cardsShown(v, i) ? "" : seatStatus(v.snap.phase, seat));
   const narrow = kind === "arc" && v.layout.seat.w < WIDE_SEAT;
   const res = result ? resultEl(seat, i, v.snap.progressive_stake, narrow)
     : h("div", { class: "result none", "data-testid": `seat-${i}-result` });
@@ -460,7 +456,8 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
 function seatActions(v, seat, i, kind, editable, tools = []) {
   const { phase } = v.snap;
   const buttons = tools.filter(Boolean);
-  const dealt = !v.dealing;
+  // a hand's buttons come with its own cards, landed: not after the whole table's deal
+  const dealt = cardsShown(v, i);
   if (phase === "deciding" && seat.cards && !seat.decision && dealt) {
     const raise = dollars(RAISE_MULTIPLE * seat.ante, { short: true });
     buttons.push(
@@ -625,7 +622,7 @@ function seatNow(v, i, open) {
       + ((seat?.ante ? seat.progressive : built.progressive) ? " + progressive" : "");
   }
   if (!seat?.cards) return "sitting this round out";
-  if (v.dealing) return "being dealt";
+  if (!cardsShown(v, i)) return "being dealt";
   if (seat.result) {
     // the net counts the progressive too: "Dealer did not qualify $0.00" said nothing of
     // the $1 stake that won nothing, nor "+$50.00" of the prize that is most of it

@@ -150,31 +150,55 @@ test("a suspended table is drawn as it stood, paused, with every control off", (
   assert.ok(fold === null || fold.getAttribute("disabled") !== null, "no decision while paused");
 });
 
-test("a showdown that comes while the deal is still shown waits for its last card", async () => {
-  const { FLY_MS, startDeal } = await import("../js/deal.js");
+test("a showdown that comes while the deal is still shown ends the show: every hand as the snapshot has it", async () => {
+  const { startDeal } = await import("../js/deal.js");
   const dealt = snapshot({ phase: "deciding" });
   const deal = startDeal(dealt, 0);
   const showdown = snapshot({ phase: "showdown", seq: 12 });
   showdown.dealer = { cards: DEALER, hand: { category: "ONE_PAIR", label: "One Pair" }, qualifies: false };
   showdown.seats = showdown.seats.map((s) => s && { ...s, decision: "fold", auto: true,
     result: { outcome: "fold", net: -500, returned: 0, progressive_prize: null } });
-  const draw = (now) => renderTable({
+  const during = renderTable({
     snap: showdown, me: { player_id: "p-bob" }, row: null, build: () => ({ chips: [], progressive: false }),
-    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now, online: true, jackpot: 100000,
+    chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: deal.step * 3, online: true, jackpot: 100000,
     layout: { mode: "flow", positions: [], vars: {} }, selected: null, deal, rebet: null, fair: {},
   });
-  const during = draw(deal.step * 3);
-  assert.equal(during.byTestId("dealer-hand").textContent, "");
-  assert.equal(during.byTestId("seat-0-result").withClass("outcome").length, 0);
-  assert.equal(during.byTestId("seat-0-status").textContent, ""); // nobody decides before the last card
-  // the clock is the showdown's, counting to the next round: "Dealing 8s" named the deal
-  assert.ok(during.byTestId("phase").textContent.startsWith("Next round"), during.byTestId("phase").textContent);
-  assert.equal(during.byTestId("table-message").textContent, "Dealing…");
-  const shown = during.byTestId("seat-0-cards").withClass("card").map((c) => c.getAttribute("data-card"));
-  assert.ok(shown.length > 0 && shown.every((c) => c === "back"), shown); // Ann's, face down to Bob
-  const after = draw((deal.count - 1) * deal.step + FLY_MS); // the last card landed
-  assert.equal(after.byTestId("dealer-hand").textContent, "One Pair — does not qualify");
-  assert.equal(after.byTestId("seat-0-result").getAttribute("data-outcome"), "fold");
+  // the felt never contradicts the phase: a showdown is drawn whole, nothing flies in
+  const view = during.byTestId("table-view") ?? during;
+  assert.equal(view.getAttribute("data-dealing"), "false");
+  assert.ok(during.byTestId("phase").textContent.startsWith("Showdown"), during.byTestId("phase").textContent);
+  assert.notEqual(during.byTestId("table-message").textContent, "Dealing…");
+  assert.equal(during.byTestId("dealer-hand").textContent, "One Pair — does not qualify");
+  assert.equal(during.byTestId("seat-0-result").getAttribute("data-outcome"), "fold");
+  const cards = (testid) => during.byTestId(testid).withClass("card").map((c) => c.getAttribute("data-card"));
+  assert.deepEqual(cards("seat-0-cards"), ANN); // public at the showdown, face up to Bob
+  assert.deepEqual(cards("dealer-cards"), DEALER);
+  assert.equal(during.byTestId("seat-0-cards").withClass("dealt").length, 0);
+});
+
+test("an own hand's Fold and Raise come with its cards, not after the whole table's deal", async () => {
+  const { DEALER: TO_DEALER, FLY_MS, dealLanded, hasLanded, startDeal } = await import("../js/deal.js");
+  const store = {};
+  absorbHand(store, HAND_FRAME);
+  const dealt = snapshot({ phase: "deciding" });
+  const deal = startDeal(dealt, 0);
+  // Ann's first hand (seat 0) is whole once its fifth card landed; the dealer's fifth comes later
+  const now = deal.index.get("0:4") * deal.step + FLY_MS;
+  assert.ok(hasLanded(deal, now, 0, 4) && !hasLanded(deal, now, TO_DEALER, 4) && !dealLanded(deal, now));
+  const root = renderTable({
+    snap: withOwnHands(dealt, store, "p-ann"), me: { player_id: "p-ann" }, row: null,
+    build: () => ({ chips: [], progressive: false }), chip: 500, busy: false, maxSeats: 3,
+    receivedAt: 0, now, online: true, jackpot: 100000,
+    layout: { mode: "flow", positions: [], vars: {} }, selected: 0, deal, rebet: null, fair: {},
+  });
+  for (const id of ["fold-0", "raise-0"]) {
+    const button = root.byTestId(id);
+    assert.ok(button, `${id} shown once seat 0's cards are`);
+    assert.equal(button.getAttribute("disabled"), null, `${id} usable`);
+  }
+  // seat 2's fifth is still on its way: no buttons for a hand not shown whole
+  assert.ok(!hasLanded(deal, now, 2, 4));
+  assert.equal(root.byTestId("fold-2"), null);
 });
 
 test("a verdict shown while a new round is on the table says it is the last deal's", () => {
