@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.async_api import Browser, Page, ViewportSize
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from clients.connection import StudClient
 from tests.conftest import ServerFactory
@@ -139,4 +139,60 @@ async def test_a_full_table_grows_with_a_big_screen(
         await check_layout(ann, f"big-showdown-{size['width']}x{size['height']}", None)
     await resize(ann, LAPTOP)  # a laptop's page is drawn as it was
     await check_layout(ann, "big-showdown-back-at-1280x800", None)
+    assert problems == []
+
+
+#: The font size and height, as drawn, of a seat's buttons and numbers beside its name.
+SEAT_BITS = """() => {
+  const px = (el) => parseFloat(getComputedStyle(el).fontSize) * (el.currentCSSZoom ?? 1);
+  const at = (sel) => {
+    const el = document.querySelector(sel);
+    return el ? {font: px(el), height: el.getBoundingClientRect().height} : null;
+  };
+  return {
+    name: at('[data-testid="seat-0-name"] .name'),
+    sit: at('[data-testid="sit-6"]'),
+    stand: at('[data-testid="stand-0"]'),
+    number: at('[data-testid="seat-0-name"] .seat-no'),
+    longName: at('[data-testid="seat-3-name"] .name'),
+    longNumber: at('[data-testid="seat-3-name"] .seat-no'),
+  };
+}"""
+
+
+async def test_a_big_screen_grows_the_seats_buttons_and_numbers_with_their_words(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """At 2560x1440 "+ Hand", "Stand up" and the "#N" after a name were a laptop's 12 px
+    and 10 px beside names of 22 px: they grow as the seat's name does."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    url = f"http://127.0.0.1:{server.port}/"
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOP)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-nine").click()
+    await ann.get_by_test_id("sit-1").click()  # two hands: a free seat offers her a third
+    await expect(ann.get_by_test_id("seat-1").locator(".you")).to_have_count(1)
+    client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    cy.append(client)
+    await client.hello(name="Bartholomew Fitzgerald!")  # a long name: its number a size smaller
+    await client.request("join", table="nine")
+    for _ in range(3):
+        await client.request("sit", table="nine")
+    await ann.get_by_test_id("seat-4-name").wait_for()
+    sizes = {}
+    for size in (LAPTOP, BIG[1]):
+        await resize(ann, size)
+        sizes[size["width"]] = await ann.evaluate(SEAT_BITS)
+    laptop, big = sizes[1280], sizes[2560]
+    grown = big["name"]["font"] / laptop["name"]["font"]
+    assert grown > 1.3, (laptop, big)
+    for what in ("sit", "stand", "number"):
+        for part in ("font", "height") if what in ("sit", "stand") else ("font",):
+            assert big[what][part] >= 0.9 * grown * laptop[what][part], (what, part, laptop, big)
+    # a long name's number follows the long name's size (its seat's width)
+    long_grown = big["longName"]["font"] / laptop["longName"]["font"]
+    assert long_grown > 1.2, (laptop, big)
+    least = 0.9 * long_grown * laptop["longNumber"]["font"]
+    assert big["longNumber"]["font"] >= least, (laptop, big)
     assert problems == []
