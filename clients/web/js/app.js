@@ -1041,7 +1041,17 @@ function selectSeat(seat, { focus = false } = {}) {
   render();
   if (focus) {
     queueMicrotask(() => document.querySelector(`[data-testid="seat-${seat}"]`)?.focus({ preventScroll: false }));
-  }
+  } else revealSeat(seat);
+}
+
+/** A phone's hand selected is brought whole into view, clear of the rack stuck to the
+ * bottom of the screen (styles.css: the page's scroll padding is the rack's height, and
+ * the sticky dealer row's on top): the third hand's − and Progressive were under it. */
+function revealSeat(seat) {
+  const el = document.querySelector(`#table.layout-flow [data-testid="seat-${seat}"]`);
+  if (!el) return;
+  fitFelt(); // the rack's height as drawn now
+  el.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 /**
