@@ -235,3 +235,28 @@ async def test_a_phone_top_bar_is_no_taller_signed_up(
     await expect(bob.get_by_test_id("error-message")).to_contain_text("at most $10,000.00")
     await expect(bob.get_by_test_id("buy-amount")).to_have_value("500")
     assert problems == []
+
+
+async def test_the_name_field_says_its_limit_while_typing(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A name of 30 letters was refused only once sent ("Name must be 1 to 24 characters,
+    got 30"): the field says so as it is typed, and the button waits until it fits. The
+    count is the server's, in code points (PROTOCOL.md `hello`): 24 emoji fit."""
+    server = await make_server()
+    problems: list[str] = []
+    _, page = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
+    field, enter, note = (page.get_by_test_id(t) for t in ("name-input", "enter", "name-count"))
+    await field.fill("A" * 30)
+    await expect(note).to_contain_text("30 of 24")
+    await expect(note).to_have_attribute("data-over", "true")
+    await expect(field).to_have_attribute("aria-invalid", "true")
+    await expect(enter).to_be_disabled()
+    await field.fill("😀" * 24)  # 48 UTF-16 units, 24 characters to the server
+    await expect(note).to_have_attribute("data-over", "false")
+    await expect(enter).to_be_enabled()
+    await field.fill("  " + "B" * 24 + "  ")  # the spaces around it are not sent
+    await expect(enter).to_be_enabled()
+    await enter.click()
+    await expect(page.get_by_test_id("player-name")).to_have_text("B" * 24)
+    assert problems == []

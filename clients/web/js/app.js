@@ -1974,9 +1974,31 @@ function tick() {
 
 // ----- start ---------------------------------------------------------------------
 
+/** The longest name the server takes (PROTOCOL.md `hello`), counted as it counts:
+ * in code points (an emoji is one), of the name without the spaces around it. */
+const NAME_MAX = 24;
+
+/** The name field's count, said while typing; the button waits until the name fits
+ * (a name of 30 was refused only once sent). */
+function checkName() {
+  const count = [...$("name-input").value.trim()].length;
+  const over = count > NAME_MAX;
+  const note = $("name-count");
+  note.textContent = over ? `Too long: ${count} of ${NAME_MAX} characters, ${count - NAME_MAX} to take off`
+    : count ? `${count} of ${NAME_MAX} characters` : `Up to ${NAME_MAX} characters`;
+  note.dataset.over = String(over);
+  if (over) $("name-input").setAttribute("aria-invalid", "true");
+  else $("name-input").removeAttribute("aria-invalid");
+  document.querySelector('#login-form [data-testid="enter"]').disabled = over;
+  return !over;
+}
+$("name-input").addEventListener("input", checkName);
+checkName();
+
 $("login-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const name = $("name-input").value.trim();
+  if (!checkName()) return;
   if (!name) { // spaces alone pass the field's `required`: say what is missing
     showError("Enter a name for the table: letters or digits, not spaces alone.", { code: "name", about: "name" });
     $("name-input").focus();
