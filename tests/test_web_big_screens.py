@@ -21,7 +21,7 @@ from playwright.async_api import Browser, Page, ViewportSize, expect
 from clients.connection import StudClient
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
-from tests.test_web import browser, expect_phase, needs_chromium, resize
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
 from tests.test_web_layout import (
     DEALER,
     HANDS,
@@ -184,6 +184,7 @@ async def test_a_big_screen_grows_the_seats_buttons_and_numbers_with_their_words
     for size in (LAPTOP, BIG[1]):
         await resize(ann, size)
         sizes[size["width"]] = await ann.evaluate(SEAT_BITS)
+        await ann.screenshot(path=str(ARTIFACTS / f"layout-big-free-seats-{size['width']}.png"))
     laptop, big = sizes[1280], sizes[2560]
     grown = big["name"]["font"] / laptop["name"]["font"]
     assert grown > 1.3, (laptop, big)
