@@ -22,6 +22,7 @@ from server.admin import httpd
 from server.admin.console import peer_check
 from server.app import StudServer
 from server.stores.admin_memory import MemoryAdmin
+from server.stores.base import OutcomeUnknown
 from tests.conftest import ClientFactory, make_config
 from tests.console import PASSWORD, Operator, http, new_id, with_console
 from tests.decks import shuffles
@@ -450,12 +451,14 @@ async def test_credits_and_debits_move_money_with_the_house_once(
     totals = await books(server)
     assert totals[f"player:{pat.player_id}"] == START + 2_000
     assert totals["house"] == house - 2_000
-    # the credit asked again applies nothing and pushes nothing: its balance is old now
+    # the credit asked again applies nothing, and any balance it pushes is the one now,
+    # not the first answer's (which is old by now)
     await pat.wait_for(lambda c: c.balance.get("balance") == START + 2_000)
     seen = len(pat.frames)
     assert (await op.post(f"/api/players/{pat.player_id}/credit", body))["replayed"] is True
     await pat.request("ping")  # after any push the repeat made
-    assert not [f for f in pat.frames[seen:] if f["t"] == "balance"]
+    pushed = [f["balance"] for f in pat.frames[seen:] if f["t"] == "balance"]
+    assert set(pushed) <= {START + 2_000}, pushed
     too_much = await op.act(f"/api/players/{pat.player_id}/debit", "all", amount=START * 10)
     assert too_much["outcome"] == "refused"
     assert too_much["details"]["result"]["code"] == "insufficient_funds"
@@ -474,6 +477,32 @@ async def test_credits_and_debits_move_money_with_the_house_once(
     assert (await server.store.wallet(pat.player_id)).balance == START + 2_000
     moves = server.admin.admin.adjustments  # type: ignore[attr-defined]
     assert [(t.reason, t.amount) for _, t in moves] == [("adjustment", 2_500), ("adjustment", 500)]
+
+
+async def test_a_credit_whose_first_answer_was_lost_is_pushed_to_the_player(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    """The credit landed but its answer did not: the retry under the act's id answers as
+    a repeat, and the player is still shown the credit (it was pushed only when new)."""
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    pat = await connect(server, "pat")
+    admin = server.admin.admin
+    adjust = admin.adjust
+    tries: list[str] = []
+
+    async def lost_answer(*args: Any, **kwargs: Any) -> Any:
+        acted = await adjust(*args, **kwargs)
+        tries.append("replayed" if acted.replayed else "applied")
+        if len(tries) == 1:
+            raise OutcomeUnknown("the answer was lost")
+        return acted
+
+    admin.adjust = lost_answer  # type: ignore[method-assign]
+    row = await op.act(f"/api/players/{pat.player_id}/credit", "a lost payout", amount=2_500)
+    assert row["outcome"] == "applied" and tries == ["applied", "replayed"]
+    await pat.wait_for(lambda c: c.balance.get("balance") == START + 2_500)
+    await books(server)
 
 
 async def test_meters_are_reseeded_and_corrected(

@@ -162,8 +162,8 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
         await until(lifted, "west lifts the suspension")
         assert (await bob.request("buy_chips", amount=1000))["t"] == "ok"
         assert bob.balance["balance"] == START + 1000
-        # the suspension asked again is a repeat: it neither applies nor tells west (whose
-        # news would put the lifted suspension back until its next look at the acts)
+        # the suspension asked again is a repeat: it applies nothing, and west is told
+        # what holds now (the old news would put the lifted suspension back)
         assert east.fleet is not None
         told: list[Any] = []
 
@@ -172,7 +172,7 @@ async def test_a_suspension_holds_on_every_process_once_the_console_has_answered
 
         east.fleet.announce_acts = tell  # type: ignore[method-assign,assignment]
         again = await op.post(f"/api/players/{bob.player_id}/suspend", suspend)
-        assert again["replayed"] is True and told == []
+        assert again["replayed"] is True and told == [(bob.player_id, None)]
         assert (await bob.request("buy_chips", amount=1000))["t"] == "ok"
     finally:
         await bob.close()

@@ -42,6 +42,7 @@ from server.stores.base import MAX_CENTS, StoreError, StoreUnavailable, Wallet
 log = logging.getLogger("stud.admin")
 
 T = TypeVar("T", Acted, Submitted)
+R = TypeVar("R")
 MAX_REASON = 200
 NEWS_PATIENCE = 2.0  # seconds an answer waits for the fleet's news of a suspension to go out
 TABLE_ACTS = {"pause": (), "resume": (), "void": ("round_id",), "remove": ("player_id",)}
@@ -123,19 +124,24 @@ class Acts:
             acted = await self._durable(
                 act, lambda: self.admin.adjust(act, player_id, signed, limit=limit)
             )
-            # a repeat's result is the first's: a balance that may be old by now
-            if acted is not None and acted.row["outcome"] == "applied" and not acted.replayed:
+            if acted is not None and acted.row["outcome"] == "applied":
                 r = acted.row["details"]["result"]
-                self.host.push_wallet(player_id, Wallet(r["balance"], r["bonus"], r["held"]))
+                wallet: Wallet | None = Wallet(r["balance"], r["bonus"], r["held"])
+                if acted.replayed:  # the first's balance: old by now, or never pushed
+                    wallet = await self._now(self.host.store.wallet(player_id), "wallet")
+                if wallet is not None:
+                    self.host.push_wallet(player_id, wallet)
         else:
             act = self._act(operator, action, target, body, {})
             off = action == "suspend"
             acted = await self._durable(act, lambda: self.admin.suspend(act, player_id, off))
             self.agent.wake.set()  # follow it here at once: seats, sit, ante, buy_chips
-            if acted is not None and acted.row["outcome"] == "applied" and not acted.replayed:
+            if acted is not None and acted.row["outcome"] == "applied":
                 # and on every other process before the answer: the news carries it
-                # (not a repeat's: a suspension lifted since would be put back)
                 news = suspension(act) if off else None
+                if acted.replayed:  # what holds now: a suspension may have been lifted since
+                    state = await self._now(self.admin.admin_state(), "suspension")
+                    news = state.suspended.get(player_id) if state is not None else news
                 await _announce_acts(self.host.fleet, player_id, news)
         return _done(act, acted)
 
@@ -150,8 +156,12 @@ class Acts:
         fields = {} if amount is None else {"amount": amount}
         act = self._act(operator, action, f"jackpot:{name}", body, fields)
         acted = await self._durable(act, lambda: self.admin.set_meter(act, name, amount))
-        if acted is not None and acted.row["outcome"] == "applied" and not acted.replayed:
-            self.host.set_meter(name, acted.row["details"]["result"]["after"])  # and the fleet
+        if acted is not None and acted.row["outcome"] == "applied":
+            after: int | None = acted.row["details"]["result"]["after"]
+            if acted.replayed:  # the first's figure: old by now, or never shown
+                after = await self._now(self.host.store.meter(name), "meter")
+            if after is not None:
+                self.host.set_meter(name, after)  # and the fleet
         return _done(act, acted)
 
     # ----- helpers ----------------------------------------------------------------
@@ -191,6 +201,16 @@ class Acts:
         except StoreUnavailable as e:
             raise BadAct(503, "store_unavailable", e.message) from None
         except GaveUp:
+            return None
+
+    async def _now(self, read: Awaitable[R], what: str) -> R | None:
+        """What holds now, for a repeated act: its first result may be old, or never have
+        been told (a write in doubt retried under its id answers as a repeat). None when
+        the store does not answer: the act stands, and the next change tells it."""
+        try:
+            return await read
+        except StoreError as e:
+            log.warning("%s not read after a repeated act: %s", what, e.message)
             return None
 
     async def wait(self, action_id: str) -> Submitted:
