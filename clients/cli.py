@@ -79,7 +79,10 @@ FALLBACK_HELP = (
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        return _main(argv)
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # output to a pipe is buffered: a reader gone shows here
     except BrokenPipeError:
         # the reader went away (`| head`): stop quietly, as other command-line tools do,
         # and keep Python from failing again on flushing stdout at exit

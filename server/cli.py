@@ -71,9 +71,18 @@ def _setup_logging(fmt: str, level: str) -> None:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
+#: The command that serves until stopped: it prints no result a reader could cut short.
+LONG_RUNNING = "serve"
+
+
 def main(argv: list[str] | None = None) -> int:
+    if (argv if argv is not None else sys.argv[1:])[:1] == [LONG_RUNNING]:
+        return _main(argv)  # a broken pipe there is a fault to show, not a reader gone
     try:
-        return _main(argv)
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # output to a pipe is buffered: a reader gone shows here
     except BrokenPipeError:
         # the reader went away (`| head`): stop quietly, as other command-line tools do,
         # and keep Python from failing again on flushing stdout at exit
