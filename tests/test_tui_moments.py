@@ -505,6 +505,8 @@ async def test_offline_the_bet_keys_build_nothing_and_say_so(make_server: Server
         await sees(p, app, "#message", "nothing was built")
         await p.press("d")
         await sees(p, app, "#message", "nothing was sent")
+        await p.press("x", "f")  # judged from the table as last seen, it said "no decision"
+        await sees(p, app, "#message", "nothing was sent")
 
 
 async def test_a_chip_past_the_table_s_most_is_not_stacked(make_server: ServerFactory) -> None:

@@ -234,6 +234,8 @@ class TableMoves:
             snap, table = self.host.snapshot, self.host.table_id
             if snap is None or table is None:
                 return
+            if not self.host.link.connected:  # the table on screen is as last seen
+                raise NotConnected("not connected to the server: nothing was sent; reconnecting…")
             if snap["phase"] != "deciding":
                 sel, timed = self.host.selected, ""
                 if sel is not None and by_clock(snap["seats"][sel]):
