@@ -18,6 +18,7 @@ from clients.tui.render import (
     info_text,
     legend_text,
     lobby_rows,
+    player_text,
     seats_text,
 )
 from clients.tui.screens import HistoryScreen
@@ -396,3 +397,21 @@ async def test_a_long_table_title_leaves_the_lobby_s_last_columns_whole(
             assert lines[head + 1].rstrip().endswith("0"), lines
             assert (title in lines[head + 1]) is (size[0] > 100), lines
             assert "…" in lines[head + 1] or size[0] > 100, lines
+
+
+@pytest.mark.parametrize("width", [76, 116])
+def test_wide_letters_in_a_name_take_their_cells(width: int) -> None:
+    """A name's room was counted in letters: twenty Chinese letters (two cells each) made
+    a 98-cell wallet line at 80 columns, and a seat's name column wider than the others,
+    moving every column after it."""
+    wide = "王小明李小龍張三豐王小明李小龍張三豐王小"  # 20 letters, 40 cells
+    wallet = {"balance": 998_100, "held": 3_400, "bonus": 250_000}
+    line = player_text(wide, wallet, [], False, 0, 100, width=width).plain.splitlines()[0]
+    assert cell_len(line) <= width, line
+    snap = nine("deciding")
+    snap["seats"][2]["name"] = wide
+    lines = seats_text(snap, "p0", 0, width).plain.splitlines()
+    assert all(cell_len(line) <= width for line in lines), lines
+    ends = [re.search(r"\$25\.00", line) for line in lines]  # the bet column's right edge
+    edges = {cell_len(line[: end.end()]) for line, end in zip(lines, ends, strict=True) if end}
+    assert len(edges) == 1 and all(ends), (edges, lines)

@@ -420,10 +420,22 @@ DEALT: Final = {
 
 
 def fit_name(name: str, cells: int) -> str:
-    """`name` in at most `cells` letters; one cut ends with "…" (a cut was not seen)."""
-    if len(name) <= cells:
+    """`name` in at most `cells` cells (a Chinese letter takes two); one cut ends with
+    "…" (a cut was not seen)."""
+    if cell_len(name) <= cells:
         return name
-    return name[: cells - 1] + "…" if cells > 0 else ""
+    if cells <= 0:
+        return ""
+    cut = Text(name)
+    cut.truncate(cells, overflow="ellipsis")
+    return cut.plain
+
+
+def name_cell(name: str, cells: int) -> str:
+    """`name` fitted into exactly `cells` cells, as markup: padded by cells (str's
+    padding counts letters, and a wide letter or an escaped "[" moved the columns)."""
+    fitted = fit_name(name, cells)
+    return escape(fitted) + " " * max(0, cells - cell_len(fitted))
 
 
 def round_name_cells(width: int, longest: int) -> int:
@@ -453,7 +465,7 @@ def seats_text(
     phase = str(snap.get("phase", ""))
     seats = list(enumerate(snap.get("seats") or []))
     taken = [s for _, s in seats if s]
-    longest = max((len(str(s.get("name", ""))) for s in taken), default=0)
+    longest = max((cell_len(str(s.get("name", ""))) for s in taken), default=0)
     # columns no seat fills take no room: the cards before a deal, hands not yet named
     cards = any(s.get("cards") for s in taken)
     labels = max((len(hand_label(s.get("hand"))) for s in taken), default=0)
@@ -511,8 +523,8 @@ def seat_line(
     column: the ante, "$25+$50" once raised; a bet `built` and not dealt, dim."""
     narrow, _, short = layout
     gap = " " if narrow else "  "
-    name = escape(fit_name(str(seat.get("name", "")), cut))
-    name_cell = f"[b cyan]{name:<{cut}}[/]" if seat.get("player_id") == me else f"{name:<{cut}}"
+    name = name_cell(str(seat.get("name", "")), cut)
+    shown_name = f"[b cyan]{name}[/]" if seat.get("player_id") == me else name
     gone = "" if seat.get("connected", True) else " [dim](away)[/]"
     ante = int(seat.get("ante") or 0)
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
@@ -530,7 +542,7 @@ def seat_line(
     hand = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * (18 if cards else 0)
     label = f"{escape(hand_label(seat.get('hand'))):<{labels}} " if labels else ""
     return Text.from_markup(
-        f"{'▶' if selected else ' '} {i + 1} {name_cell} {bet:>9} {prog}{gap}{hand}{gap}"
+        f"{'▶' if selected else ' '} {i + 1} {shown_name} {bet:>9} {prog}{gap}{hand}{gap}"
         f"{label}{status}{gone}"
     )
 
@@ -635,11 +647,12 @@ def player_text(
         if bonus:
             first += f"  bonus {money(bonus)}{bonus_words}"
         firsts.append(first)
-    spare = {f: len(name) if width is None else width - Text.from_markup(f).cell_len - 2
+    cells = cell_len(name)
+    spare = {f: cells if width is None else width - Text.from_markup(f).cell_len - 2
              for f in firsts}  # fmt: skip
-    fit = [f for f in firsts if spare[f] >= len(name)]
+    fit = [f for f in firsts if spare[f] >= cells]
     first = (fit or firsts)[0 if fit else -1]  # else the name gives way, cut where it says so
-    line = f"[b cyan]{escape(fit_name(name, max(1, min(len(name), spare[first]))))}[/]  {first}"
+    line = f"[b cyan]{escape(fit_name(name, max(1, min(cells, spare[first]))))}[/]  {first}"
     if selected is None:
         line += "\n[dim]No seat: press s to sit.[/]"
     elif placed:
