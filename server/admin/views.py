@@ -95,15 +95,18 @@ class Views:
         details, _ = await self.admin.published()
         return table_id in details
 
-    async def fleet_ids(self) -> list[str]:
+    async def fleet_ids(self, details: dict[str, Any] | None = None) -> list[str]:
         """Every table of the fleet (`known`): one whose hosts are all gone is listed
-        too, `unhosted`, so an act can be recorded for it and seen pending."""
-        details, _ = await self.admin.published()
+        too, `unhosted`, so an act can be recorded for it and seen pending. `details`:
+        what the hosts published, if read already (a table published between two reads
+        would be drawn unhosted)."""
+        if details is None:
+            details, _ = await self.admin.published()
         return sorted(set(self.table_ids()) | set(details))
 
     async def tables(self) -> list[dict[str, Any]]:
         details, _ = await self.admin.published()
-        ids = await self.fleet_ids()
+        ids = await self.fleet_ids(details)
         stats = await self._round_stats(ids)
         return [self._table(t, details, stats.get(t, {})) for t in ids]
 

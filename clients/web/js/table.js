@@ -100,7 +100,7 @@ export function renderTable(ctx) {
   // while the cards are still coming out, nothing that came after them shows
   if (dealing) ctx = { ...ctx, snap: asDealt(ctx.snap, mine) };
   const { snap } = ctx;
-  const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing, rawPhase: raw.phase };
+  const view = { ...ctx, mine, seated: mine.length > 0, layout, dealing };
   return h("section", {
     id: "table",
     class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`
