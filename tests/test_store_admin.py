@@ -28,7 +28,7 @@ from server.stores.admin import (
 )
 from server.stores.admin_memory import MemoryAdmin
 from server.stores.admin_redis import RedisAdmin
-from server.stores.base import Fence, Player, Store
+from server.stores.base import Fence, Player, Store, StoreError, Wallet
 from server.stores.memory import MemoryStore
 from server.stores.redis import RedisStore
 from tests.redis_fixture import (
@@ -264,6 +264,78 @@ async def test_players_are_suspended_once(stores: Stores) -> None:
     assert pid not in (await stores.admin.admin_state()).suspended
     rows, total = await stores.admin.audit(0, 10, target=f"player:{pid}")
     assert total == 3 and rows[0]["id"] == back.id
+
+
+async def test_a_suspended_player_s_new_money_is_refused_by_the_store_itself(
+    stores: Stores,
+) -> None:
+    """A process that has not heard of a suspension yet still writes the player's ante or
+    chip purchase: the store refuses it (with the operator's reason) before writing
+    anything, alone or in a turn's batch. A hand dealt before still plays out (its
+    raise is an apply), and a write that landed before is still its own replay."""
+    s = stores
+    pid, other = await player(s, "Sly Sam"), await player(s, "Ann")
+    fence = Fence("alpha", 0)
+
+    def bet(rid: str, who: str, op: str, progressive: bool = False) -> Any:
+        transfers = [Transfer(rid, 0, Reason.ANTE, player_account(who), HOUSE, 100)]
+        if progressive:
+            transfers.append(Transfer(rid, 0, Reason.PROGRESSIVE, player_account(who), HOUSE, 50))
+        return s.store.bet(fence, op, transfers, [Hold(rid, 0, who, 200)])
+
+    dealt = await bet("r1", pid, "r1:ante")
+    await s.store.buy_chips(pid, 1_000, 10 * START, "buy-1")
+    off = act("suspend", f"player:{pid}", "chip dumping")
+    assert (await s.admin.suspend(off, pid, True)).row["outcome"] == "applied"
+    before = await s.store.wallet(pid)
+    totals = await books(s.store)
+
+    def refused(outcome: object) -> bool:
+        return (
+            isinstance(outcome, StoreError)
+            and outcome.code == "account_suspended"
+            and outcome.details == {"reason": "chip dumping"}
+        )
+
+    sent: list[str] = []
+    if isinstance(s.store, RedisStore):
+        evalsha = s.store._evalsha
+
+        async def spy(what: str, *args: Any, **kwargs: Any) -> Any:
+            sent.append(what)
+            return await evalsha(what, *args, **kwargs)
+
+        s.store._evalsha = spy  # type: ignore[method-assign]
+    for outcome in [
+        *await asyncio.gather(bet("r2", pid, "r2:ante"), return_exceptions=True),
+        *await asyncio.gather(bet("r3", pid, "r3:ante", progressive=True), return_exceptions=True),
+        *await asyncio.gather(
+            s.store.buy_chips(pid, 1_000, 10 * START, "buy-2"), return_exceptions=True
+        ),
+    ]:
+        assert refused(outcome), outcome
+    batch = await asyncio.gather(
+        bet("r4", other, "r4:ante"), bet("r4", pid, "r4:ante-2"), return_exceptions=True
+    )
+    assert batch[0] == Wallet(START - 100, 0, 200) and refused(batch[1]), batch
+    if isinstance(s.store, RedisStore):
+        assert sent[-1] == "2 table writes", sent  # the batch script refused it too
+    assert await s.store.wallet(pid) == before
+    assert {k: v for k, v in (await books(s.store)).items() if k != player_account(other)} == {
+        **{k: v for k, v in totals.items() if k != player_account(other)},
+        HOUSE: totals[HOUSE] + 100,
+    }
+    # what landed before the suspension stays its own: replays, not refusals
+    assert await bet("r1", pid, "r1:ante") == dealt
+    assert await s.store.buy_chips(pid, 1_000, 10 * START, "buy-1") == before
+    # the hand dealt before plays out: its raise is taken from what the ante held
+    transfers = [Transfer("r1", 0, Reason.RAISE, player_account(pid), HOUSE, 200)]
+    raised = await s.store.apply(fence, "r1:raise", transfers, [Hold("r1", 0, pid, -200)])
+    assert raised[pid] == Wallet(before.balance - 200, 0, 0)
+    back = act("unsuspend", f"player:{pid}", "cleared")
+    assert (await s.admin.suspend(back, pid, False)).row["outcome"] == "applied"
+    assert (await bet("r5", pid, "r5:ante")).balance == before.balance - 300
+    await books(s.store)
 
 
 # ----- a table's acts ------------------------------------------------------------------------

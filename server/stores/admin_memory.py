@@ -45,7 +45,7 @@ class MemoryAdmin:
         self.actions: dict[str, dict[str, Any]] = {}  # id -> {digest, state, act, row}
         self.pending: dict[str, Act] = {}
         self.paused: dict[str, dict[str, Any]] = {}
-        self.suspended: dict[str, dict[str, Any]] = {}
+        self.suspended = store.suspended  # the store refuses their bets and purchases
         self.audit_rows: list[dict[str, Any]] = []
         self.by_target: dict[str, list[int]] = defaultdict(list)  # target -> row indexes
         self.adjustments: list[tuple[str, Transfer]] = []  # the ledger of operators' moves

@@ -101,6 +101,13 @@ class RoundConflict(StoreError):
     code = "internal_error"
 
 
+class AccountSuspended(StoreError):
+    """An operator suspended the player: the store takes no new bet or chip purchase of
+    theirs (nothing was applied), whatever the asking process has heard so far."""
+
+    code = "account_suspended"
+
+
 class UsernameTaken(StoreError):
     """Another player holds this username (case-folded)."""
 
@@ -498,6 +505,14 @@ def funds_error(needed: int, available: int, bonus: int) -> StoreError:
         needed=needed,
         available=available,
         bonus=bonus,
+    )
+
+
+def suspended_error(reason: str) -> AccountSuspended:
+    """The refusal a player gets for a suspension, from a process's own check or the store's."""
+    return AccountSuspended(
+        "the casino has suspended this account: no seats, bets or chip purchases",
+        reason=reason,
     )
 
 

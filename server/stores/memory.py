@@ -64,6 +64,7 @@ from server.stores.base import (
     record_json,
     record_players,
     settle_conflict,
+    suspended_error,
     token_hash,
     transfers_digest,
     unknown_player,
@@ -132,6 +133,9 @@ class MemoryStore:
         self.player_tokens: dict[str, set[str]] = defaultdict(set)  # player -> token hashes
         self.users: dict[str, tuple[str, str]] = {}  # folded username -> (player id, hash)
         self.fails: dict[str, tuple[int, float]] = {}  # key -> (count, window's end)
+        # player -> an operator's suspension {by, reason, since_ms, action}: MemoryAdmin
+        # keeps it here, so a bet or a purchase is refused as Redis's scripts refuse it
+        self.suspended: dict[str, dict[str, Any]] = {}
         self.seeds: dict[str, int] = {}
         self.rounds: dict[str, _Round] = {}
         self._history: dict[str, deque[dict[str, Any]]] = defaultdict(
@@ -382,6 +386,7 @@ class MemoryStore:
             if first != amount:
                 raise purchase_conflict(op, first, amount)
             return self._wallet(player_id)
+        self._not_suspended(player_id)
         w = self._wallet(player_id)
         if max_amount is not None and amount > max_amount:
             raise purchase_limit_error(max_amount, max_balance, w.balance)
@@ -391,6 +396,11 @@ class MemoryStore:
         ops[op] = amount
         self._expire(("buys", player_id))
         return self._wallet(player_id)
+
+    def _not_suspended(self, player_id: str) -> None:
+        entry = self.suspended.get(player_id)
+        if entry is not None:
+            raise suspended_error(str(entry["reason"]))
 
     async def bet(
         self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
@@ -409,6 +419,7 @@ class MemoryStore:
             raise closed_error(round_id, rnd.state)
         if rnd is not None and rnd.table_id != table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
+        self._not_suspended(player_id)
         needed = bet_needed(transfers, holds)
         w = self._wallet(player_id)
         if needed > w.available:

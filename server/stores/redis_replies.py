@@ -23,6 +23,7 @@ from server.stores.base import (
     not_owner,
     purchase_conflict,
     settle_conflict,
+    suspended_error,
     unknown_player,
     username_taken,
     with_jackpots,
@@ -96,6 +97,8 @@ def refusal(data: dict[str, Any]) -> StoreError:
         return username_taken(data["username"])
     if code == "already_registered":
         return already_registered(data["username"])
+    if code == "suspended":
+        return suspended_error(str(data["reason"]))
     if code == "unknown_player":
         return unknown_player(data["player"])
     return StoreError(f"unexpected store reply: {data!r}")

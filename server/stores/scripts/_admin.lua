@@ -6,11 +6,11 @@
 --   admin:pending        hash   action id -> act, for the table's host to carry out
 --   audit, audit:by:<t>  list   the audit rows, oldest first (all, and per target)
 --   paused, suspended    hash   table / player id -> {by, reason, since_ms, action}
+--                               (SUSPENDED is _lib.lua's: the money scripts read it)
 --   adjustments          list   [action id, transfer] of every operator's money move
 local AUDIT = P .. 'audit'
 local PENDING = P .. 'admin:pending'
 local PAUSED = P .. 'paused'
-local SUSPENDED = P .. 'suspended'
 local OPERATORS = P .. 'operators'
 local function action_key(id) return P .. 'action:' .. id end
 

@@ -93,6 +93,17 @@ local function balance(account) return field(ACCT, account) end
 local function is_player(account) return string.sub(account, 1, 7) == 'player:' end
 local function is_meter(account) return string.sub(account, 1, 6) == 'meter:' end
 
+-- an operator's suspension of a player (admin_acts.lua): player id -> JSON
+-- {by, reason, since_ms, action}. A script that puts the player's new money into
+-- play or into the wallet (an ante and its progressive stake, a chip purchase)
+-- answers this refusal before writing anything; a hand already dealt plays out.
+local SUSPENDED = P .. 'suspended'
+local function suspended_error(pid)
+  local entry = redis.call('HGET', SUSPENDED, pid)
+  if not entry then return nil end
+  return err('suspended', {player = pid, reason = cjson.decode(entry).reason})
+end
+
 -- rounds: a hash (table, state, digest, result), the ledger of what they moved,
 -- the holds their seats still have, and each table's set of open rounds
 local function round_key(rid) return P .. 'round:' .. rid end

@@ -1,6 +1,6 @@
--- REQ {table, epoch, op, round, player, transfers, holds, ttl}: the funds check, the
--- debit, the holds and the journal entry (the round is opened by its first bet) in
--- one step; a repeated op returns its first result
+-- REQ {table, epoch, op, round, player, transfers, holds, ttl}: the suspension and the
+-- funds checks, the debit, the holds and the journal entry (the round is opened by its
+-- first bet) in one step; a repeated op returns its first result
 if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local ops = ops_key(REQ.round)
 local again = replay(ops, REQ.op)
@@ -11,6 +11,8 @@ local round = round_of(REQ.round)
 local state, tid = round.state, round.table
 if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
 if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
+local barred = suspended_error(REQ.player)  -- no new bet of a suspended player
+if barred then return barred end
 local needed = 0
 for _, t in ipairs(REQ.transfers) do needed = needed + t[6] end
 for _, h in ipairs(REQ.holds) do needed = needed + math.max(h[4], 0) end

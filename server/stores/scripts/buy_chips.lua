@@ -1,5 +1,5 @@
 -- REQ {player, amount, max_balance, max_amount (-1: none), op, ttl}: a top-up, refused
--- past max_balance or over max_amount.
+-- past max_balance or over max_amount, or to a suspended player.
 -- The op is remembered with its amount: a repeat buys nothing and answers the
 -- wallet as it is now; a repeat with another amount is refused.
 if store_lost() then return err('store_lost') end  -- no money into a wiped store
@@ -14,6 +14,8 @@ if first then
   end
   return ok(wallet(REQ.player))
 end
+local barred = suspended_error(REQ.player)  -- a suspended player buys nothing
+if barred then return barred end
 local w = wallet(REQ.player)
 if REQ.max_amount >= 0 and REQ.amount > REQ.max_amount then
   return err('buy_in_limit', {balance = w[1], per_purchase = true})
