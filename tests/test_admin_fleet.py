@@ -204,6 +204,50 @@ async def test_a_suspension_missed_while_the_channel_was_down_holds_once_it_is_b
         await bob.close()
 
 
+async def test_a_suspension_holds_in_the_store_on_a_process_that_has_not_heard_of_it(
+    fleet: Factory,
+) -> None:
+    """West has not heard of the suspension yet (no news, a look for acts once a minute)
+    when the player's next ante and chip purchase reach it after the console answered:
+    the store refuses them, with the operator's reason, and nothing moved or shows. The
+    hand dealt before the suspension still plays out."""
+    east = await fleet("east", "east", console=True)
+    west = await fleet("west", "west", poll=60.0)
+    assert west.fleet is not None
+    west.fleet.on_acts = None  # the news goes unheard
+    op = await Operator.sign_in(east)
+    bob = await player(west, "bob")
+    try:
+        await bob.request("sit", table="west")
+        await bob.request("ante", table="west", seat=0, amount=500, progressive=True)
+        await bob.request("deal", table="west")
+        await bob.wait_table("west", lambda s: s["phase"] == "deciding")
+        suspend = {"action_id": new_id(), "reason": "a chargeback"}
+        await op.post(f"/api/players/{bob.player_id}/suspend", suspend)
+        assert west.admin.barred(bob.player_id) is None  # west's own check lets it by
+        await bob.request("raise", table="west", seat=0)
+        await bob.wait_table("west", lambda s: s["phase"] == "waiting")
+        wallet = await west.store.wallet(bob.player_id)
+        for t, fields in (
+            ("ante", {"table": "west", "seat": 0, "amount": 500, "progressive": True}),
+            ("ante", {"table": "west", "seat": 0, "amount": 500}),
+            ("buy_chips", {"amount": 1000}),
+        ):
+            with pytest.raises(ServerError) as barred:
+                await bob.request(t, **fields)
+            assert barred.value.code == "account_suspended", t
+            assert barred.value.frame["reason"] == "a chargeback"
+        assert await west.store.wallet(bob.player_id) == wallet
+        assert sum((await east.store.totals()).values()) == 0
+        snap = await bob.wait_table("west", lambda s: s["phase"] == "waiting")
+        assert snap["seats"][0]["ante"] in (0, None), snap["seats"][0]
+        assert west.rooms["west"].table.seats_of(bob.player_id)  # seated, nothing held
+        detail = await op.get(f"/api/players/{bob.player_id}")
+        assert detail["holds"] == [], detail
+    finally:
+        await bob.close()
+
+
 async def _barred(server: StudServer, player_id: str) -> bool:
     return server.admin.barred(player_id) is not None
 
