@@ -61,6 +61,7 @@ from server.stores.base import (
     StoreError,
     Wallet,
     new_player,
+    suspended_error,
 )
 
 log = logging.getLogger("stud.server")
@@ -399,12 +400,8 @@ class Requests:
 
     def _not_suspended(self, player_id: str) -> None:
         suspension = self.barred(player_id)
-        if suspension is not None:
-            raise ProtocolError(
-                ErrorCode.ACCOUNT_SUSPENDED,
-                "the casino has suspended this account: no seats, bets or chip purchases",
-                details={"reason": suspension["reason"]},
-            )
+        if suspension is not None:  # the words the store's own refusal has
+            raise suspended_error(str(suspension["reason"]))
 
     def _room(self, table_id: str) -> Room:
         room = self.rooms.get(table_id)
