@@ -37,23 +37,35 @@ async def keys(url: str) -> set[str]:
         conn.close()
 
 
+async def solo(url: str, namespace: str) -> tuple[StudServer, RedisStore, RedisStore]:
+    """A started server on `namespace`: its store, and its fleet's on a connection of its own."""
+    store = await RedisStore.connect(url, namespace=namespace, timeout=2)
+    side = await RedisStore.connect(url, namespace=namespace, timeout=2)
+    server = StudServer(make_config(), store=store, fleet=Fleet(side, "solo", "", ttl=1.5))
+    await server.start()
+    return server, store, side
+
+
+async def flushed(redis: RedisServer, *stores: RedisStore) -> None:
+    """FLUSHALL, and each connection finding the mark gone at its next write."""
+    assert redis.command("FLUSHALL") == "+OK"
+    for _ in range(300):
+        if all(s.data_lost for s in stores):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the loss was never found")
+
+
 async def test_a_flushed_redis_gets_only_the_note_that_its_data_is_gone(
     private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
     namespace = fresh_namespace()
-    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
-    side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
-    fleet = Fleet(side, "solo", "", ttl=1.5)
-    server = StudServer(make_config(), store=store, fleet=fleet)
-    await server.start()
+    server, store, side = await solo(private_redis.url, namespace)
+    fleet = server.fleet
+    assert fleet is not None
     try:
-        assert private_redis.command("FLUSHALL") == "+OK"
-        for _ in range(300):  # each connection finds the mark gone at its next write
-            if store.data_lost and side.data_lost:
-                break
-            await asyncio.sleep(0.05)
-        assert store.data_lost and side.data_lost
+        await flushed(private_redis, store, side)
 
         def said() -> Counter[str]:
             return Counter(r.getMessage().split(":")[0].split(" (")[0] for r in caplog.records)
@@ -104,20 +116,11 @@ async def test_a_restored_backup_s_meters_are_shown_once_the_data_is_back(
     """The backup holds the meter as it was when it was taken, not as this process last
     showed it: once the mark is found again, the store's figure is what players see."""
     namespace = fresh_namespace()
-    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
-    side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
-    fleet = Fleet(side, "solo", "", ttl=1.5)
-    server = StudServer(make_config(), store=store, fleet=fleet)
-    await server.start()
+    server, store, side = await solo(private_redis.url, namespace)
     try:
         prefix, origin = f"{{{namespace}}}:", store.origin
         shown = server.meters["main"]
-        assert private_redis.command("FLUSHALL") == "+OK"
-        for _ in range(300):
-            if store.data_lost and side.data_lost:
-                break
-            await asyncio.sleep(0.05)
-        assert store.data_lost and side.data_lost
+        await flushed(private_redis, store, side)
         # the backup: its mark, its seeds, and the meter as it stood when it was taken
         # (lower than shown: bets fed it after)
         assert private_redis.command("FLUSHALL") == "+OK"  # the note goes with the empty data
