@@ -1,0 +1,374 @@
+"""A connection to Redis that outlives a Redis restart, for `RedisStore`.
+
+The store's scripts are loaded with SCRIPT LOAD when a connection opens and re-loaded
+on NOSCRIPT; the namespace's origin mark is checked on every new connection
+(`redis_origin`), so a Redis back without its data is told from one that kept it.
+
+Connection loss: a call made while there is no connection fails at once with
+`StoreUnavailable` (nothing was sent) and a background task reconnects with
+exponential backoff (with jitter, capped at `max_backoff`); calls made meanwhile
+wait at most `reconnect_wait` for it. A write that was sent but got no answer
+(`timeout`, or the connection lost after sending) raises `OutcomeUnknown`: the
+script may still run (a paused Redis reads it when it resumes), so the caller
+repeats it with the same operation id until the outcome is definite.
+asyncio-redis' own auto_reconnect is off: it retries forever inside
+`Connection.create` and its backoff grows to 60 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import asyncio_redis
+
+from server.stores.base import NAMESPACE, OutcomeUnknown, StoreError, StoreUnavailable
+from server.stores.redis_origin import ACCEPT, ORIGIN_KEY, DataLost, check, find_or_mark
+from server.stores.redis_replies import error_reply
+from server.stores.redis_scripts import script_sources
+from server.stores.retry_log import RetryLog
+
+__all__ = ["LOST", "RedisLink", "describe", "parse_redis_url"]
+
+log = logging.getLogger("stud.store")
+T = TypeVar("T")
+
+#: asyncio-redis' reply parser in C (hiredis, a dependency): replies are parsed without
+#: a Python coroutine and future per item (BENCHMARKS.md measures it).
+PROTOCOL: Any = asyncio_redis.HiRedisProtocol
+#: What asyncio-redis raises when the connection is gone or cannot be made.
+LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
+
+
+def parse_redis_url(url: str) -> tuple[str, int, int, str | None]:
+    """(host, port, db, password) from redis://[:password@]host[:port][/db] or unix:///path."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path, 0, 0, unquote(parts.password) if parts.password else None
+    if parts.scheme != "redis":
+        raise StoreError(f"unsupported Redis URL {url!r}: use redis://host:port/db")
+    if parts.username and parts.username != "default":
+        raise StoreError("asyncio-redis authenticates with a password only, not an ACL user")
+    path = parts.path.strip("/")
+    if path and not path.isdigit():
+        raise StoreError(f"bad Redis database number in {url!r}")
+    password = unquote(parts.password) if parts.password else None
+    return parts.hostname or "127.0.0.1", parts.port or 6379, int(path or 0), password
+
+
+class RedisLink:
+    """One live connection to Redis, replaced in the background when lost; commands
+    and scripts run on it with connection trouble turned into `StoreError`."""
+
+    def __init__(
+        self,
+        url: str,
+        namespace: str = "stud",
+        *,
+        timeout: float = 5.0,
+        reconnect_wait: float = 1.0,
+        max_backoff: float = 5.0,
+    ) -> None:
+        if not NAMESPACE.fullmatch(namespace):
+            raise StoreError(f"a namespace is 1-64 of A-Z a-z 0-9 _ . -: {namespace!r}")
+        self.url = url
+        self.host, self.port, self.db, self._password = parse_redis_url(url)
+        self.namespace = namespace
+        self.prefix = f"{{{namespace}}}:"
+        self.timeout = timeout
+        self.reconnect_wait = reconnect_wait
+        self.max_backoff = max_backoff
+        self._sources = script_sources()
+        self._shas: dict[str, str] = {}
+        self._loaded_for_callers: set[str] = set()  # eval_script shas loaded once already
+        self._conn: Any = None  # asyncio_redis.Connection while connected
+        self._ready = asyncio.Event()
+        self._reconnecting: asyncio.Task[None] | None = None
+        self._closed = False
+        self.reconnects = 0
+        self.origin = ""  # the namespace's mark, found on the first connection
+        self.data_lost = False  # Redis came back without it: unavailable until it is back
+        self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
+
+    @property
+    def connected(self) -> bool:
+        """Whether the store has a live connection right now (for /healthz)."""
+        conn = self._conn
+        return conn is not None and bool(conn.protocol.is_connected)
+
+    async def close(self) -> None:
+        self._closed = True
+        task, self._reconnecting = self._reconnecting, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        conn, self._conn = self._conn, None
+        self._ready.clear()
+        if conn is not None:
+            conn.close()
+            await asyncio.sleep(0)  # let the transport finish closing
+
+    @property
+    def script_shas(self) -> dict[str, str]:
+        """Script name -> SHA1 as loaded (for operators and tests)."""
+        return dict(self._shas)
+
+    # ----- the connection -----------------------------------------------------
+
+    def _where(self) -> str:
+        return f"{self.host}:{self.port}/{self.db}" if self.port else self.host
+
+    async def _open(self) -> None:
+        """A new connection, authenticated, its database selected, every script loaded."""
+        conn = await asyncio_redis.Connection.create(
+            self.host, self.port, auto_reconnect=False, protocol_class=PROTOCOL
+        )
+        # asyncio-redis checks every argument's type with inspect on each call (a tenth
+        # of a table server's CPU under load); our calls are typed and tested.
+        conn.protocol.enable_typechecking = False
+        try:
+            # asyncio-redis sends AUTH/SELECT from a task it does not wait for; our own
+            # commands could overtake it, so do both here, in order, before anything else.
+            if self._password:
+                await conn.auth(self._password)
+            if self.db:
+                await conn.select(self.db)
+            await self._load_scripts(conn)
+            await self._check_origin(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        self._ready.set()
+
+    async def _check_origin(self, conn: Any) -> None:
+        key, where = self.prefix + ORIGIN_KEY, {"redis": self._where()}
+        if not self.origin:
+            self.origin = await find_or_mark(conn, key, accept_loss=self.accept_loss)
+            return
+        try:
+            await check(conn, key, self.origin)
+        except DataLost as e:
+            if not self.data_lost:
+                log.error(
+                    "%s: the tables wait until it is restored (or: %s)", e, ACCEPT, extra=where
+                )
+            self.data_lost = True
+            raise
+        if self.data_lost:
+            log.warning("Redis has its data again", extra=where)
+        self.data_lost = False
+
+    def check_origin_again(self) -> None:
+        """The mark was seen missing on a live connection (a FLUSHALL): reconnect, which
+        reads it again and, if it is still gone, keeps the store unavailable."""
+        if self._conn is not None and not self.data_lost:
+            log.warning("the store's origin mark is gone under a live connection: reconnecting")
+            self._lost(self._conn, None)
+
+    async def _load_scripts(self, conn: Any) -> None:
+        for name, source in self._sources.items():
+            self._shas[name] = await conn.script_load(source)
+
+    async def _connection(self) -> Any:
+        """The live connection; if there is none, start reconnecting and wait a little."""
+        if self._closed:
+            raise StoreError("the Redis store is closed")
+        conn = self._conn
+        if conn is not None and conn.protocol.is_connected:
+            return conn
+        if conn is not None:
+            self._lost(conn, None)
+        self._start_reconnect()
+        try:
+            await asyncio.wait_for(self._ready.wait(), self.reconnect_wait)
+        except TimeoutError:
+            if self.data_lost:
+                raise self._data_lost() from None
+            raise self._unavailable("is unreachable; reconnecting in the background") from None
+        if self._conn is None:
+            raise self._unavailable("was lost again while reconnecting")
+        return self._conn
+
+    def _lost(self, conn: Any, exc: BaseException | None) -> None:
+        if conn is not self._conn:
+            return
+        log.warning("Redis connection lost: %s", describe(exc), extra={"redis": self._where()})
+        self._conn = None
+        self._ready.clear()
+        conn.close()
+        self._start_reconnect()
+
+    def _start_reconnect(self) -> None:
+        if self._closed or (self._reconnecting is not None and not self._reconnecting.done()):
+            return
+        self._reconnecting = asyncio.create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        """Exponential backoff with jitter until connected (or closed)."""
+        delay, where = 0.05, {"redis": self._where()}
+        failures = RetryLog(log, logging.INFO)
+        while not self._closed and self._conn is None:
+            try:
+                await asyncio.wait_for(self._open(), self.timeout)
+            except (
+                *LOST,
+                TimeoutError,
+                DataLost,
+                asyncio_redis.ErrorReply,
+                asyncio_redis.Error,
+            ) as e:
+                pause, why = delay * random.uniform(0.5, 1.0), describe(e)
+                failures.failed(
+                    why, "Redis reconnect failed (%s); next try in %.2fs", why, pause, extra=where
+                )
+                await asyncio.sleep(pause)
+                delay = min(delay * 2, self.max_backoff)
+            else:
+                self.reconnects += 1
+                tries = {**where, "failed_tries": failures.recovered()}
+                log.warning("Redis connection restored", extra=tries)
+
+    def _unavailable(self, what: str) -> StoreUnavailable:
+        return StoreUnavailable(f"the game's data store (Redis) {what}; please try again shortly")
+
+    def _data_lost(self) -> StoreUnavailable:
+        # not "try again shortly": it waits for an operator
+        return StoreUnavailable(
+            "the game's data store (Redis) came back without its data; "
+            "play waits until an operator restores it"
+        )
+
+    async def ping(self) -> None:
+        await self._run("a ping", lambda conn: conn.ping())
+
+    async def run(
+        self, what: str, command: Callable[[Any], Awaitable[T]], *, write: bool = False
+    ) -> T:
+        """Run `command(connection)` on the live connection; connection trouble (lost,
+        unreachable, no answer within `timeout`) becomes StoreError, and a lost
+        connection is replaced in the background. A `write` that was sent but not
+        answered raises OutcomeUnknown. For plain commands; scripts go through
+        `eval_script`, which survives a Redis restart."""
+        return await self._run(what, command, write=write)
+
+    async def _run(
+        self, what: str, command: Callable[[Any], Awaitable[T]], *, write: bool = False
+    ) -> T:
+        conn = await self._connection()  # StoreUnavailable here: nothing was sent
+        try:
+            async with asyncio.timeout(self.timeout):  # no task per call, as wait_for makes
+                return await command(conn)
+        except LOST as e:
+            self._lost(conn, e)
+            if write:
+                raise self._unknown(f"was lost during {what}") from e
+            raise self._unavailable(f"was lost during {what}") from e
+        except TimeoutError as e:
+            if write:
+                # the command may be sitting in a paused Redis's socket: drop the
+                # connection so its answer cannot be mistaken for a later command's
+                self._lost(conn, e)
+                raise self._unknown(f"did not answer {what} within {self.timeout}s") from e
+            raise self._unavailable(f"did not answer {what} within {self.timeout}s") from e
+        except asyncio_redis.ErrorReply as e:
+            raise error_reply(what, str(e.args[0] if e.args else e), write=write) from e
+
+    def _unknown(self, what: str) -> OutcomeUnknown:
+        return OutcomeUnknown(f"the game's data store (Redis) {what}; the outcome is unknown")
+
+    async def eval_script(
+        self,
+        source: str,
+        keys: Sequence[str] = (),
+        args: Sequence[str] = (),
+        *,
+        write: bool = True,
+    ) -> Any:
+        """Run a Lua script of the caller's with the store's connection handling.
+
+        EVALSHA on the live connection, the script loaded on NOSCRIPT (first use,
+        Redis restarted); connection trouble raises StoreError. Keys should be under
+        `prefix`. Returns the reply as asyncio-redis decodes it (int, str, list, None).
+        """
+        sha = hashlib.sha1(source.encode()).hexdigest()
+        first_use = sha not in self._loaded_for_callers
+
+        async def load(conn: Any) -> None:
+            await conn.script_load(source)
+            self._loaded_for_callers.add(sha)
+
+        return await self._evalsha(
+            "a script", sha, list(keys), list(args), load, write=write, first_use=first_use
+        )
+
+    async def _evalsha(
+        self,
+        what: str,
+        sha: str,
+        keys: list[str],
+        args: list[str],
+        load: Callable[[Any], Awaitable[None]],
+        *,
+        write: bool,
+        first_use: bool = False,
+    ) -> Any:
+        """EVALSHA; on NOSCRIPT (Redis restarted, SCRIPT FLUSH; or a caller's script's
+        `first_use`, which is no news) `load` and retry once."""
+
+        async def evalsha(conn: Any) -> Any:
+            try:
+                reply = await conn.evalsha(sha, keys, args)
+            except asyncio_redis.ScriptKilledError as e:
+                # asyncio-redis turns every error reply to EVALSHA into a bare
+                # ScriptKilledError; the reply itself is the exception's __context__.
+                message = str(e.__context__ or "the script was killed")
+                if message.startswith("NOSCRIPT"):
+                    raise _NoScript(
+                        f"Redis lost the store's scripts before {what} ran: nothing was applied"
+                    ) from e
+                raise error_reply(what, message, write=write) from e
+            return await _reply_value(reply)
+
+        try:
+            return await self._run(what, evalsha, write=write)
+        except _NoScript:  # the script did not run: loading it and running it again is safe
+            if first_use:
+                log.debug("loading a script into Redis on its first use")
+            else:
+                log.warning("Redis lost the store's scripts (restart or SCRIPT FLUSH): reloading")
+            await self._run("SCRIPT LOAD", load)
+            return await self._run(what, evalsha, write=write)
+
+
+async def _reply_value(reply: Any) -> Any:
+    """A script's reply as Python, as `EvalScriptReply.return_value()` gives it, but
+    without the self-referencing closure that method builds on every call: at
+    thousands of script calls a second, garbage that only the cycle collector frees
+    (it was all the collector found; with none, its young threshold can be raised,
+    see `server.app.tune_gc`). A nested reply (none on the hot path) goes through the
+    library."""
+    value = reply._value  # the parsed reply, and the protocol that decodes bytes
+    if isinstance(value, bytes):
+        return reply._protocol.decode_to_native(value)
+    if value is None or isinstance(value, int):
+        return value
+    return await reply.return_value()
+
+
+class _NoScript(StoreUnavailable):
+    """EVALSHA found no script: Redis restarted or its script cache was flushed. Nothing
+    ran, so nothing was applied: met again after the reload (flushes a few ms apart),
+    it is the store unavailable for now (a bare exception, it dropped a table's duty)."""
+
+
+def describe(exc: BaseException | None) -> str:
+    if exc is None or (isinstance(exc, asyncio_redis.ConnectionLostError) and not exc.exception):
+        return "connection closed"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
