@@ -37,6 +37,7 @@ from server.fair import FairShuffler
 from server.game.cards import Card
 from server.game.ledger import Reason, Transfer
 from server.game.table import Decision, Effects, Phase, Refusal, Settlement, Table, TableConfig
+from server.game.views import own_hands
 from server.lobby import fixed_row
 from server.metrics import Metrics
 from server.snapshots import Shown
@@ -366,7 +367,7 @@ class Room:
         self.watchers_changed()
         frames = [self.snapshot()]
         self.shown.joined(ws)
-        own = self.table.private_view(player_id)
+        own = own_hands(self.table, player_id)
         if own is not None:
             frames.append(encode(own))
         return frames

@@ -15,6 +15,7 @@ from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
 from server.game.table import Phase, Table, TableConfig
+from server.game.views import own_hands, public_view
 from server.standing import Suspension
 from server.viewers import Viewers
 
@@ -78,7 +79,7 @@ class Shown:
                 self.made = self.view["seq"]
             return encode(self.view)
         if suspended is None:
-            view = table.view(now)
+            view = public_view(table, now)
             view["t"] = "table"
             view["spectators"] = spectators
             view["title"] = self.title
@@ -96,7 +97,7 @@ class Shown:
         # lease), the table as it stands, every change of it in the store already.
         base = self.view if writing else None
         if base is None:
-            base = table.view(now)
+            base = public_view(table, now)
             base.update(t="table", title=self.title, spectators=0)
             base["jackpot"] = {"name": self.jackpot, "amount": meter}
         view = {
@@ -130,7 +131,7 @@ class Shown:
             if pid is None:
                 continue
             if pid not in frames:
-                own = table.private_view(pid)
+                own = own_hands(table, pid)
                 frames[pid] = None if own is None else encode(own)
             frame = frames[pid]
             if frame is not None:

@@ -22,6 +22,7 @@ from server.game.ledger import (
 from server.game.settlement import percent_claim
 from server.game.table import Decision, Effects, Phase, Refusal, Table, TableConfig, Timers
 from server.game.variants import VARIANTS
+from server.game.views import own_hands, public_view
 from tests.decks import shuffles
 
 TIMERS = Timers(betting=10, decision=20, results=5)
@@ -78,7 +79,7 @@ def test_a_full_round_raise_wins_with_paytable() -> None:
     assert s is not None and s.claims == ()
     # ante 1:1 + raise (1000) at 8:1, and the progressive's $100 for a full house
     assert net_by_player(effects)["alice"] == 500 + 8000 + 10_000 - 100
-    seat = t.view(2.0)["seats"][0]
+    seat = public_view(t, 2.0)["seats"][0]
     assert seat["result"]["outcome"] == "win" and seat["result"]["net"] == 8500 + 10_000 - 100
     assert seat["result"]["progressive_prize"] == 10_000
     assert seat["result"]["returned"] == 500 + 1000 + 500 + 8000 + 10_000
@@ -91,7 +92,7 @@ def test_dealer_not_qualifying_pays_ante_returns_raise() -> None:
     effects = [t.place_ante(0, "a", 0, 300), t.deal_me_in(0, "a")]
     effects.append(t.decide(1, "a", 0, Decision.RAISE))
     assert net_by_player(effects)["a"] == 300
-    assert t.view(1)["dealer"]["qualifies"] is False
+    assert public_view(t, 1)["dealer"]["qualifies"] is False
 
 
 def test_tie_pushes_and_lower_hand_loses_everything() -> None:
@@ -123,7 +124,7 @@ def test_deal_order_is_round_robin_with_dealer_fifth_card_up() -> None:
     t.place_ante(0, "a", 2, 100)
     t.deal_me_in(0, "a")
     t.deal_me_in(0, "b")
-    view = t.view(0)
+    view = public_view(t, 0)
     assert view["seats"][2]["cards"] == hands[0]  # seat order, not ante order
     assert view["seats"][5]["cards"] == hands[1]
     assert view["dealer"]["cards"] == [None, None, None, None, "2d"]
@@ -133,16 +134,16 @@ def test_deal_order_is_round_robin_with_dealer_fifth_card_up() -> None:
 def test_hole_cards_hidden_until_showdown() -> None:
     t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
     t.sit("a", "A")
-    views = [repr(t.view(0))]
+    views = [repr(public_view(t, 0))]
     t.place_ante(0, "a", 0, 100)
-    views.append(repr(t.view(0)))
+    views.append(repr(public_view(t, 0)))
     t.deal_me_in(0, "a")
-    views.append(repr(t.view(0)))
+    views.append(repr(public_view(t, 0)))
     for v in views:
         for hidden in DEALER_AK[:4]:
             assert f"'{hidden}'" not in v
     t.decide(0, "a", 0, Decision.FOLD)
-    assert t.view(0)["dealer"]["cards"] == DEALER_AK
+    assert public_view(t, 0)["dealer"]["cards"] == DEALER_AK
 
 
 def test_private_hands_are_face_down_to_everyone_until_showdown() -> None:
@@ -154,23 +155,23 @@ def test_private_hands_are_face_down_to_everyone_until_showdown() -> None:
     t.place_ante(0, "b", 1, 100)
     t.deal_me_in(0, "a")
     t.deal_me_in(0, "b")
-    view = t.view(0)
+    view = public_view(t, 0)
     assert view["hands"] == "private"
     for seat in view["seats"][:2]:
         assert seat["cards"] == [None] * 5 and seat["hand"] is None
     text = repr(view)
     for card in hands[0] + hands[1]:
         assert f"'{card}'" not in text  # no hand in the public view while deciding
-    own = t.private_view("a")
+    own = own_hands(t, "a")
     assert own is not None
     assert own["seats"] == [
         {"seat": 0, "cards": hands[0], "hand": {"category": "HIGH_CARD", "label": "High Card"}}
     ]
     assert own["round_id"] == view["round_id"]
-    assert t.private_view("nobody") is None
+    assert own_hands(t, "nobody") is None
     t.decide(0, "a", 0, Decision.FOLD)
     t.decide(0, "b", 1, Decision.RAISE)
-    shown = t.view(0)
+    shown = public_view(t, 0)
     assert shown["phase"] == "showdown"
     assert [s["cards"] for s in shown["seats"][:2]] == hands  # all public at showdown
 
@@ -275,11 +276,11 @@ def test_illegal_actions_are_refused_and_change_nothing(setup: str, action: Any,
             t.deal_me_in(0, p)
     if setup == "raised":
         t.decide(0, "a", 0, Decision.RAISE)
-    before = copy.deepcopy(t.view(0)), t.seq
+    before = copy.deepcopy(public_view(t, 0)), t.seq
     with pytest.raises(Refusal) as e:
         action(t)
     assert e.value.code == code, e.value.message
-    assert (t.view(0), t.seq) == before
+    assert (public_view(t, 0), t.seq) == before
 
 
 def test_withdraw_refunds_everything_and_closes_an_empty_round() -> None:
@@ -320,8 +321,8 @@ def test_percent_progressive_becomes_a_claim_and_folded_casino_stud_hand_collect
     claims = eff.settlement.claims
     assert [(c.seat, c.percent_bp, c.category) for c in claims] == [(0, 10_000, "ROYAL_FLUSH")]
     t.record_jackpot(0, 123_456)
-    assert t.view(0)["seats"][0]["result"]["progressive_prize"] == 123_456
-    assert t.view(0)["seats"][1]["result"]["progressive_prize"] == 0
+    assert public_view(t, 0)["seats"][0]["result"]["progressive_prize"] == 123_456
+    assert public_view(t, 0)["seats"][1]["result"]["progressive_prize"] == 0
 
 
 def test_stud_poker_folded_hand_still_collects_progressive() -> None:
@@ -368,7 +369,7 @@ def test_leaving_mid_decision_folds_and_frees_the_seat_after_the_round() -> None
     assert eff.settlement is not None and phase_of(t) is Phase.SHOWDOWN
     assert t.seats[0] is not None and t.seats[0].decision is Decision.FOLD
     # folded for leaving, not by the clock: viewers and the history say which
-    shown = t.view(1)["seats"]
+    shown = public_view(t, 1)["seats"]
     assert (shown[0]["auto"], shown[0]["left"]) == (True, True)
     assert (shown[1]["auto"], shown[1]["left"]) == (False, False)
     assert eff.settlement.record["seats"][0]["left"] is True
@@ -435,7 +436,7 @@ def test_a_hand_left_at_the_showdown_stays_on_view_until_the_round_ends() -> Non
     t.decide(0, "b", 1, Decision.FOLD)
     assert phase_of(t) is Phase.SHOWDOWN
     assert t.remove_player(1, "a") == Effects()  # settled already: nothing moves
-    shown = t.view(1)["seats"][0]
+    shown = public_view(t, 1)["seats"][0]
     assert shown["player_id"] == "a" and shown["result"] is not None
     assert t.seats[2] is None
     t.tick(100)
@@ -568,7 +569,7 @@ def test_money_is_conserved_and_refusals_change_nothing(
     start_total = sum(v for k, v in w.accounts.items() if k != WORLD)
     now = 0.0
     for act in actions:
-        before = (copy.deepcopy(t.view(now)), t.seq)
+        before = (copy.deepcopy(public_view(t, now)), t.seq)
         try:
             match act:
                 case ("sit", p, seat):
@@ -593,7 +594,7 @@ def test_money_is_conserved_and_refusals_change_nothing(
                 case ("leave", p):
                     w.apply(t.remove_player(now, p))
         except Refusal:
-            assert (t.view(now), t.seq) == before, f"refused {act} but changed the table"
+            assert (public_view(t, now), t.seq) == before, f"refused {act} but changed the table"
         total = sum(v for k, v in w.accounts.items() if k != WORLD)
         assert total == start_total
         for p in PLAYERS:

@@ -18,6 +18,7 @@ from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from clients.connection import StudClient
 from server.app import StudServer
+from server.game.views import public_view
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 from tests.layout_probes import TOAST_CLEAR
@@ -44,7 +45,7 @@ LONG = {"betting": 60, "decision": 60, "results": 60}  # nothing moves by the cl
 
 
 def seat_zero(server: StudServer) -> dict[str, object]:
-    seat = server.rooms["alpha"].table.view(0)["seats"][0]
+    seat = public_view(server.rooms["alpha"].table, 0)["seats"][0]
     assert isinstance(seat, dict)
     return seat
 
@@ -92,7 +93,7 @@ async def test_leaving_with_an_undecided_hand_is_asked_then_told(
         "You left alpha: your hand on seat #1 was folded, losing $5.00 of antes."
     )
     await expect(confirm).to_have_count(0)
-    assert server.rooms["alpha"].table.view(0)["phase"] == "showdown"  # hers was the last
+    assert public_view(server.rooms["alpha"].table, 0)["phase"] == "showdown"  # hers was the last
     seat = seat_zero(server)
     assert (seat["decision"], seat["auto"], seat["left"]) == ("fold", True, True)
 
@@ -160,7 +161,7 @@ async def test_a_raised_hand_playing_on_is_said_and_a_leave_armed_for_nothing_di
     await expect(leave).not_to_have_attribute("data-armed", "true")
     await expect(confirm).to_have_count(0)
     await expect(page.get_by_test_id("table-view")).to_be_visible()
-    assert server.rooms["alpha"].table.view(0)["phase"] == "showdown"  # both raised
+    assert public_view(server.rooms["alpha"].table, 0)["phase"] == "showdown"  # both raised
     assert problems == []
 
 

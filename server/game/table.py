@@ -29,7 +29,7 @@ from server.game.ledger import (
     meter_account,
     player_account,
 )
-from server.game.settlement import contribution, dealer_qualifies, main_outcome, progressive_prize
+from server.game.settlement import contribution, main_outcome, progressive_prize
 from server.game.variants import Variant
 
 MAX_SEATS = 9  # 9 hands x 5 + the dealer's 5 = 50 <= 52 cards
@@ -575,100 +575,6 @@ class Table:
             s.result = _replace_paid(s.result, paid)
             self._changed(None)
 
-    # ----- the public view -----------------------------------------------------
-
-    def view(self, now: float) -> dict[str, Any]:
-        """The table as every viewer may see it: the dealer's hole cards only at showdown."""
-        showdown = self.phase is Phase.SHOWDOWN
-        dealer_cards: list[str | None] | None = None
-        if self.dealer:
-            dealer_cards = [
-                c.text if showdown or i == CARDS_PER_HAND - 1 else None
-                for i, c in enumerate(self.dealer)
-            ]
-        hand = self.dealer_hand if showdown else None
-        ends = None if self.deadline is None else max(0, round((self.deadline - now) * 1000))
-        return {
-            "table": self.config.table_id,
-            "seq": self.seq,
-            "phase": str(self.phase),
-            "round_id": self.round_id,
-            "ends_in_ms": ends,
-            "min_ante": self.config.min_ante,
-            "max_ante": self.config.max_ante,
-            "progressive_stake": self.config.stake,
-            "variant": self.config.variant.name,
-            "hands": self.config.hands,
-            "dealer": {
-                "cards": dealer_cards,
-                "hand": _hand_view(hand),
-                "qualifies": None if hand is None else dealer_qualifies(hand),
-            },
-            "seats": [None if s is None else self._seat_view(s) for s in self.seats],
-            "last": self.last,
-            "fairness": self._fairness_view(),
-        }
-
-    def _fairness_view(self) -> dict[str, str] | None:
-        """The commitment while the round runs; the whole proof once it is shown down."""
-        if self.phase is Phase.SHOWDOWN and self.proof is not None:
-            return self.proof
-        if self.commitment is not None and self.round_id is not None:
-            return {"commitment": self.commitment, "nonce": self.round_id}
-        return None
-
-    def _seat_view(self, s: Seat) -> dict[str, Any]:
-        hidden = self.config.hands == "private" and self.phase is not Phase.SHOWDOWN
-        if s.cards and hidden:  # five backs: each player's own hand comes in `private_view`
-            cards: list[str | None] | None = [None] * len(s.cards)
-            hand = None
-        else:
-            cards = [c.text for c in s.cards] if s.cards else None
-            hand = _hand_view(s.hand)
-        return {
-            "player_id": s.player_id,
-            "name": s.name,
-            "connected": self.connected.get(s.player_id, False),
-            "ante": s.ante,
-            "progressive": s.progressive,
-            "ready": s.player_id in self.ready,
-            "decision": None if s.decision is None else str(s.decision),
-            "auto": s.auto,
-            "left": s.left,
-            "cards": cards,
-            "hand": hand,
-            "result": None if s.result is None else self._result_view(s, s.result),
-        }
-
-    def private_view(self, player_id: str) -> dict[str, Any] | None:
-        """The player's own dealt hands, for that player alone (`hand` frame); None when
-        they hold none this round."""
-        dealt = [s for s in self.seats_of(player_id) if s.cards]
-        if not dealt or self.round_id is None:
-            return None
-        return {
-            "t": "hand",
-            "table": self.config.table_id,
-            "round_id": self.round_id,
-            "seats": [
-                {"seat": s.index, "cards": [c.text for c in s.cards], "hand": _hand_view(s.hand)}
-                for s in dealt
-            ],
-        }
-
-    def _result_view(self, s: Seat, r: SeatResult) -> dict[str, Any]:
-        """The seat's whole result: main game and progressive together, as the wallet sees it."""
-        prize = r.progressive_fixed + (r.jackpot_paid or 0) if s.progressive else None
-        returned = r.returned + (prize or 0)
-        raised = RAISE_MULTIPLE * s.ante if s.decision is Decision.RAISE else 0
-        staked = s.ante + raised + (self.config.stake if s.progressive else 0)
-        return {
-            "outcome": r.outcome,
-            "net": returned - staked,
-            "returned": returned,
-            "progressive_prize": prize,
-        }
-
     # ----- internals -----------------------------------------------------------
 
     def _own_seat(self, player_id: str, seat: int) -> Seat:
@@ -793,7 +699,7 @@ class Table:
             "table": self.config.table_id,
             "variant": self.config.variant.name,
             "dealer": [c.text for c in self.dealer],
-            "dealer_hand": _hand_view(self.dealer_hand),
+            "dealer_hand": hand_view(self.dealer_hand),
             "fairness": self.proof,
             "seats": [
                 {
@@ -803,11 +709,13 @@ class Table:
                     "ante": s.ante,
                     "progressive": s.progressive,
                     "cards": [c.text for c in s.cards],
-                    "hand": _hand_view(s.hand),
+                    "hand": hand_view(s.hand),
                     "decision": None if s.decision is None else str(s.decision),
                     "auto": s.auto,
                     "left": s.left,
-                    "result": None if s.result is None else self._result_view(s, s.result),
+                    "result": None
+                    if s.result is None
+                    else result_view(s, s.result, self.config.stake),
                 }
                 for s in self.betting_seats()
             ],
@@ -859,10 +767,25 @@ class Table:
         self._bump()
 
 
-def _hand_view(hand: HandValue | None) -> dict[str, str] | None:
+def hand_view(hand: HandValue | None) -> dict[str, str] | None:
+    """A hand as the protocol names it (snapshots and the round's record)."""
     if hand is None:
         return None
     return {"category": hand.category.name, "label": hand.category.label}
+
+
+def result_view(s: Seat, r: SeatResult, stake: int) -> dict[str, Any]:
+    """The seat's whole result: main game and progressive together, as the wallet sees it."""
+    prize = r.progressive_fixed + (r.jackpot_paid or 0) if s.progressive else None
+    returned = r.returned + (prize or 0)
+    raised = RAISE_MULTIPLE * s.ante if s.decision is Decision.RAISE else 0
+    staked = s.ante + raised + (stake if s.progressive else 0)
+    return {
+        "outcome": r.outcome,
+        "net": returned - staked,
+        "returned": returned,
+        "progressive_prize": prize,
+    }
 
 
 def _replace_paid(r: SeatResult, paid: int) -> SeatResult:
@@ -885,4 +808,6 @@ __all__ = [
     "Table",
     "TableConfig",
     "Timers",
+    "hand_view",
+    "result_view",
 ]
