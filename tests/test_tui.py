@@ -862,3 +862,12 @@ def test_a_lobby_listing_a_table_twice_is_drawn_with_it_once() -> None:
     row = {"id": "casino-1", "seats": 5, "taken": 0, "min_ante": 100, "max_ante": 10_000}
     rows = lobby_rows({"tables": [row, {**row, "taken": 1}, {**row, "id": "stud-1"}]}, {})
     assert [table_id for table_id, _ in rows] == ["casino-1", "stud-1"]
+
+
+def footer_keys(app: StudApp) -> set[str]:
+    """The keys the footer shows as acting (a greyed-out one is shown but does not act)."""
+    return {
+        key
+        for key, active in app.screen.active_bindings.items()
+        if active.binding.show and active.enabled
+    }

@@ -11,11 +11,20 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Static
 
 from clients.tui import PlayScreen, StudApp
 from clients.tui.bets import BetSlip
-from clients.tui.keys import play_keys
+from clients.tui.keys import (
+    HISTORY_KEYS,
+    LOBBY_KEYS,
+    OFFLINE_KEYS,
+    WATCH_KEYS,
+    WATCH_OFFLINE_KEYS,
+    play_keys,
+)
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
     fairness_text,
@@ -26,11 +35,11 @@ from clients.tui.render import (
     player_text,
     seats_text,
 )
-from clients.tui.screens import HistoryScreen
+from clients.tui.screens import HistoryScreen, LobbyScreen, WatchScreen
 from clients.verify import OWN_COMMITMENT_NOTE, Verdict
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
-from tests.test_tui import LONG, phase, sees, shown, until, url
+from tests.test_tui import LONG, footer_keys, phase, sees, shown, until, url
 from tests.test_tui_small import NINE
 from tests.test_tui_words import LONG_NAMES, full_table, nine, screen_lines
 
@@ -199,21 +208,12 @@ async def test_the_keys_line_says_what_acts_offline_and_with_every_seat_taken(
         assert "cleared" not in said  # of the table as it was: gone with the link
         keys = await sees(p, app, "#keys", "once the link is back")
         assert "1-5" not in keys and "d deal" not in keys and "s sit" not in keys, keys
-        assert "h history" in keys and "q quit" in keys, keys
+        assert footer_keys(app) == {"h", "q"}, footer_keys(app)  # and the keys line not again
         assert cell_len(keys) <= 78, keys
         # the footer's b, c and l said the link was down: greyed out, as the keys line says
         await until(p, lambda: footer_keys(app) == {"h", "q"}, "b, c and l greyed out")
         await p.press("l")
         assert "Not connected" in shown(app, "#message")  # l said nothing of seats
-
-
-def footer_keys(app: StudApp) -> set[str]:
-    """The keys the footer shows as acting (a greyed-out one is shown but does not act)."""
-    return {
-        key
-        for key, active in app.screen.active_bindings.items()
-        if active.binding.show and active.enabled
-    }
 
 
 @pytest.mark.parametrize("width", [78, 98, 200])
@@ -657,3 +657,24 @@ async def test_a_rebet_on_three_seats_is_said_on_one_line(
         assert "\n" not in said and said.endswith("Press d to deal."), said
         assert ("seat 7 $10.00, seat 8 $2.00 + progressive" in said) is (size[0] > 100), said
         assert all(cell_len(line) <= size[0] for line in screen_lines(app))
+
+
+@pytest.mark.parametrize(
+    ("screen", "line"),
+    [
+        (LobbyScreen, LOBBY_KEYS),
+        (HistoryScreen, HISTORY_KEYS),
+        (WatchScreen, WATCH_KEYS),
+        (WatchScreen, WATCH_OFFLINE_KEYS),
+        (PlayScreen, OFFLINE_KEYS),
+    ],
+)
+def test_a_keys_line_names_no_key_its_footer_shows(screen: type[Screen[None]], line: str) -> None:
+    """History's keys line said "r refresh · h or esc back · q quit" right above a footer
+    of "esc Back  h Back  r Refresh  q Quit", and offline the table's said h and q again."""
+    bindings = [b for cls in screen.__mro__ for b in getattr(cls, "BINDINGS", [])]
+    shown = {b.key for b in bindings if isinstance(b, Binding) and b.show}
+    named = {"escape": "esc"}
+    for key in shown:
+        said = re.escape(named.get(key, key))
+        assert not re.search(rf"(?:^|· |: ){said} ", line), (key, line)

@@ -44,7 +44,8 @@ NO_SEAT_KEYS: Final = "s sit down: your bets and decisions come with a seat"
 FULL_NO_SEAT_KEYS: Final = "every seat is taken: you watch until one is free"
 
 #: the keys line while the link is down: the table's keys send nothing until it is back
-OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back · h history · q quit"
+#: (h and q, which still act, are in the footer under it)
+OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back"
 
 
 def play_keys(
@@ -89,5 +90,6 @@ def betting_keys(*, free: bool, several: bool, width: int | None) -> str:
 #: a spectator's keys line: what the footer under it does not show (it listed h, l and q
 #: again, right above the footer's "h History  l Lobby  q Quit")
 WATCH_KEYS: Final = "watching · s how to take a seat"
-WATCH_OFFLINE_KEYS: Final = "offline: the table as last seen · h history · q quit"
-HISTORY_KEYS: Final = "↑/↓ scroll · r refresh · h or esc back · q quit"
+WATCH_OFFLINE_KEYS: Final = "offline: the table comes back with the link"
+LOBBY_KEYS: Final = "↑/↓ choose a table · Enter to open it"
+HISTORY_KEYS: Final = "↑/↓ and PgUp/PgDn scroll the rounds"

@@ -21,6 +21,7 @@ from clients.bots import money
 from clients.tui.keys import (
     FULL_NO_SEAT_KEYS,
     HISTORY_KEYS,
+    LOBBY_KEYS,
     NO_SEAT_KEYS,
     OFFLINE_KEYS,
     PLAY_KEYS,
@@ -155,7 +156,7 @@ class LobbyScreen(StudScreen):
             yield Static(id="head")
             yield Static("Loading the tables…", id="no-tables")
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-            yield Static("↑/↓ choose a table · Enter to open it · h history · q quit", id="keys")
+            yield Static(LOBBY_KEYS, id="keys")
             yield Static(id="message")
         yield Footer()
 
@@ -413,7 +414,7 @@ class HistoryScreen(StudScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
-        Binding("h", "back", "Back"),
+        Binding("h", "back", "Back", show=False),  # the key that opened it closes it
         Binding("r", "reload", "Refresh"),
         Binding("q", "app.quit_app", "Quit"),
     ]
