@@ -678,3 +678,24 @@ def test_a_keys_line_names_no_key_its_footer_shows(screen: type[Screen[None]], l
     for key in shown:
         said = re.escape(named.get(key, key))
         assert not re.search(rf"(?:^|· |: ){said} ", line), (key, line)
+
+
+@pytest.mark.parametrize("width", [76, 116])
+def test_history_s_heading_shortens_a_long_table_title(width: int) -> None:
+    """A long table title ran the heading's date, title and game over two lines at 80
+    columns, the game's name wrapped under no indent: the title gives way now."""
+    record = {
+        "round_id": "r-1",
+        "table": "t",
+        "variant": "casino-stud",
+        "settled_at": 1_796_425_349_000,
+        "seats": [{**nine("showdown")["seats"][0], "seat": 0}],
+        "dealer": ["Ac", "Th", "6h", "8h", "9c"],
+        "dealer_hand": {"category": "HIGH_CARD", "label": "High Card"},
+    }
+    title = "The Grand Salon of the Riviera, High-Limit Room " * 2
+    titles, variants = {"t": title}, {"casino-stud": "Casino Stud Poker"}
+    lines = history_text([record], "p0", {}, titles, variants, width=width).plain.splitlines()
+    assert all(cell_len(line) <= width for line in lines), lines
+    assert "The Grand Salon of the Riviera" in lines[0] and "…" in lines[0], lines
+    assert lines[0].endswith("· Casino Stud Poker") or "· Casino Stud Poker ·" in lines[0], lines

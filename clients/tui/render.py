@@ -759,10 +759,11 @@ def history_text(
         rid = str(r.get("round_id", "?"))
         table = str(r.get("table", "?"))
         variant = str(r.get("variant", ""))
-        where = (
-            f"[b]{settled_at(r)}[/]  {escape((titles or {}).get(table, table))} · "
-            f"{escape((variants or {}).get(variant, variant))}"
-        )
+        title = (titles or {}).get(table, table)
+        game = escape((variants or {}).get(variant, variant))
+        if width is not None:  # a long title gives way to the date and the game
+            title = fit_name(title, max(12, width - cell_len(f"{settled_at(r)}   · {game}")))
+        where = f"[b]{settled_at(r)}[/]  {escape(title)} · {game}"
         which = f"round {escape(rid)}   {verdict_markup(verdicts.get(rid))}"
         head = f"{where} · {which}"
         if width is not None and Text.from_markup(head).cell_len > width:
