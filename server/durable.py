@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from server.stores.base import OpAbandoned, OutcomeUnknown, StoreError, StoreUnavailable
+from server.stores.retry_log import RetryLog
 
 log = logging.getLogger("stud.durable")
 T = TypeVar("T")
@@ -98,6 +99,7 @@ async def until_known(
     delay = FIRST_DELAY
     doubt = False  # an earlier try may have been applied
     failure: Exception | None = None  # the last try's, for the log
+    bugs = RetryLog(log, logging.ERROR)  # a bug's traceback once, then a line a minute
     try:
         while True:
             try:
@@ -127,7 +129,9 @@ async def until_known(
                 if not duty:
                     raise
                 doubt, failure = True, e
-                log.exception("a duty's write failed unexpectedly", extra={"op": op})
+                bugs.failed(
+                    repr(e), "a duty's write failed unexpectedly", extra={"op": op}, exc_info=True
+                )
             if key is None:
                 key = pending.add(PendingWrite(what, table, op, started))
                 log.warning(

@@ -8,12 +8,14 @@ with the round open and the raise's hold stuck."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
 from typing import Any
 
 import pytest
 
 from clients.connection import ServerError, StudClient
+from server import durable
 from server.app import StudServer
 from server.durable import Pending, until_known
 from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
@@ -175,6 +177,29 @@ async def test_a_duty_that_fails_for_no_named_reason_waits_and_is_never_dropped(
         with pytest.raises(failed):
             await until_known(settle, what="ante", op="a1", pending=pending)
     assert len(tries) == 2
+
+
+async def test_a_duty_failing_for_a_bug_logs_its_traceback_once_not_at_every_try(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A duty that failed for a bug (no fault the store names) wrote its traceback at
+    every try, every two seconds for as long as it waited: once now, then as the
+    store's other retry loops do (a line a minute with the count)."""
+    monkeypatch.setattr(durable, "FIRST_DELAY", 0.001)
+    monkeypatch.setattr(durable, "MAX_DELAY", 0.001)
+    tries: list[int] = []
+
+    async def settle() -> str:
+        tries.append(1)
+        if len(tries) < 8:
+            raise RuntimeError("no fault the store names")
+        return "settled"
+
+    with caplog.at_level(logging.INFO, logger="stud.durable"):
+        got = await until_known(settle, what="settle", op="r1", pending=Pending(), duty=True)
+    assert got == "settled" and len(tries) == 8
+    bugs = [r for r in caplog.records if "failed unexpectedly" in r.getMessage()]
+    assert len(bugs) == 1 and bugs[0].exc_info is not None, [r.getMessage() for r in bugs]
 
 
 async def test_scripts_lost_again_before_the_retry_ran_is_unavailable_not_a_crash(

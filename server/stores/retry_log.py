@@ -34,15 +34,18 @@ class RetryLog:
         self._cause: str | None = None
         self._logged_at = 0.0
 
-    def failed(self, cause: str, message: str, *args: Any, extra: Any = None) -> None:
-        """Another failure; `cause` tells failures apart (a message may hold a delay)."""
+    def failed(
+        self, cause: str, message: str, *args: Any, extra: Any = None, exc_info: bool = False
+    ) -> None:
+        """Another failure; `cause` tells failures apart (a message may hold a delay).
+        `exc_info`: the exception being handled goes with the lines that are written."""
         self.failures += 1
         now = self.clock()
         if cause == self._cause and now - self._logged_at < self.every:
             return
         if self.failures > 1:
             message, args = message + " (%d failures in a row)", (*args, self.failures)
-        self.log.log(self.level, message, *args, extra=extra)
+        self.log.log(self.level, message, *args, extra=extra, exc_info=exc_info)
         self._cause, self._logged_at = cause, now
 
     def recovered(self) -> int:
