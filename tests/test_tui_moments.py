@@ -563,7 +563,7 @@ async def test_a_hand_the_clock_folded_says_so_on_its_row_and_in_the_message(
         await p.press("1", "p", "d")  # no hand decided: the clock folds them all
         await until(p, lambda: phase(app) == "showdown", "the clock ran out")
         row = next(x for x in shown(app, "#seats").splitlines() if x.startswith("▶ 9 "))
-        assert "Folded (timer) -$" in row, row
+        assert "Folded (timer) -$" in row or "Timed out -$" in row, row  # short: 80 columns
         said = await sees(p, app, "#message", "The clock ran out: your hand on seat #9 was folded.")
         assert "Seat 9: ante $1.00 folded by the clock" in shown(app, "#player")
         assert all(cell_len(line) <= size[0] for line in screen_lines(app))
@@ -699,3 +699,21 @@ def test_history_s_heading_shortens_a_long_table_title(width: int) -> None:
     assert all(cell_len(line) <= width for line in lines), lines
     assert "The Grand Salon of the Riviera" in lines[0] and "…" in lines[0], lines
     assert lines[0].endswith("· Casino Stud Poker") or "· Casino Stud Poker ·" in lines[0], lines
+
+
+def test_a_clock_fold_at_80_columns_leaves_the_names_their_room() -> None:
+    """At a full table of long names, one hand the clock folded with a progressive said
+    "Folded (timer) -$26.00 (P -$1)": the widest line, it cut every name to 9 letters
+    ("Maximili…"). Where the line is short it says "Timed out" (or "Left")."""
+    snap = nine("showdown", "no_qualify")
+    folded = snap["seats"][2]
+    folded.update(decision="fold", auto=True)
+    folded["result"] = {"outcome": "fold", "net": -2_600, "returned": 0, "progressive_prize": 0}
+    lines = seats_text(snap, "p0", 0, 76).plain.splitlines()
+    assert all(cell_len(line) <= 76 for line in lines), lines
+    assert "Timed out -$26.00 (P -$1)" in lines[2], lines[2]
+    assert "Maximilian Al" in lines[0], lines[0]
+    folded.update(auto=False, left=True)
+    assert "Left -$26.00" in seats_text(snap, "p0", 0, 76).plain.splitlines()[2]
+    wide = seats_text(snap, "p0", 0, 160).plain.splitlines()[2]
+    assert "Folded (left) -$26.00" in wide, wide

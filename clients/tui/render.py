@@ -59,6 +59,9 @@ OUTCOMES: Final = {
 
 #: the same, where a line is short of room (the browser's badges say "No qualify" too)
 SHORT_OUTCOMES: Final = {"no_qualify": "No qualify"}
+#: a fold not the player's, short: "Folded (timer) -$26.00 (P -$1)" took the room of
+#: every name at a full table at 80 columns (cut to 9 letters)
+SHORT_FOLDS: Final = {" (timer)": "Timed out", " (left)": "Left"}
 
 Frame = Mapping[str, Any]
 
@@ -367,7 +370,10 @@ def seat_status(
     if result:
         outcome = str(result.get("outcome"))
         words = (SHORT_OUTCOMES if short else OUTCOMES).get(outcome) or OUTCOMES.get(outcome)
-        words = (words or outcome) + (how_decided(seat) if how and outcome == "fold" else "")
+        words = words or outcome
+        if how and outcome == "fold":
+            decided = how_decided(seat)
+            words = SHORT_FOLDS.get(decided, words) if short else words + decided
         return f"{words} {result_amounts(seat, short=short)}"
     decision = seat.get("decision")
     if decision:
