@@ -135,9 +135,10 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         "applied); `reason` says why."
     ),
     ErrorCode.TABLE_MOVED: (
-        "Another server process hosts this table now: the request does not stand (a bet "
-        "written just before the move is refunded with the rest of the round by the new "
-        "host's void); `table_moved` says where it went."
+        "Another server process hosts this table now: the request was not applied; "
+        "`table_moved` says where it went. (A request written just before the move is "
+        "answered as applied instead, and a bet of it is refunded with the rest of the "
+        "round by the new host's void.)"
     ),
     ErrorCode.STORE_UNAVAILABLE: (
         "The game's data store could not be reached and nothing was applied: the request "

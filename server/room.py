@@ -498,12 +498,6 @@ class Room:
             self._logged_deal = rid
             self._log("round dealt", round_id=rid)
 
-    def _still_hosted(self) -> None:
-        """After a shared turn's write: the table may have been lost meanwhile (another
-        turn's write was fenced off); the new host voids this round, refunding it."""
-        if self.lease is None:
-            raise Refusal("table_moved", f"table {self.id} is no longer hosted by this server")
-
     async def _await_lease(self) -> None:
         """A lease that lapsed while the process stood still is renewed as soon as it runs
         again: a decision sent meanwhile waits for that a moment, not refused at once."""
@@ -559,8 +553,9 @@ class Room:
                 rid,
                 lambda: self.store.bet(fence, op, effects.transfers, effects.holds),
             )
-            self._still_hosted()
-            self.table.take_ante(self.now(), player_id, seat, amount, progressive)
+            if self.lease is not None:  # else lost meanwhile: the bet stands, answered as
+                # applied, and the table's new host voids the round, refunding it
+                self.table.take_ante(self.now(), player_id, seat, amount, progressive)
             self.host.push_wallet(player_id, wallet)
             if progressive:
                 await self.host.meter_moved(self.config.jackpot, effects.transfers)
@@ -621,7 +616,8 @@ class Room:
                 lambda: self.store.apply(fence, op, effects.transfers, effects.holds),
             )
             self._push(wallets)
-            self._still_hosted()
+            if self.lease is None:
+                return  # lost meanwhile: applied (so answered), the new host voids the round
             effects = self.table.decide(self.now(), player_id, seat, decision)
             try:
                 await self._settle(effects)

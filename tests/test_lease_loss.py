@@ -20,7 +20,7 @@ from clients.connection import ServerError, StudClient
 from server.app import StudServer
 from server.fleet import Fleet
 from server.game.ledger import Hold, Transfer
-from server.stores.base import Fence, Wallet
+from server.stores.base import Fence
 from server.stores.memory import MemoryStore
 from server.stores.redis import RedisStore
 from tests.conftest import ClientFactory, ServerFactory, make_config
@@ -31,20 +31,21 @@ __all__ = ["private_redis"]  # a fixture used below
 START = 100_000  # the conftest wallet
 
 
-def lose_table_during_the_next_write(server: StudServer) -> None:
+def lose_table_during_the_next_write(server: StudServer, write: str = "apply") -> None:
+    """The next `write` (`apply`, or `bet` for an ante) lands, then the table is lost."""
     store = server.store
     assert isinstance(store, MemoryStore)
-    apply = store.apply
+    landed = getattr(store, write)
 
-    async def apply_then_lose(
+    async def write_then_lose(
         fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
-    ) -> dict[str, Wallet]:
-        wallets = await apply(fence, op, transfers, holds)
-        store.apply = apply  # type: ignore[method-assign]
+    ) -> Any:
+        result = await landed(fence, op, transfers, holds)
+        delattr(store, write)  # the method again
         server.rooms["alpha"].lose()  # another process took the lease meanwhile
-        return wallets
+        return result
 
-    store.apply = apply_then_lose  # type: ignore[method-assign]
+    setattr(store, write, write_then_lose)
 
 
 @pytest.mark.parametrize("request_type", ["leave", "withdraw"])
@@ -65,6 +66,37 @@ async def test_a_refund_that_landed_before_the_table_moved_is_answered_ok(
     await ann.wait_for(lambda c: c.balance.get("balance") == START)
     if request_type == "withdraw":  # still watching: told where the table went
         assert any(f["t"] == "table_moved" for f in ann.frames)
+    totals = await server.store.totals()
+    assert totals[f"player:{ann.player_id}"] == START and sum(totals.values()) == 0
+
+
+@pytest.mark.parametrize("request_type", ["ante", "raise"])
+async def test_a_bet_that_landed_before_the_table_moved_is_answered_ok(
+    make_server: ServerFactory, connect: ClientFactory, request_type: str
+) -> None:
+    """An ante or raise written just before the table moved was answered `table_moved`
+    though the money had moved (the new host's void refunds it): "failed" for a write
+    that was applied. It is answered as applied now, and the round's void nets it."""
+    server = await make_server()
+    ann = await connect(server, "ann")
+    await ann.request("sit", table="alpha", seat=0)
+    if request_type == "raise":
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        await ann.request("deal", table="alpha")
+        await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    lose_table_during_the_next_write(server, "bet" if request_type == "ante" else "apply")
+    fields: dict[str, Any] = {"amount": 500} if request_type == "ante" else {}
+    try:
+        await ann.request(request_type, table="alpha", seat=0, **fields)
+    except ServerError as e:
+        pytest.fail(f"the {request_type} was written but answered {e.code}: {e}")
+    assert any(f["t"] == "table_moved" for f in ann.frames)  # and told where the table went
+    totals = await server.store.totals()
+    assert sum(totals.values()) == 0
+    staked = 500 if request_type == "ante" else 1_500
+    assert (await server.store.wallet(ann.player_id)).balance == START - staked  # in play
+    await server.hosting.heartbeat()  # the table's next host (here, this one again)
+    await ann.wait_for(lambda c: c.balance.get("balance") == START)  # the void refunded it
     totals = await server.store.totals()
     assert totals[f"player:{ann.player_id}"] == START and sum(totals.values()) == 0
 
