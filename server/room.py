@@ -320,12 +320,12 @@ class Room:
             self._probe = asyncio.get_running_loop().create_task(self._probe_store())
 
     async def _probe_store(self) -> None:
-        """Ask the store until it answers, then resume (unless a write in doubt holds the
-        lock: it resumes the table itself once its outcome is known)."""
+        """Ask the store until it takes writes, then resume (unless a write in doubt holds
+        the lock: it resumes the table itself once its outcome is known)."""
         delay = 0.1
         while self.suspended is not None and self.suspended.reason == "store":
             try:
-                await self.store.ping()
+                await self.store.probe_writes()
             except StoreError:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)

@@ -141,6 +141,38 @@ async def test_a_raise_refused_by_redis_is_answered_as_not_applied(
     await ann.close()
 
 
+async def test_a_store_that_answers_but_refuses_writes_keeps_the_table_paused(
+    on_redis: tuple[StudServer, RedisStore], paused: RedisServer
+) -> None:
+    """The table's probe took a PING for the store back, though Redis refused every
+    write: the table resumed at once after each refused raise, its clock running and
+    its viewers shown it playing, until the next write was refused. It stays paused
+    now until the store takes writes again (the probe writes), then plays on."""
+    server, books = on_redis
+    ann = await client(server, "ann")
+    await to_deciding(ann)
+    paused.command(*REFUSE)
+    refused: list[str] = []
+    try:
+        for _ in range(12):  # three decision clocks' worth of tries, a quarter second apart
+            with pytest.raises(ServerError) as e:
+                await ann.request("raise", table="alpha", seat=0)
+            refused.append(e.value.code)
+            await asyncio.sleep(0.25)
+        assert (ann.tables["alpha"].get("suspended") or {}).get("reason") == "store"
+    finally:
+        paused.command(*ALLOW)
+    assert refused == ["store_unavailable"] + ["table_suspended"] * 11, refused
+    await ann.wait_table("alpha", lambda s: s.get("suspended") is None)
+    await ann.request("raise", table="alpha", seat=0)  # the hand was still undecided
+    snap = await ann.wait_table("alpha", lambda s: s["phase"] == "showdown", timeout=10)
+    assert (snap["seats"][0]["decision"], snap["seats"][0]["auto"]) == ("raise", False)
+    await ann.wait_table("alpha", lambda s: s["phase"] == "waiting")
+    net = snap["seats"][0]["result"]["net"]
+    await assert_books(books, ann, expected={ann.player_id: START + net})
+    await ann.close()
+
+
 async def test_a_duty_that_fails_for_no_named_reason_waits_and_is_never_dropped() -> None:
     """A settlement or fold that failed with a plain StoreError was dropped at once; a
     request's refusal (funds, a moved table) is still a definite answer."""

@@ -154,7 +154,7 @@ class MemoryStore:
     async def close(self) -> None:
         return None
 
-    async def ping(self) -> None:
+    async def probe_writes(self) -> None:
         return None
 
     # ----- identity -----------------------------------------------------------

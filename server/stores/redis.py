@@ -37,6 +37,7 @@ script may touch any of them; tests and deployments never collide):
     hist:player:<id>         list  the player's last HISTORY_LIMIT rounds, newest first
     hist:table:<id>          list  the table's last HISTORY_LIMIT rounds, newest first
     hits:<jackpot>           list  the last HITS_LIMIT percent claims, newest first
+    probe                    string written by a suspended table to see the store take writes
 
 Closed rounds expire after `retention` seconds: settling is idempotent within
 that window. Amounts and balances stay below 2**53 cents (Lua numbers are

@@ -41,6 +41,8 @@ T = TypeVar("T")
 #: asyncio-redis' reply parser in C (hiredis, a dependency): replies are parsed without
 #: a Python coroutine and future per item (BENCHMARKS.md measures it).
 PROTOCOL: Any = asyncio_redis.HiRedisProtocol
+#: The key `probe_writes` sets, under the namespace's prefix.
+PROBE_KEY = "probe"
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
 
@@ -244,8 +246,13 @@ class RedisLink:
             "play waits until an operator restores it"
         )
 
-    async def ping(self) -> None:
-        await self._run("a ping", lambda conn: conn.ping())
+    async def probe_writes(self) -> None:
+        """A harmless write (a key of its own, expiring): a PING is answered by a Redis
+        that refuses every write (too few replicas, a failed save, out of memory, a
+        read-only replica)."""
+        await self._run(
+            "a probe write", lambda conn: conn.set(self.prefix + PROBE_KEY, "1", expire=60)
+        )
 
     async def run(
         self, what: str, command: Callable[[Any], Awaitable[T]], *, write: bool = False
