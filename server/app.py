@@ -238,7 +238,11 @@ class StudServer:
             return
         self.stopping = True
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + (self.config.shutdown_grace if grace is None else grace)
+        grace = self.config.shutdown_grace if grace is None else grace
+        deadline = loop.time() + grace
+        # a second past the grace, writes still in doubt give up (a stalled store): their
+        # outcome is the store's, and the table's next host voids a round left open
+        self.pending.give_up_at = time.monotonic() + grace + 1.0
         await asyncio.gather(*(room.drain(deadline) for room in self.hosting.hosted()))
         await self.hosting.release()
         if self.server is not None:

@@ -54,6 +54,12 @@ class Pending:
         self.retries = 0
         self.abandoned = 0
         self._ids = itertools.count()
+        #: time.monotonic() past which the server is stopping: every write still in doubt
+        #: gives up (GaveUp), its outcome left to the store and the table's next host
+        self.give_up_at: float | None = None
+
+    def giving_up(self) -> bool:
+        return self.give_up_at is not None and time.monotonic() >= self.give_up_at
 
     def add(self, write: PendingWrite) -> int:
         key = next(self._ids)
@@ -70,8 +76,8 @@ class Pending:
 
 
 class GaveUp(Exception):
-    """The server is stopping: a duty's outcome stays unknown (the round journal keeps it,
-    so the table's next host voids whatever did not land)."""
+    """The server is stopping: a write's outcome stays unknown (the round journal keeps a
+    table's, so its next host voids whatever landed); a request of it is answered nothing."""
 
 
 async def until_known(
@@ -92,7 +98,8 @@ async def until_known(
     `in_doubt` runs once, when the first try fails (a table suspends itself then).
     A request raises StoreUnavailable only when nothing can have been applied:
     the first try was never sent, or `abandon()` marked the id dead. `stop()`
-    true ends a duty's retries with GaveUp.
+    true, or the server stopping past its grace (`pending.give_up_at`), ends the
+    retries with GaveUp: the outcome stays unknown, and is said to no one as failed.
     """
     started = time.monotonic()
     key: int | None = None
@@ -140,7 +147,7 @@ async def until_known(
                 )
                 if in_doubt is not None:
                     in_doubt()
-            if stop is not None and stop():
+            if (stop is not None and stop()) or pending.giving_up():
                 raise GaveUp(f"stopped before the {what} ({op}) was confirmed")
             pending.retries += 1
             await asyncio.sleep(delay)

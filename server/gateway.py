@@ -24,6 +24,7 @@ from protocol.codec import decode
 from protocol.errors import CloseCode, ErrorCode, ProtocolError, RequestId
 from protocol.messages import ClientMessage, Hello, Login, Ping, request_id_of, validate
 from server.config import Limits
+from server.durable import GaveUp
 from server.game.table import Refusal
 from server.metrics import Metrics
 from server.ratelimit import TokenBucket, Verdict
@@ -162,6 +163,10 @@ class Gateway:
             self.sessions.send_error(session, refusal_error(e), request_id)
         except StoreError as e:
             self.sessions.send_error(session, store_error(e), request_id)
+        except GaveUp as e:
+            # the server stopped with the write in doubt: no answer is true but none (it
+            # may have landed); the connection closes with 1001, the next host settles it
+            log.info("request left in doubt by the shutdown", extra={"why": str(e)})
         except ConnectionClosed:
             raise
         except Exception:

@@ -829,7 +829,6 @@ class Room:
         if remaining > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._idle.wait(), remaining)
-        self.writes.give_up_at = max(deadline, self.now()) + 1.0
         self._resumed.set()  # waiting departures go on (and find the table closing)
         try:
             await self.run(lambda: self._void("shutdown"))

@@ -52,7 +52,6 @@ class TableWrites:
         self._lost = lost  # another process (its id, "" not known) holds the table
         self._ops = itertools.count(1)
         self.duties_out = 0  # owed writes out: the engine moved already, not yet durable
-        self.give_up_at: float | None = None  # shutdown: duties still in doubt stop here
 
     def op(self, round_id: str, step: str) -> str:
         """An operation id: the round, the seat and step, and a number unique to this
@@ -104,7 +103,6 @@ class TableWrites:
                 pending=self.host.pending,
                 duty=True,
                 in_doubt=lambda: self._in_doubt(started),
-                stop=self._giving_up,
             )
         except NotOwner as e:
             self._lost(e.holder)
@@ -113,6 +111,3 @@ class TableWrites:
             self.duties_out -= 1
         self._answered()
         return result
-
-    def _giving_up(self) -> bool:
-        return self.give_up_at is not None and self._now() >= self.give_up_at

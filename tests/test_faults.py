@@ -732,3 +732,28 @@ async def test_a_redis_paused_past_the_ttl_gives_the_table_back_to_its_holder(
         for server in servers:
             await server.stop(grace=0)
             await server.store.close()
+
+
+async def test_a_shutdown_ends_with_a_request_in_doubt_and_answers_it_nothing_untrue(
+    on_redis: tuple[StudServer, RedisStore], paused: RedisServer
+) -> None:
+    """A raise in doubt behind a stalled Redis kept retrying its cancel for as long as
+    Redis stood still, and the shutdown waited for it: a SIGTERM never ended. At the
+    shutdown's grace the request stops; its player is told nothing untrue (no answer,
+    the connection closed with 1001), and the table's next host settles what landed."""
+    server, books = on_redis
+    ann = await client(server, "ann")
+    await to_deciding(ann)
+    stop(paused)
+    raised = asyncio.ensure_future(ann.request("raise", table="alpha", seat=0))
+    try:
+        await asyncio.sleep(1.0)  # the raise is in doubt now
+        assert server.pending.writes
+        await asyncio.wait_for(server.stop(grace=1), 60)  # a bound on a hang, not a timing
+    finally:
+        cont(paused)
+    with pytest.raises(Exception) as e:
+        await raised
+    assert not isinstance(e.value, ServerError), e.value  # no "failed" for a write in doubt
+    assert ann.ws.close_code == 1001
+    assert sum((await books.totals()).values()) == 0  # whatever landed, nothing was lost
