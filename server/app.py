@@ -67,6 +67,10 @@ class StudServer:
             fleet.on_news_lost = self.news_lost
             fleet.settings = shared_settings(config)
             fleet.on_origin_lost = self._origin_lost
+        if isinstance(self.store, RedisStore):
+            # restored: a wallet may differ from the one shown (a buy after the backup was
+            # taken), and the reads of wallets meanwhile failed
+            self.store.on_data_back = self.push_all_wallets
         self.stopping = False
         self.metrics = Metrics()
         self.pending = Pending()
@@ -423,6 +427,10 @@ class StudServer:
         suspension) at once rather than at the next poll, sign-outs and wallets."""
         self.admin.agent.heard(None, None)
         self.check_accounts()
+        self.push_all_wallets()
+
+    def push_all_wallets(self) -> None:
+        """Read and send every connected player's wallet (news of it may be lost)."""
         players = sorted({s.player.player_id for s in self.sessions if s.player})
         if players:
             self.spawn(self._push_stored_wallets(players))

@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from clients.connection import StudClient
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.base import StoreError
@@ -134,4 +135,31 @@ async def test_a_restored_backup_s_meters_are_shown_once_the_data_is_back(
         assert not store.data_lost
         assert server.meters["main"] == shown - 1234
     finally:
+        await server.stop(grace=0)
+
+
+async def test_a_restored_backup_s_wallets_are_pushed_to_the_players_connected(
+    private_redis: RedisServer,
+) -> None:
+    """A player bought chips after the backup was taken; the restore put the wallet back
+    as it was. The process's try to read the wallet had come while the data was gone,
+    and no one read it again: the player was shown the lost purchase's balance until
+    their next bet. Once the data is back, every connected player's wallet is sent."""
+    namespace = fresh_namespace()
+    server, store, side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        backup = ann.balance["balance"]
+        prefix, origin = f"{{{namespace}}}:", store.origin
+        await ann.request("buy_chips", amount=500)  # after the backup
+        await ann.wait_for(lambda c: c.balance.get("balance") == backup + 500)
+        await flushed(private_redis, store, side)
+        assert private_redis.command("FLUSHALL") == "+OK"  # the restore
+        private_redis.command("HSET", prefix + "acct", f"player:{ann.player_id}", str(backup))
+        assert private_redis.command("SET", prefix + "origin", origin) == "+OK"
+        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+        assert not store.data_lost
+    finally:
+        await ann.close()
         await server.stop(grace=0)

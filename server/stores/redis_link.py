@@ -95,6 +95,9 @@ class RedisLink:
         self.reconnects = 0
         self.origin = ""  # the namespace's mark, found on the first connection
         self.data_lost = False  # Redis came back without it: unavailable until it is back
+        #: called once the data is back (restored) and the connection ready: what was
+        #: shown meanwhile may differ from the restored data, and reads of it had failed
+        self.on_data_back: Callable[[], None] | None = None
         self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
 
     @property
@@ -141,18 +144,22 @@ class RedisLink:
             if self.db:
                 await conn.select(self.db)
             await self._load_scripts(conn)
-            await self._check_origin(conn)
+            back = await self._check_origin(conn)
         except BaseException:
             conn.close()
             raise
         self._conn = conn
         self._ready.set()
+        if back and self.on_data_back is not None:
+            self.on_data_back()
 
-    async def _check_origin(self, conn: Any) -> None:
+    async def _check_origin(self, conn: Any) -> bool:
+        """Raise DataLost while the namespace's mark is not the one found first; True when
+        the data was lost until now (it is back)."""
         key, where = self.prefix + ORIGIN_KEY, {"redis": self._where()}
         if not self.origin:
             self.origin = await find_or_mark(conn, key, accept_loss=self.accept_loss)
-            return
+            return False
         try:
             await check(conn, key, self.origin)
         except DataLost as e:
@@ -162,9 +169,10 @@ class RedisLink:
                 )
             self.data_lost = True
             raise
-        if self.data_lost:
+        back, self.data_lost = self.data_lost, False
+        if back:
             log.warning("Redis has its data again", extra=where)
-        self.data_lost = False
+        return back
 
     def check_origin_again(self) -> None:
         """The mark was seen missing on a live connection (a FLUSHALL): reconnect, which
