@@ -27,7 +27,7 @@ from server.config import AccountsConfig
 from server.durable import Pending, until_known
 from server.passwords import Passwords, PasswordsBusy
 from server.sessions import Session, Sessions
-from server.stores.base import Player, Store, StoreError, fold_username
+from server.stores.base import Credentials, Player, Store, StoreError, fold_username
 
 log = logging.getLogger("stud.accounts")
 
@@ -131,12 +131,10 @@ class Accounts:
         if current is not None:
             self._not_seated(current)
         keys = self._keys(session, msg.username)
-        await self._throttle(keys)
-        creds = await self.store.credentials(msg.username)
-        good = await self.passwords.verify(creds.password_hash if creds else None, msg.password)
+        creds, good = await self._check(keys, msg.username, msg.password)
         if creds is None or not good:
-            await self._failed(keys)
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, BAD_CREDENTIALS)
+        await self._forgive(keys[1:])  # the address's count: failures only
         await self.store.clear_failures(keys[0])
         if self.passwords.needs_rehash(creds.password_hash):
             self.spawn(
@@ -179,12 +177,10 @@ class Accounts:
         username = player.username
         _strong(msg.new, username, field="new")
         keys = self._keys(session, username)
-        await self._throttle(keys)
-        creds = await self.store.credentials(username)
-        good = await self.passwords.verify(creds.password_hash if creds else None, msg.old)
+        creds, good = await self._check(keys, username, msg.old)
         if creds is None or not good:
-            await self._failed(keys)
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "the old password is wrong", field="old")
+        await self._forgive(keys)
         new_hash = await self.passwords.hash(msg.new)
         changed = await until_known(
             lambda: self.store.set_password(
@@ -250,23 +246,43 @@ class Accounts:
                 details={"retry_after": wait},
             )
 
-    async def _throttle(self, keys: list[str]) -> None:
-        """too_many_attempts while either counter is at its limit; nothing is hashed."""
+    async def _check(
+        self, keys: list[str], username: str, password: str
+    ) -> tuple[Credentials | None, bool]:
+        """The account's credentials and whether `password` is theirs, the check counted
+        as a failure under both keys before it is made: a burst of checks sent at once
+        cannot pass the limits (each read the count before any was added). At a limit,
+        too_many_attempts, nothing hashed, and that attempt not counted; a check that
+        passes is taken back by the caller, one that could not be made is taken back here."""
         cfg = self.config
         limits = (cfg.max_failures_per_account, cfg.max_failures_per_address)
-        counts = await self.store.failures(keys)
-        over = [f for f, limit in zip(counts, limits, strict=True) if f.count >= limit]
+        counts = await self.store.add_failure(keys, cfg.window)
+        over = [key for key, n, limit in zip(keys, counts, limits, strict=True) if n > limit]
         if over:
-            wait = max(1, math.ceil(max(f.retry_after for f in over)))
-            log.warning("password checks throttled", extra={"keys": keys})
+            await self._forgive(keys)
+            waits = await self.store.failures(over)
+            wait = max(1, math.ceil(max(f.retry_after for f in waits)))
+            log.warning("password checks throttled", extra={"keys": over})
             raise ProtocolError(
                 ErrorCode.TOO_MANY_ATTEMPTS,
                 f"too many failed sign-ins: try again in {wait} seconds",
                 details={"retry_after": wait},
             )
+        try:
+            creds = await self.store.credentials(username)
+            good = await self.passwords.verify(creds.password_hash if creds else None, password)
+        except BaseException:
+            await self._forgive(keys)  # not checked: not a failure
+            raise
+        return creds, good
 
-    async def _failed(self, keys: list[str]) -> None:
-        await self.store.add_failure(keys, self.config.window)
+    async def _forgive(self, keys: list[str]) -> None:
+        """Take back a check counted in advance (best effort: left counted, it errs on
+        the side of the limit)."""
+        try:
+            await self.store.add_failure(keys, self.config.window, by=-1)
+        except StoreError as e:
+            log.info("a password check left counted: %s", e.message)
 
     async def _rehash(self, username: str, player_id: str, old: str, password: str) -> None:
         """The hash was made with other parameters: replace it (best effort)."""

@@ -135,6 +135,31 @@ async def test_failures_are_throttled_per_account_and_per_address(
     assert [c.count for c in counts] == [3, 5]
 
 
+async def test_a_burst_of_wrong_passwords_is_held_to_the_limit(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The limit was read before the check and the failure counted after it: thirty
+    wrong passwords sent at once were all checked (a limit of 3). Each check is counted
+    before it is made now, and one refused at the limit is not counted."""
+    limits = {"max_failures_per_account": 3, "max_failures_per_address": 1000, "window": 600}
+    server = await make_server(accounts=limits)
+    ann = await connect(server, "Ann")
+    await ann.register("ann_99", PASSWORD)
+    probes = [await connect(server, f"p{i}") for i in range(30)]
+    checks = server.passwords.done
+    results = await asyncio.gather(
+        *(
+            refused(p, "login", username="ann_99", password=f"wrong password {i}")
+            for i, p in enumerate(probes)
+        )
+    )
+    codes = [r.code for r in results]
+    assert codes.count("bad_credentials") == 3 and server.passwords.done - checks == 3, codes
+    assert codes.count("too_many_attempts") == 27, codes
+    (counted,) = await server.store.failures(["user:ann_99"])
+    assert counted.count == 3
+
+
 async def test_a_successful_login_clears_its_account_count(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:

@@ -152,6 +152,12 @@ async def test_failure_counters_count_in_a_window(store: Store) -> None:
     await asyncio.sleep(0.2)
     assert (await store.failures(["user:brief"]))[0].count == 0
     assert await store.add_failure(["user:brief"], 60) == [1]
+    # a check counted in advance is taken back: never below 0, the window's end kept
+    assert await store.add_failure(keys, 600, by=-1) == [0, 1]
+    (addr,) = await store.failures(keys[1:])
+    assert (addr.count, 0 < addr.retry_after <= 60) == (1, True)
+    assert await store.add_failure(keys, 60, by=-1) == [0, 0]
+    assert await store.failures(keys) == [Failures(0, 0.0), Failures(0, 0.0)]
 
 
 def test_memory_store_keeps_only_hashes_of_tokens() -> None:

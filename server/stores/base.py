@@ -291,9 +291,11 @@ class Store(Protocol):
         """Each key's count in its current window."""
         ...
 
-    async def add_failure(self, keys: Sequence[str], window: float) -> list[int]:
-        """Count one failure under each key, atomically; a key's first failure opens
-        its window of `window` seconds (the count is forgotten when it ends)."""
+    async def add_failure(self, keys: Sequence[str], window: float, by: int = 1) -> list[int]:
+        """Count one failure under each key, atomically, and return the counts; a key's
+        first failure opens its window of `window` seconds (the count is forgotten when it
+        ends). `by` -1 takes one back (a check counted before it was made, then passed or
+        not made), never below 0 and never moving the window's end."""
         ...
 
     async def clear_failures(self, key: str) -> None: ...

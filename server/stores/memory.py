@@ -272,7 +272,7 @@ class MemoryStore:
             out.append(Failures(count, end - now) if end > now else Failures(0, 0.0))
         return out
 
-    async def add_failure(self, keys: Sequence[str], window: float) -> list[int]:
+    async def add_failure(self, keys: Sequence[str], window: float, by: int = 1) -> list[int]:
         now = time.monotonic()
         if len(self.fails) > _FAILS_KEPT:  # forget the windows that ended
             self.fails = {k: v for k, v in self.fails.items() if v[1] > now}
@@ -281,8 +281,12 @@ class MemoryStore:
             count, end = self.fails.get(key, (0, now))
             if end <= now:
                 count, end = 0, now + window
-            self.fails[key] = (count + 1, end)
-            counts.append(count + 1)
+            count = max(0, count + by)
+            if count:
+                self.fails[key] = (count, end)
+            else:
+                self.fails.pop(key, None)
+            counts.append(count)
         return counts
 
     async def clear_failures(self, key: str) -> None:

@@ -318,8 +318,8 @@ class RedisStore(RedisLink):
 
         return await self._run("a failures read", read)
 
-    async def add_failure(self, keys: Sequence[str], window: float) -> list[int]:
-        request = {"keys": list(keys), "window_ms": max(1, int(window * 1000))}
+    async def add_failure(self, keys: Sequence[str], window: float, by: int = 1) -> list[int]:
+        request = {"keys": list(keys), "window_ms": max(1, int(window * 1000)), "by": by}
         counts: list[int] = (await self._script("fail", request))["ok"]
         return counts
 
