@@ -148,9 +148,6 @@ class Accounts:
             pending=self.pending,
             patience=self.patience,
         )
-        if current is not None:
-            self.forget_tables(session)
-            self.sessions.detach(session)
         account = Player(creds.player_id, creds.name, token, creds.username)
         log.info("signed in", extra={"player_id": account.player_id, "username": account.username})
         await self.welcome(session, account, msg.id, True)

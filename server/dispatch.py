@@ -254,11 +254,16 @@ class Requests:
     async def welcome(
         self, session: Session, player: Player, request_id: RequestId | None, resumed: bool
     ) -> None:
-        """The connection is `player`'s now: say so (`welcome`), and re-join their tables."""
+        """The connection is `player`'s now: say so (`welcome`), and re-join their tables.
+        What can fail comes first (the wallet's read): refused, the connection is as it
+        was, not half the new player's with the older connections closed."""
+        wallet = await self.store.wallet(player.player_id)
+        if session.player is not None:  # a sign-in on a welcomed connection: the guest goes
+            self.forget_tables(session)
+            self.sessions.detach(session)
         was_gone, older = self.sessions.attach(session, player)
         for other in older:  # one connection per player: the newest wins
             self.spawn(self.sessions.retire(other))
-        wallet = await self.store.wallet(player.player_id)
         limits = self.config.limits
         seats = {}  # the index catches up when a command ends: a leaving seat may be listed
         for table_id in self.seating.tables_of(player.player_id):

@@ -298,3 +298,38 @@ async def test_a_resume_whose_token_lookup_went_unanswered_is_said_truthfully(
     await again.hello(token=token)  # said again: resumed
     assert again.player_id == ann.player_id
     await again.close()
+
+
+@pytest.mark.parametrize("how", ["resume", "login"])
+async def test_a_welcome_whose_wallet_read_fails_leaves_the_connection_as_it_was(
+    make_server: ServerFactory, connect: ClientFactory, how: str
+) -> None:
+    """The connection was made the player's, and their older one closed, before the
+    wallet was read: that read refused, the hello was answered store_unavailable, yet
+    saying it again was refused already_welcomed, and a sign-in on a guest's connection
+    left it neither the guest's nor the account's."""
+    server = await make_server()
+    ann = await connect(server, "ann")
+    await ann.register("ann_77", "a long enough password")
+    wallet = server.store.wallet
+
+    async def unanswered(player_id: str) -> Wallet:
+        server.store.wallet = wallet  # type: ignore[method-assign]
+        raise StoreUnavailable("the game's data store (Redis) is unreachable")
+
+    again = await connect(server, None if how == "resume" else "guest")
+    guest = again.player_id if how == "login" else None
+    server.store.wallet = unanswered  # type: ignore[method-assign]
+    with pytest.raises(ServerError) as e:
+        if how == "resume":
+            await again.hello(token=ann.token)
+        else:
+            await again.login("ann_77", "a long enough password")
+    assert e.value.code == "store_unavailable"
+    assert (await ann.request("balance"))["t"] == "ok"  # the older connection still stands
+    if how == "login":  # still the guest's
+        assert (await again.request("balance"))["t"] == "ok" and again.player_id == guest
+        await again.login("ann_77", "a long enough password")
+    else:
+        await again.hello(token=ann.token)  # said again: resumed
+    assert again.player_id == ann.player_id
