@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import math
 import secrets
 import signal
 import time
@@ -72,6 +73,8 @@ class StudServer:
             # taken), and the reads of wallets meanwhile failed
             self.store.on_data_back = self.push_all_wallets
         self.stopping = False
+        self._sampled = math.inf  # loop.time() of the loop watch's last sample (none yet)
+        self._woke = -math.inf  # loop.time() the loop last ran again after standing still
         self.metrics = Metrics()
         self.pending = Pending()
         self.outbox = Outbox(config.limits.max_unsent_bytes, self.metrics)
@@ -361,6 +364,14 @@ class StudServer:
     def is_connected(self, player_id: str) -> bool:
         return self.sessions.is_connected(player_id)
 
+    def stood_still_lately(self) -> bool:
+        """Whether the event loop ran again less than `AFTER_WAKING` seconds ago after
+        standing still (a SIGSTOP, a VM paused), or is running again just now (its
+        watch has not sampled since long): a timer coming due then may be ahead of a
+        bet or decision sent in time and still unread."""
+        now = asyncio.get_running_loop().time()
+        return now - self._sampled > LOOP_SAMPLE + WOKE_GAP or now - self._woke <= AFTER_WAKING
+
     def push_wallet(self, player_id: str, wallet: Wallet) -> None:
         """Tell a player their wallet moved; one not connected here may be connected
         to another process of the fleet (a payout after they moved on, an operator's
@@ -495,11 +506,15 @@ class StudServer:
         process that stood still (SIGSTOP, a VM paused, starved of CPU) says so: the
         store timeouts and lost tables logged just after are its own doing."""
         loop = asyncio.get_running_loop()
+        self._sampled = loop.time()
         while True:
             due = loop.time() + LOOP_SAMPLE
             await asyncio.sleep(LOOP_SAMPLE)
-            lag = max(0.0, loop.time() - due)
+            self._sampled = now = loop.time()
+            lag = max(0.0, now - due)
             self.metrics.loop_lag.observe(lag)
+            if lag >= WOKE_GAP:
+                self._woke = now
             if lag >= STOOD_STILL:
                 log.warning(
                     "this process stood still for %.1f s (paused or starved of CPU): what "
@@ -556,6 +571,11 @@ SWEEP_INTERVAL = 1.0
 LOOP_SAMPLE = 0.05
 #: A timer this late (seconds) means the process itself stood still.
 STOOD_STILL = 2.0
+#: A sample this late (seconds) means the loop stood still: what was sent meanwhile is
+#: unread in the sockets, and a table's timer coming due within `AFTER_WAKING` seconds
+#: of its end does not act before it is read (`stood_still_lately`).
+WOKE_GAP = 1.0
+AFTER_WAKING = 1.0
 
 #: Allocations between young-generation collections, and the older generations' ratios.
 GC_THRESHOLD = (200_000, 50, 100)

@@ -83,6 +83,9 @@ class RoomHost(Protocol):
     def jackpot_seed(self, name: str) -> int: ...
     def meter(self, name: str) -> int: ...
     def is_connected(self, player_id: str) -> bool: ...
+    def stood_still_lately(self) -> bool:
+        """Whether the process ran again a moment ago after standing still."""
+
     def push_wallet(self, player_id: str, wallet: Wallet) -> None: ...
     def lobby_changed(self) -> None: ...
     def refresh_later(self, room: Room) -> None:
@@ -789,10 +792,12 @@ class Room:
     def _fire(self) -> None:
         due = self._timer[1] if self._timer is not None else self.now()
         self._timer = None
-        if self.now() - due <= STOOD_STILL or self.table.phase is Phase.SHOWDOWN:
+        late = self.now() - due > STOOD_STILL or self.host.stood_still_lately()
+        if not late or self.table.phase is Phase.SHOWDOWN:
             self.host.spawn(self._on_timer())
             return
-        # it stood still: bets and decisions sent meanwhile are read after the timers: time
+        # it stood still (or just ran again after standing still until about now): bets
+        # and decisions sent meanwhile are read after the timers: time
         self._log("timer late: the process stood still", logging.WARNING)
         self.table.freeze(self.now())
         self.table.thaw(self.now(), RESUME_MINIMUM)
