@@ -27,7 +27,14 @@ from server.config import AccountsConfig
 from server.durable import Pending, until_known
 from server.passwords import Passwords, PasswordsBusy
 from server.sessions import Session, Sessions
-from server.stores.base import Credentials, Player, Store, StoreError, fold_username
+from server.stores.base import (
+    Credentials,
+    OutcomeUnknown,
+    Player,
+    Store,
+    StoreError,
+    fold_username,
+)
 
 log = logging.getLogger("stud.accounts")
 
@@ -231,7 +238,7 @@ class Accounts:
         if limit <= 0:
             return
         key = f"new:{self.address(session)}"
-        (made,) = await self.store.add_failure([key], self.config.window)
+        (made,) = await self._count([key], "no player was made: say hello again")
         if made > limit:
             (counted,) = await self.store.failures([key])
             wait = max(1, math.ceil(counted.retry_after))
@@ -253,7 +260,7 @@ class Accounts:
         passes is taken back by the caller, one that could not be made is taken back here."""
         cfg = self.config
         limits = (cfg.max_failures_per_account, cfg.max_failures_per_address)
-        counts = await self.store.add_failure(keys, cfg.window)
+        counts = await self._count(keys, "you are not signed in: try again")
         over = [key for key, n, limit in zip(keys, counts, limits, strict=True) if n > limit]
         if over:
             await self._forgive(keys)
@@ -272,6 +279,18 @@ class Accounts:
             await self._forgive(keys)  # not checked: not a failure
             raise
         return creds, good
+
+    async def _count(self, keys: list[str], nothing_done: str) -> list[int]:
+        """One more under each counter (no money): a write left in doubt is said as the
+        store not answering, with what was not done (not as an outcome unknown, which
+        store_unavailable says never is)."""
+        try:
+            return await self.store.add_failure(keys, self.config.window)
+        except OutcomeUnknown:
+            raise ProtocolError(
+                ErrorCode.STORE_UNAVAILABLE,
+                f"the game's data store did not answer in time; {nothing_done}",
+            ) from None
 
     async def _forgive(self, keys: list[str]) -> None:
         """Take back a check counted in advance (best effort: left counted, it errs on

@@ -300,6 +300,38 @@ async def test_a_resume_whose_token_lookup_went_unanswered_is_said_truthfully(
     await again.close()
 
 
+@pytest.mark.parametrize("how", ["hello", "login"])
+async def test_a_sign_in_counter_unanswered_is_said_as_nothing_done(
+    make_server: ServerFactory, connect: ClientFactory, how: str
+) -> None:
+    """A new player's hello (or a sign-in) counts itself first, a write of no money; that
+    write unanswered was refused store_unavailable saying "the outcome is unknown",
+    which that code says never is. No player was made, no one signed in: it says so."""
+    server = await make_server(accounts={"max_new_players_per_address": 5})
+    ann = await connect(server, "ann")
+    await ann.register("ann_78", "a long enough password")
+    count = server.store.add_failure
+
+    async def unanswered(*args: Any, **kwargs: Any) -> Any:
+        server.store.add_failure = count  # type: ignore[method-assign]
+        raise OutcomeUnknown("the game's data store (Redis) did not answer; outcome unknown")
+
+    again = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    server.store.add_failure = unanswered  # type: ignore[method-assign]
+    with pytest.raises(ServerError) as e:
+        if how == "hello":
+            await again.hello(name="bo")
+        else:
+            await again.login("ann_78", "a long enough password")
+    assert e.value.code == "store_unavailable" and "unknown" not in str(e.value), e.value
+    if how == "hello":
+        await again.hello(name="bo")  # said again: made
+    else:
+        await again.login("ann_78", "a long enough password")
+        assert again.player_id == ann.player_id
+    await again.close()
+
+
 @pytest.mark.parametrize("how", ["resume", "login"])
 async def test_a_welcome_whose_wallet_read_fails_leaves_the_connection_as_it_was(
     make_server: ServerFactory, connect: ClientFactory, how: str
