@@ -190,8 +190,8 @@ class StudServer:
             self._default_public_url(given or f"ws://{self.config.host}:{self.port}/ws")
         await self.hosting.claim(list(self.rooms.values()))
         await self.server.start_serving()
-        self.spawn(self._pump())
-        self.spawn(self._sweep())
+        self.spawn(every(self.config.jackpot_push_interval, self._push, "throttled pushes"))
+        self.spawn(every(SWEEP_INTERVAL, self._sweep, "connection sweep"))
         self.spawn(self._watch_loop())
         if self.fleet is not None:
             self.spawn(every(self.fleet.renewal, self.hosting.heartbeat, "lease renewal"))
@@ -278,7 +278,13 @@ class StudServer:
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        """A spawned task's end; one that failed is logged (its exception was never read)."""
+        self._tasks.discard(task)
+        if not task.cancelled() and (e := task.exception()) is not None:
+            log.error("a background task failed", exc_info=e)
 
     # ----- what rooms and routes read (RoomHost, Served) -----------------------
 
@@ -526,24 +532,19 @@ class StudServer:
     async def _sweep(self) -> None:
         """Close connections that stopped reading (their buffer never drains) and those
         whose peer is gone (silent through a ping and its timeout); ping silent ones."""
-        while True:
-            await asyncio.sleep(SWEEP_INTERVAL)
-            lost = self.store_data_lost
-            if lost != self._store_lost_shown:  # the tables say so (or stop saying it)
-                self._store_lost_shown = lost
-                for room in self.hosting.hosted():
-                    room.store_lost(lost)
-            self.outbox.sweep(PING_TIMEOUT)
-            self.outbox.keepalive(self.outbox.next_share(), PING_INTERVAL, PING_TIMEOUT)
+        lost = self.store_data_lost
+        if lost != self._store_lost_shown:  # the tables say so (or stop saying it)
+            self._store_lost_shown = lost
+            for room in self.hosting.hosted():
+                room.store_lost(lost)
+        self.outbox.sweep(PING_TIMEOUT)
+        self.outbox.keepalive(self.outbox.next_share(), PING_INTERVAL, PING_TIMEOUT)
 
-    async def _pump(self) -> None:
+    async def _push(self) -> None:
         """Throttled pushes: meters, spectator counts and the lobby, at most every interval."""
-        interval = self.config.jackpot_push_interval
-        while True:
-            await asyncio.sleep(interval)
-            await self.jackpots.flush()
-            self.refresh_rooms()
-            self.lobby.flush()
+        await self.jackpots.flush()
+        self.refresh_rooms()
+        self.lobby.flush()
 
     def refresh_rooms(self) -> None:
         """Send the tables whose spectator count changed their snapshot again."""

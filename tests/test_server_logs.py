@@ -9,6 +9,7 @@ import json
 import logging
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -67,5 +68,47 @@ async def test_a_process_that_stood_still_says_so(caplog: pytest.LogCaptureFixtu
             await asyncio.sleep(0.02)
         said = [r for r in caplog.records if "stood still" in r.getMessage()]
         assert len(said) == 1 and said[0].levelname == "WARNING"
+    finally:
+        await server.stop(grace=0)
+
+
+async def test_a_background_loop_that_fails_once_goes_on_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The throttled pushes (meters, spectator counts, the lobby) and the connection
+    sweep ran in loops with no guard: one exception ended the loop for good, the
+    lobby never pushed again, and nothing was logged (a spawned task's exception was
+    never read). A failing step is logged and the loop goes on; any spawned task that
+    fails is logged."""
+    caplog.set_level(logging.INFO)
+    server = StudServer(replace(make_config(), jackpot_push_interval=0.05))
+    await server.start()
+    try:
+        flushes: list[int] = []
+        flush = server.lobby.flush
+
+        def failing_once() -> None:
+            flushes.append(1)
+            if len(flushes) == 1:
+                raise RuntimeError("a bug in the lobby")
+            flush()
+
+        server.lobby.flush = failing_once  # type: ignore[method-assign]
+        for _ in range(200):
+            if len(flushes) >= 3:
+                break
+            await asyncio.sleep(0.02)
+        assert len(flushes) >= 3  # the loop went on
+        assert any("a bug in the lobby" in r.getMessage() for r in caplog.records)
+
+        async def broken() -> None:
+            raise RuntimeError("a spawned bug")
+
+        server.spawn(broken())
+        for _ in range(100):
+            if any(r.exc_info and "a spawned bug" in str(r.exc_info[1]) for r in caplog.records):
+                break
+            await asyncio.sleep(0.01)
+        assert any(r.exc_info and "a spawned bug" in str(r.exc_info[1]) for r in caplog.records)
     finally:
         await server.stop(grace=0)
