@@ -129,8 +129,11 @@ async def until_known(
             except OutcomeUnknown as e:
                 doubt, failure = True, e
             except StoreError as e:
-                if not duty or type(e) is not StoreError:
+                if type(e) is not StoreError:
                     raise  # a refusal: a definite answer
+                if not duty and not doubt:
+                    raise  # a request's first try failed for no reason a refusal names
+                # else the write was in doubt already: this says nothing of its outcome
                 doubt, failure = True, e
             except Exception as e:  # no fault the store names (a bug): a duty still waits
                 if not duty:

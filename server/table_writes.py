@@ -3,7 +3,8 @@
 Two kinds, as there: a player's *request* (an ante, a raise) is answered with
 what the store did, however long it takes to say; a *duty* (a settlement, a
 refund, a void) is owed by the table and repeated until it lands. While either
-is in doubt the table is suspended; the store's answer resumes it, and a fence
+is in doubt the table is suspended; the store's answer to the last write in doubt
+resumes it (the clock would run while another's player waits), and a fence
 refused means the table is hosted elsewhere now. The table (server/room.py)
 says what each of those does to it through the callables given here.
 """
@@ -48,10 +49,11 @@ class TableWrites:
         self.host = host
         self._now = now
         self._in_doubt = in_doubt  # the store may not have it: suspend (since then)
-        self._answered = answered  # the store answered: resume
+        self._resume = answered  # the store answered every write in doubt: resume
         self._lost = lost  # another process (its id, "" not known) holds the table
         self._ops = itertools.count(1)
         self.duties_out = 0  # owed writes out: the engine moved already, not yet durable
+        self.doubts_out = 0  # writes whose outcome is in doubt now: the table resumes at 0
 
     def op(self, round_id: str, step: str) -> str:
         """An operation id: the round, the seat and step, and a number unique to this
@@ -64,17 +66,21 @@ class TableWrites:
         """A player's write: its true outcome, however long the store takes to give it."""
         started = self._now()
         store = self.host.store
+        doubted = Doubted(self, started)
         try:
-            result = await until_known(
-                call,
-                what=what,
-                op=op,
-                table=self.table_id,
-                pending=self.host.pending,
-                patience=self.host.store_patience,
-                abandon=lambda: store.abandon(op, round_id=round_id),
-                in_doubt=lambda: self._in_doubt(started),
-            )
+            try:
+                result = await until_known(
+                    call,
+                    what=what,
+                    op=op,
+                    table=self.table_id,
+                    pending=self.host.pending,
+                    patience=self.host.store_patience,
+                    abandon=lambda: store.abandon(op, round_id=round_id),
+                    in_doubt=doubted,
+                )
+            finally:
+                doubted.over()
         except NotOwner as e:
             self._lost(e.holder)
             raise
@@ -93,6 +99,7 @@ class TableWrites:
     async def duty(self, what: str, op: str, call: Callable[[], Awaitable[T]]) -> T:
         """A write the table owes: repeated until it lands (or the server stops)."""
         started = self._now()
+        doubted = Doubted(self, started)
         self.duties_out += 1
         try:
             result = await until_known(
@@ -102,12 +109,38 @@ class TableWrites:
                 table=self.table_id,
                 pending=self.host.pending,
                 duty=True,
-                in_doubt=lambda: self._in_doubt(started),
+                in_doubt=doubted,
             )
         except NotOwner as e:
             self._lost(e.holder)
             raise
         finally:
             self.duties_out -= 1
+            doubted.over()
         self._answered()
         return result
+
+    def _answered(self) -> None:
+        """A write's outcome is known: the table resumes, unless another is in doubt yet
+        (its clock would run while that write's player waits for an answer)."""
+        if self.doubts_out == 0:
+            self._resume()
+
+
+class Doubted:
+    """One write's part in `TableWrites.doubts_out`: counted once it is in doubt (the
+    table suspends then), until its outcome is known (`over`)."""
+
+    def __init__(self, writes: TableWrites, started: float) -> None:
+        self.writes, self.started, self.counted = writes, started, False
+
+    def __call__(self) -> None:
+        if not self.counted:
+            self.counted = True
+            self.writes.doubts_out += 1
+        self.writes._in_doubt(self.started)
+
+    def over(self) -> None:
+        if self.counted:
+            self.counted = False
+            self.writes.doubts_out -= 1

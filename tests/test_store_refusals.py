@@ -210,6 +210,22 @@ async def test_a_duty_that_fails_for_no_named_reason_waits_and_is_never_dropped(
             await until_known(settle, what="ante", op="a1", pending=pending)
     assert len(tries) == 2
 
+    # in doubt already, a plain StoreError says nothing of the outcome: it was answered
+    # store_unavailable ("nothing was applied") though the first try may have landed
+    answers: list[Exception | str] = [
+        OutcomeUnknown("no answer"),
+        StoreError("the Redis store is closed"),
+        "applied",
+    ]
+
+    async def raise_() -> str:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert await until_known(raise_, what="raise", op="d1", pending=pending) == "applied"
+
 
 async def test_a_duty_failing_for_a_bug_logs_its_traceback_once_not_at_every_try(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
@@ -365,3 +381,42 @@ async def test_a_welcome_whose_wallet_read_fails_leaves_the_connection_as_it_was
     else:
         await again.hello(token=ann.token)  # said again: resumed
     assert again.player_id == ann.player_id
+
+
+async def test_a_table_resumes_once_every_write_in_doubt_is_answered(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Two players' raises went into doubt together; the first answered resumed the
+    table, its clock running while the second player's raise was still being retried."""
+    server = await make_server()
+    ann, bob = await connect(server, "ann"), await connect(server, "bob")
+    for n, c in enumerate((ann, bob)):
+        await c.request("sit", table="alpha", seat=n)
+        await c.request("ante", table="alpha", seat=n, amount=100)
+    for c in (ann, bob):
+        await c.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda s: s["phase"] == "deciding")
+    apply, gate, tries = server.store.apply, asyncio.Event(), {"0": 0, "1": 0}
+    both = asyncio.Barrier(2)  # the two raises' first tries are out together
+
+    async def in_doubt_first(fence: Fence, op: str, *args: Any) -> Any:
+        seat = op.split(":")[1]  # "<round>:<seat>:<step>:<n>"
+        tries[seat] += 1
+        if tries[seat] == 1:
+            await both.wait()
+            raise OutcomeUnknown("the game's data store did not answer; outcome unknown")
+        if seat == "1":
+            await gate.wait()
+        return await apply(fence, op, *args)
+
+    server.store.apply = in_doubt_first  # type: ignore[method-assign, assignment]
+    room = server.rooms["alpha"]
+    raising = asyncio.ensure_future(bob.request("raise", table="alpha", seat=1))
+    try:
+        assert (await ann.request("raise", table="alpha", seat=0))["t"] == "ok"
+        assert tries["1"] >= 2 and not raising.done()
+        assert room.suspended is not None  # bob's raise is in doubt yet
+    finally:
+        gate.set()
+    assert (await raising)["t"] == "ok"
+    assert room.suspended is None
