@@ -125,8 +125,10 @@ class Fleet:
         self.settings: Mapping[str, int] = {}  # what every process must share (`shared_settings`)
         # process -> (the heartbeat time it last wrote, this clock's time when that was new)
         self._heard: dict[str, tuple[float, float]] = {}
+        self._first: dict[str, float] = {}  # process -> this clock's time it was first heard
         self._answering: list[str] = []  # the other processes' addresses: `servers`
         self.clock: Callable[[], float] = time.monotonic
+        self._started = self.clock()  # when this process began: at its address, the latest
 
     @property
     def heartbeat(self) -> float:
@@ -315,9 +317,24 @@ class Fleet:
                 self._heard[proc] = (ts, now - max(0.0, wall - ts))
             elif seen[0] != ts:
                 self._heard[proc] = (ts, now)
+            self._first.setdefault(proc, self._heard[proc][1])
         for proc in [p for p in self._heard if p not in live]:
             del self._heard[proc]
-        return {p for p, (_, at) in self._heard.items() if now - at > self.ttl}
+            self._first.pop(proc, None)
+        return {p for p, (_, at) in self._heard.items() if now - at > self.ttl} | self._replaced()
+
+    def _replaced(self) -> set[str]:
+        """The processes another one answers for at their address, first heard after their
+        heartbeat last moved: one killed and started again in place. The new one cannot
+        claim their tables before the leases lapse, and its rows will name the same
+        address: silent now, the old rows are never taken for its claim."""
+        newer = [(self.public_url, self.process_id, self._started)]
+        newer += [(self._urls.get(q, ""), q, first) for q, first in self._first.items()]
+        return {
+            p
+            for p, (_, at) in self._heard.items()
+            if any(u and u == self._urls.get(p) and q != p and at < t for u, q, t in newer)
+        }
 
     def servers(self) -> list[str]:
         """The other processes' addresses, those heard from within a TTL at the last

@@ -428,3 +428,48 @@ async def test_a_standby_hosting_nothing_is_reached_without_being_named_by_hand(
         await until(p, lambda: app.link.url == ws(b) and app.link.connected, "the standby")
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
         assert app.table_id == "east"
+
+
+def crash(server: StudServer) -> None:
+    """The process dies as one killed (SIGKILL) does: its lease on each table and its
+    lobby rows stay in the store until they lapse; its clients' connections drop."""
+
+    async def nothing(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    server.hosting.release = nothing  # type: ignore[method-assign]
+    assert server.fleet is not None
+    server.fleet.close = nothing  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("watch", [False, True], ids=["player", "spectator"])
+async def test_a_table_its_crashed_host_claims_again_in_place_is_followed_back(
+    casino: Casino, watch: bool
+) -> None:
+    """Its host killed and started again at the same address a moment later; the
+    terminal had gone on at c, which does not host the table. The restarted process
+    claimed the table, but the terminal waited in c's lobby for good: the row naming the
+    address the table was lost at read as the dead process's own, left behind. It goes
+    back there once the new process holds the table."""
+    a = await casino.start("a", ["east"])
+    c = await casino.start("c", ["west"])
+    app = StudApp(ws(a), "uma", table="east", watch=watch, backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        if watch:
+            await until(p, lambda: app.table_id == "east", "the table watched")
+            await until(p, lambda: len(app.link.fleet) == 2, "both processes in the lobby")
+        else:
+            await seated(p, app)
+        crash(a)
+        await a.stop(grace=0)
+        await until(p, lambda: app.link.url == ws(c) and app.link.connected, "c")
+        await until(p, lambda: app.awaiting == "east", "the table waited for")
+        assert "opens again by itself" in shown(app, "#message")
+        a = await casino.start("a", ["east"])  # in place: the same address
+        await until(p, lambda: a.rooms["east"].active, "the table claimed again")
+        await until(
+            p,
+            lambda: app.link.url == ws(a) and app.table_id == "east" and app.link.connected,
+            "the table followed back to its address",
+        )
+        await until(p, lambda: len(a.rooms["east"].viewers) == 1, "joined there")

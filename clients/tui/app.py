@@ -56,7 +56,7 @@ from clients.connection import (
     with_own_hands,
 )
 from clients.tui.bets import BetSlip
-from clients.tui.link import Link, NotConnected
+from clients.tui.link import LEFT_BEHIND, Link, NotConnected
 from clients.tui.moves import MOMENT_CODES, TableMoves
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
@@ -189,7 +189,10 @@ class StudApp(App[None]):
         self.purchase: tuple[int, str] | None = None  # (amount, key) sent, not yet answered
         self.purchase_lost = False  # a try of it went without an answer
         self.going_to: str | None = None  # the table to open once `link.follow` got there
-        self.awaiting: str | None = None  # the table a failed host left: open it where it goes
+        self._awaiting: str | None = None  # `awaiting`
+        self._awaited_since = 0.0  # when the table on screen was lost (the loop's clock)
+        # (table, address): the awaited table's row said its host there was gone (silent)
+        self.host_gone: tuple[str, str] | None = None
         self.table_host = url  # the process the table on screen was last joined at
         self.round_watch = RoundWatch()  # our round in play, to tell if it ends out of sight
         self.seat_watch = SeatWatch()  # our seats at the table, to tell if a move loses them
@@ -200,6 +203,17 @@ class StudApp(App[None]):
     def here(self) -> str:
         """This process's address as lobby rows give it (else the one dialled)."""
         return str(self.link.welcome.get("url") or self.link.url)
+
+    @property
+    def awaiting(self) -> str | None:
+        """The table a failed host left: open it where it goes."""
+        return self._awaiting
+
+    @awaiting.setter
+    def awaiting(self, table: str | None) -> None:
+        if table is not None and table != self._awaiting:
+            self._awaited_since = asyncio.get_running_loop().time()
+        self._awaiting = table
 
     @property
     def player_id(self) -> str | None:
@@ -411,17 +425,25 @@ class StudApp(App[None]):
         """The table its host left (failed, frozen) is hosted again: here, open it as its
         new host has it (unless not `here`); at another process, go there. A row still
         naming the host it was lost at, or one that failed lately, is that host's own,
-        left behind: wait for the takeover (so is a row its server no longer answers for)."""
+        left behind, while that is recent: wait for the takeover (so is a row its server
+        no longer answers for, `silent`). A row naming the address of one said silent is
+        a new claim there (a process started again in place): go there at once."""
         rows = (lobby or {}).get("tables", [])
-        row = next((r for r in rows if r.get("id") == self.awaiting), None)
-        if row is None or row.get("silent") or self.table_id is not None:
+        table = self.awaiting
+        row = next((r for r in rows if r.get("id") == table), None)
+        if table is None or row is None or self.table_id is not None:
             return
         url = str(row.get("url") or "")
+        if row.get("silent"):
+            self.host_gone = (table, url)
+            return
+        lost_lately = asyncio.get_running_loop().time() - self._awaited_since < LEFT_BEHIND
+        left_behind = self.link.failed_lately(url) or (url == self.table_host and lost_lately)
         if url in ("", self.here):
             if here:
-                self.open_table(str(self.awaiting), follow=False)
-        elif url != self.table_host and not self.link.failed_lately(url):
-            self.going_to, self.awaiting = self.awaiting, None
+                self.open_table(table, follow=False)
+        elif self.host_gone == (table, url) or not left_behind:
+            self.going_to, self.awaiting, self.host_gone = table, None, None
             self.link.follow(url)
 
     async def _tell_untold(self) -> None:
@@ -605,7 +627,7 @@ class StudApp(App[None]):
             except BaseException:
                 self.table_id = None
                 raise
-            self.message, self.table_host = "", self.here
+            self.message, self.table_host, self.host_gone = "", self.here, None
             self.push_screen(WatchScreen() if self.watch_only else PlayScreen())
             self.submit(self._tell_untold)
             await self._send_seed(table_id)

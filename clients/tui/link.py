@@ -37,6 +37,11 @@ Welcomed = Callable[[dict[str, Any], bool], Awaitable[None]]  # (welcome, sessio
 StatusListener = Callable[[str], None]
 
 
+#: Seconds a lobby row naming a process just failed (or left) reads as its own, left
+#: behind: a dead host's row is said `silent` well within this (its leases' time).
+LEFT_BEHIND: Final = 15.0
+
+
 class NotConnected(ConnectionError):
     """A request while the link is down; the caller shows it and the player retries."""
 
@@ -128,7 +133,7 @@ class Link:
         if self.client is not None:  # (the task kept: the loop holds only a weak reference)
             self._closing = asyncio.get_running_loop().create_task(self.client.close())
 
-    def failed_lately(self, url: str, within: float = 15.0) -> bool:
+    def failed_lately(self, url: str, within: float = LEFT_BEHIND) -> bool:
         """Whether a try to reach `url` failed in the last `within` seconds: a lobby row
         naming it is its own, left behind, not where a table went."""
         when = self._failed.get(url)
