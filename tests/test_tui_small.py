@@ -4,6 +4,7 @@ line, the player's own seat in view, the keys of the moment rather than all of t
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual import events
 from textual.widgets._footer import FooterKey
 
 from clients.tui import PlayScreen, StudApp
@@ -141,3 +142,35 @@ async def test_the_history_is_laid_out_again_when_the_terminal_narrows() -> None
         await p.resize_terminal(80, 24)
         await until(p, lambda: len(shown(app, "#history").splitlines()) == 6, "two a hand")
         assert all(len(x) <= 76 for x in shown(app, "#history").splitlines())
+
+
+def burst(app: StudApp, *keys: str) -> None:
+    """The keys as a terminal hands over keys typed in one burst: all at once, none
+    handled before the next comes (a pilot's press waits for each to be handled)."""
+    assert app._driver is not None
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_keys_typed_in_one_burst_act_on_the_seat_selected_as_each_is_pressed(
+    make_server: ServerFactory,
+) -> None:
+    """Three seats, keys typed faster than the screen redraws: "1 Tab 2 Tab 3" stacked
+    all three chips ($16) on the seat selected after the last Tab (Tab acted as soon as
+    it came, the chips after it), and "3 p Tab 2 Tab 1 p" put $16 on one seat with both
+    progressive presses cancelling out. Each key acts on the seat selected when pressed."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1, 2], "three seats")
+        await until(p, lambda: app.selected == 2, "the last seat taken selected")
+        burst(app, "1", "tab", "2", "tab", "3")
+        await until(p, lambda: app.selected == 1, "two tabs on")
+        assert app.built_bets() == {2: (100, False), 0: (500, False), 1: (1_000, False)}
+        burst(app, "x", "3", "p", "tab", "2", "tab", "1", "p")
+        await until(p, lambda: app.selected == 0, "two tabs on again")
+        assert app.built_bets() == {1: (1_000, True), 2: (500, False), 0: (100, True)}

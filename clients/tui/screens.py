@@ -359,7 +359,9 @@ class PlayScreen(WatchScreen):
         Binding("d", "deal", "Deal", show=False),
         Binding("f", "decide('fold')", "Fold", show=False),
         Binding("r", "decide('raise')", "Raise", show=False),
-        Binding("tab", "next_seat", "Next seat", priority=True, show=False),
+        # not a priority binding: one acts as the key arrives, ahead of the keys typed
+        # before it (a burst "1 Tab 2" stacked both chips on the seat Tab moved to)
+        Binding("tab", "next_seat", "Next seat", show=False),
         Binding("b", "buy", "Buy $100"),
         Binding("c", "client_seed", "Client seed"),
         Binding("h", "app.history", "History"),
