@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,14 @@ from clients.tui.render import (
 )
 from clients.tui.screens import HistoryScreen
 from clients.tui.words import describe_error
+from server.app import StudServer
 from tests.conftest import ClientFactory, ServerFactory
+from tests.console import Operator
+from tests.test_admin_api import make_console
 from tests.test_tui import LONG, footer_keys, hold_reconnects, sees, shown, until, url
 from tests.test_tui_small import NINE
+
+__all__ = ["make_console"]  # a fixture used below
 
 LONG_NAMES = ["Maximilian Alexandrovich", "Konstantinopoulou", "Terminal_Tom_Longname_X"]
 
@@ -416,3 +422,69 @@ def test_wide_letters_in_a_name_take_their_cells(width: int) -> None:
     ends = [re.search(r"\$25\.00", line) for line in lines]  # the bet column's right edge
     edges = {cell_len(line[: end.end()]) for line, end in zip(lines, ends, strict=True) if end}
     assert len(edges) == 1 and all(ends), (edges, lines)
+
+
+@pytest.mark.parametrize(
+    ("size", "reason", "last_words"),
+    [
+        ((80, 24), "lease", "refunded."),
+        ((80, 24), "store_lost", "meanwhile."),
+        ((120, 40), "store_lost", "meanwhile."),
+        ((120, 40), "lease", "refunded."),
+    ],
+)
+async def test_a_paused_table_says_why_whole_and_offers_none_of_its_keys(
+    make_server: ServerFactory,
+    connect: ClientFactory,
+    size: tuple[int, int],
+    reason: str,
+    last_words: str,
+) -> None:
+    """A suspended table's reason was cut ("…this server cannot renew its hold on the
+    table. Nothi…" at 80 columns), and the keys line still offered the chips, d deal and
+    s sit, which the table refuses until it resumes. The reason reads whole, the
+    player's own seats stay on screen, and the keys line says nothing of the table acts."""
+    server = await make_server(timers=LONG, tables=NINE)
+    await full_table(server, connect, seats=6)
+    app = StudApp(url(server), LONG_NAMES[2], table="nine")
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [6, 7, 8], "three seats")
+        room = server.rooms["nine"]
+        room._suspend(reason, room.now())
+        await until(p, lambda: "suspension" in (app.snapshot or {}), "the pause")
+        await p.pause()
+        info = shown(app, "#info")
+        assert "…" not in info and info.rstrip().endswith(last_words), info
+        lines = screen_lines(app)
+        assert any(line.rstrip().endswith(last_words) for line in lines), lines
+        box = app.screen.query_one("#seats-box")
+        top, rows = box.scroll_offset.y, box.scrollable_content_region.height
+        assert top <= 6 and top + rows > 8, (top, rows)  # the own seats 7-9 in view
+        keys = shown(app, "#keys")
+        for offered in ("s sit", "d deal", "1-5", "f fold", "r raise"):
+            assert offered not in keys, keys
+        assert "resumes" in keys, keys
+
+
+async def test_a_suspended_account_is_told_why_and_offered_no_seat(
+    make_console: Callable[..., Awaitable[StudServer]],
+) -> None:
+    """Suspended by the casino, the player's seat went and s was refused, in words that
+    left out the operator's reason; the keys line went on offering "s sit down". The
+    refusal says why, and the keys line what the player may still do."""
+    server = await make_console(timers=LONG)
+    op = await Operator.sign_in(server)
+    app = StudApp(url(server), "sam", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await op.act(f"/api/players/{app.player_id}/suspend", "chip dumping")
+        await until(p, lambda: app.own_seats() == [], "the seat gone")
+        await p.press("s")
+        said = await sees(p, app, "#message", "chip dumping")
+        assert "suspended" in said, said
+        keys = shown(app, "#keys")
+        assert "s sit" not in keys and "suspended" in keys, keys

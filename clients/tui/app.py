@@ -194,6 +194,9 @@ class StudApp(App[None]):
         # (table, address): the awaited table's row said its host there was gone (silent)
         self.host_gone: tuple[str, str] | None = None
         self.table_host = url  # the process the table on screen was last joined at
+        # the casino suspended the account (the reason, as a refusal gave it): no seat,
+        # bet or purchase is taken; heard again after each welcome
+        self.account_suspended: str | None = None
         self.round_watch = RoundWatch()  # our round in play, to tell if it ends out of sight
         self.seat_watch = SeatWatch()  # our seats at the table, to tell if a move loses them
 
@@ -490,6 +493,7 @@ class StudApp(App[None]):
         if self.message_of_link:
             self.message = ""
         self.balance = dict(welcome.get("balance", {}))
+        self.account_suspended = None  # (lifted meanwhile, perhaps: the next refusal says)
         self.jackpots.update(welcome.get("jackpots", {}))
         if session_lost:
             self.slip.reset()
@@ -593,6 +597,8 @@ class StudApp(App[None]):
             try:
                 await job()
             except ServerError as e:
+                if e.code == "account_suspended":
+                    self.account_suspended = str(e.frame.get("reason") or "")
                 self.say(describe_error(e.frame), error=True, moment=e.code in MOMENT_CODES)
             except NotConnected as e:
                 self.say(str(e), error=True, link=True)

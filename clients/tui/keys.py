@@ -42,10 +42,15 @@ KEYS_BY_PHASE: Final = {
 #: the keys line with no seat at the table: nothing to bet on or decide yet
 NO_SEAT_KEYS: Final = "s sit down: your bets and decisions come with a seat"
 FULL_NO_SEAT_KEYS: Final = "every seat is taken: you watch until one is free"
+#: the same for an account the casino suspended (s was offered, and refused)
+SUSPENDED_KEYS: Final = "account suspended: you can watch; no seat, bet or chip purchase"
 
 #: the keys line while the link is down: the table's keys send nothing until it is back
 #: (h and q, which still act, are in the footer under it)
 OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back"
+#: the keys line while the table is suspended: it refuses every bet, decision and seat
+#: until it resumes (the chips, f fold and s sit were offered)
+PAUSED_KEYS: Final = "paused: the table's keys act once it resumes"
 
 
 def play_keys(

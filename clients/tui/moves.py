@@ -52,6 +52,7 @@ class MovesHost(Protocol):
     link: Link
     message: str
     message_moment: tuple[Any, Any] | None
+    account_suspended: str | None
 
     @property
     def player_id(self) -> str | None: ...
@@ -84,6 +85,7 @@ class TableMoves:
             if self.host.table_id is None:
                 return
             reply = await self.host.link.request("sit", table=self.host.table_id)
+            self.host.account_suspended = None  # seated: the suspension was lifted
             self.host.fix_selection()
             self.host.selected = int(reply["seat"])
             self.host.say(

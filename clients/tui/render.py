@@ -38,6 +38,13 @@ PAUSED: Final = {
     "store_lost": "the game's data store came back without its data. Play waits until the "
     "casino restores it; nothing is taken or paid meanwhile.",
 }
+#: the same in fewer words, where the whole would take more than two lines
+PAUSED_SHORT: Final = {
+    "store": PAUSED["store"],
+    "lease": "this server cannot renew its hold on the table. Nothing is lost; if another "
+    "server takes it over, the round is voided and every bet refunded.",
+    "store_lost": PAUSED["store_lost"],
+}
 #: the lobby's word for a table's phase (the browser's lobby uses the same)
 LOBBY_PHASES: Final = {
     "waiting": "Waiting",
@@ -285,14 +292,15 @@ def info_text(
     line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
     paused = snap.get("paused")
     suspension = snap.get("suspension")
+    notices = []
     if isinstance(suspension, dict):  # a suspended table (clients/connection.py as_it_stands)
-        why = PAUSED.get(str(suspension.get("reason")), PAUSED["store"])
-        line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)}): {why}"
-    notice = ""
+        line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)})"
+        # why, on lines of its own, whole (cut at the line's end, it read "… Nothi…")
+        notices.append(f"[red]{paused_why(str(suspension.get('reason')), width)}[/]")
     if paused:  # the casino paused the table: the round in play finishes, no ante is taken
         reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
         who = "CLOSING" if paused.get("shutdown") else "PAUSED by the casino"
-        notice = f"[b red]{who}{reason}[/]"
+        notices.append(f"[b red]{who}{reason}[/]")
     if offline:
         line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({PHASES.get(phase, phase)})"
     if amount is not None:
@@ -311,9 +319,18 @@ def info_text(
     if width:
         for line in lines:
             line.truncate(width, overflow="ellipsis")
-    if notice and not offline:
-        lines.append(Text.from_markup(notice))
+    if not offline:
+        lines += [Text.from_markup(notice) for notice in notices]
     return Text("\n").join(lines)
+
+
+def paused_why(reason: str, width: int | None) -> str:
+    """Why a suspended table waits, a sentence: whole where it takes two lines at most,
+    else in fewer words (the player's seats below keep their room)."""
+    why = PAUSED.get(reason, PAUSED["store"])
+    if width and len(textwrap.wrap(why, width)) > 2:
+        why = PAUSED_SHORT.get(reason, why)
+    return why[0].upper() + why[1:]
 
 
 def dealer_text(snap: Frame) -> Text:

@@ -24,7 +24,9 @@ from clients.tui.keys import (
     LOBBY_KEYS,
     NO_SEAT_KEYS,
     OFFLINE_KEYS,
+    PAUSED_KEYS,
     PLAY_KEYS,
+    SUSPENDED_KEYS,
     WATCH_KEYS,
     WATCH_OFFLINE_KEYS,
     play_keys,
@@ -67,6 +69,7 @@ class TableApp(Protocol):
     status: str
     table_id: str | None
     table_host: str  # the server the table on screen was last joined at
+    account_suspended: str | None  # the operator's reason, once a refusal said so
     selected: int | None
     lobby: dict[str, Any] | None
     jackpots: dict[str, int]
@@ -332,11 +335,14 @@ class PlayScreen(WatchScreen):
         none but s (the chips and d deal were offered to a player with no seat)."""
         if not self.stud.link.connected:
             return OFFLINE_KEYS
+        if snap.get("suspension"):
+            return PAUSED_KEYS
         seats = snap.get("seats") or []
-        free = any(s is None for s in seats)
+        barred = self.stud.account_suspended is not None  # no seat or bet is taken
+        free = any(s is None for s in seats) and not barred
         mine = self.stud.own_seats()
         if not mine:  # no seat: the chips, deal and decisions act on none
-            return NO_SEAT_KEYS if free else FULL_NO_SEAT_KEYS
+            return SUSPENDED_KEYS if barred else NO_SEAT_KEYS if free else FULL_NO_SEAT_KEYS
         undecided = any(seats[i].get("cards") and not seats[i].get("decision") for i in mine)
         width = self.query_one("#keys", Static).content_region.width or None
         return play_keys(

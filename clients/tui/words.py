@@ -146,12 +146,26 @@ def describe_error(frame: Frame, bet: tuple[int, int] | None = None) -> str:
         return f"That top-up is over the limit. {message}"
     if code == "rate_limited":
         return "Slow down: too many keys at once."
+    if code == "account_suspended":
+        return suspended_text(frame.get("reason"))
     if message:
         return message[0].upper() + message[1:]
     try:
         return ERROR_MEANINGS[ErrorCode(code)]
     except ValueError:
         return f"The server refused: {code}"
+
+
+def suspended_text(reason: object) -> str:
+    """An `account_suspended` refusal with the operator's reason (it read only "The
+    casino has suspended this account: no seats, bets or chip purchases")."""
+    why = str(reason or "").strip().rstrip(".")
+    said = (
+        f"The casino has suspended your account ({why})"
+        if why
+        else ("The casino has suspended your account")
+    )
+    return f"{said}: no seats, bets or chip purchases; you can still watch."
 
 
 def clock_folded(old: Frame | None, new: Frame, me: str | None) -> list[int]:
