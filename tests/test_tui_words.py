@@ -488,3 +488,29 @@ async def test_a_suspended_account_is_told_why_and_offered_no_seat(
         assert "suspended" in said, said
         keys = shown(app, "#keys")
         assert "s sit" not in keys and "suspended" in keys, keys
+
+
+async def test_the_lobby_keeps_one_order_and_gives_a_long_title_the_spare_room(
+    make_server: ServerFactory,
+) -> None:
+    """The rows came in the order the process answering listed them (its own tables
+    first): after a move the same lobby read "Nine…, stud-1, bermuda-1, solo", then
+    "bermuda-1, Nine…, solo, stud-1". They go by title now. And at 80 columns "Nine Sea…"
+    was cut with room left over at the end of the row (kept for a scrollbar not shown)."""
+    tables = [
+        *NINE,
+        {"id": "stud-1", "variant": "stud-poker", "seats": 7},
+        {"id": "bermuda-1", "variant": "bermuda", "seats": 7},
+        {"id": "solo", "variant": "casino-stud", "seats": 1},
+    ]
+    server = await make_server(tables=tables)
+    app = StudApp(url(server), "ann")
+    async with app.run_test(size=(80, 24)) as p:
+        table = app.screen.query_one(DataTable)
+        await until(p, lambda: table.row_count == 4, "the lobby")
+        await p.pause()
+        lines = screen_lines(app)
+        head = next(i for i, line in enumerate(lines) if "Free" in line)
+        firsts = [line.split()[0] for line in lines[head + 1 : head + 5]]
+        assert firsts == ["bermuda-1", "Nine", "solo", "stud-1"], lines
+        assert cell_len(lines[head]) == 80 - 1, lines  # Watch ends where the screen does

@@ -191,7 +191,7 @@ def jackpots_text(jackpots: Mapping[str, int]) -> str:
 def lobby_rows(
     lobby: Frame, jackpots: Mapping[str, int], width: int | None = None
 ) -> list[tuple[str, list[str]]]:
-    """(table id, cells) per lobby table, cells in the order of `LOBBY_COLUMNS`; within
+    """(table id, cells) per lobby table, by title, cells in the order of `LOBBY_COLUMNS`; within
     `width` cells, the titles cut to what the other columns leave (a long title took the
     room of the last ones at 80 columns: the game cut, Watch gone)."""
     rows = []
@@ -221,6 +221,8 @@ def lobby_rows(
                 ],
             )
         )
+    # one order, whichever process answers (each lists its own tables first): by title
+    rows.sort(key=lambda row: (row[1][0].casefold(), row[0]))
     if width is not None and rows:
         others = sum(
             max(cell_len(heading), *(cell_len(cells[k]) for _, cells in rows)) + LOBBY_PADDING

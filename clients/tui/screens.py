@@ -177,8 +177,10 @@ class LobbyScreen(StudScreen):
         head = self.query_one("#head", Static)
         head.update(app.head_text(head.content_region.width or None))
         self.query_one("#message", Static).update(app.message_text(self.message_width()))
-        # the table's width, less a scrollbar's where many tables show one
-        width = (self.query_one(DataTable).size.width or self.size.width) - 2
+        # the table's width, less a scrollbar's where many tables show one (kept always,
+        # it cut a long title with the room unused)
+        grid = self.query_one(DataTable)
+        width = (grid.size.width or self.size.width) - grid.scrollbar_size_vertical
         rows = lobby_rows(app.lobby, app.jackpots, width) if app.lobby else []
         if rows != self._rows:
             table = self.query_one(DataTable)
@@ -193,6 +195,7 @@ class LobbyScreen(StudScreen):
                 table.move_cursor(row=ids.index(was) if was in ids else min(cursor, len(rows) - 1))
             self._rows = rows
             table.display = bool(rows)
+            self.call_after_refresh(self.refresh_view)  # fitted again if a scrollbar came
         none = "Loading the tables…" if app.lobby is None else "No table is open."
         self.query_one("#no-tables", Static).update("" if rows else none)
         self.query_one("#no-tables", Static).display = not rows
