@@ -37,7 +37,7 @@ OUTCOMES: Final = {
     "lose": "Lose",
     "push": "Push",
     "fold": "Fold",
-    "no_qualify": "Dealer doesn't qualify",
+    "no_qualify": "Dealer did not qualify",  # the terminal's words (clients/tui/render.py)
 }
 NO_PROOF: Final = "no fairness proof: this deal was not made by the provably fair shuffler"
 

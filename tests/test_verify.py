@@ -19,7 +19,8 @@ import pytest
 
 from clients.cli import main
 from clients.connection import StudClient
-from clients.verify import NO_PROOF, check, round_from_record
+from clients.tui.render import OUTCOMES
+from clients.verify import NO_PROOF, check, history_lines, round_from_record
 from tests.conftest import ClientFactory, ServerFactory
 
 SEED_HEX = bytes(range(32)).hex()
@@ -368,3 +369,15 @@ def test_missing_files_and_missing_arguments_exit_2(
         with pytest.raises(SystemExit) as e:
             main(argv)
         assert e.value.code == 2
+
+
+def test_the_history_says_a_dealer_not_qualifying_in_the_terminal_s_words() -> None:
+    """`stud-client history` said "Dealer doesn't qualify" where the terminal table
+    says "Dealer did not qualify": one wording for one outcome."""
+    record = worked_example()
+    record["seats"][0].update(
+        player_id="p1", ante=100, decision="raise", result={"outcome": "no_qualify", "net": 100}
+    )
+    lines = history_lines(record, "p1", check(round_from_record(record)))
+    seat = next(line for line in lines if line.lstrip().startswith("seat 1"))
+    assert OUTCOMES["no_qualify"] in seat and "doesn't" not in seat, seat
