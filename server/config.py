@@ -412,7 +412,8 @@ def setting_warnings(config: Config) -> list[str]:
             " (STUD_PUBLIC_URL)"
         )
     operators = config.admin.operators_file
-    if operators and not Path(operators).exists():
+    # with Redis the file is not read at all: the console's start says so
+    if operators and not config.redis_url and not Path(operators).exists():
         out.append(
             f"admin.operators_file {operators!r} does not exist: no operator is loaded from"
             f" it until `stud-server operator add NAME --file {operators}` writes it"

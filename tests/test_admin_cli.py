@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -159,5 +160,62 @@ async def test_operators_in_redis(redis_url: str, tmp_path: Path) -> None:
             assert now.created_ms == found.created_ms - 86_400_000
         finally:
             await store.close()
+    finally:
+        await drop_namespace(redis_url, namespace)
+
+
+async def test_with_redis_a_removed_operator_stays_removed_whatever_the_file_says(
+    redis_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With Redis the store is the only source of operators: a process given an operators
+    file (one that lists olga) does not copy it in, so a removal is not undone by a restart
+    and an operator only in the file cannot sign in."""
+    namespace = fresh_namespace()
+    file = tmp_path / "operators.json"
+    config = with_console(make_config())
+    config = replace(config, admin=replace(config.admin, operators_file=str(file)))
+
+    async def serve() -> StudServer:
+        store = await RedisStore.connect(redis_url, namespace=namespace)
+        server = StudServer(config, store=store)
+        await server.start()
+        return server
+
+    async def sign_in(server: StudServer, name: str) -> int:
+        port = server.admin.port
+        assert port is not None
+        answer = await http(port, "POST", "/api/session", {"name": name, "password": PASSWORD})
+        return answer.status
+
+    caplog.set_level(logging.INFO, logger="stud.admin")
+    try:
+        first = await serve()
+        try:
+            hashed = await first.passwords.hash(PASSWORD)
+            write_file(file, [Operator("olga", hashed, 1), Operator("filed", hashed, 1)])
+            await first.admin.admin.put_operator("olga", hashed, replace=False, now_ms=2)
+            assert await sign_in(first, "olga") == 200
+            assert await sign_in(first, "filed") == 401  # only in the file
+            removed = await asyncio.to_thread(
+                lambda: operator(
+                    "remove", "olga", "--redis", redis_url, env={"STUD_REDIS_NAMESPACE": namespace}
+                )
+            )
+            assert removed.returncode == 0, removed.stderr
+            assert await sign_in(first, "olga") == 401
+        finally:
+            await first.stop(grace=0)
+        again = await serve()  # a restart with the same config
+        try:
+            assert await again.admin.admin.list_operators() == []
+            assert await sign_in(again, "olga") == 401
+            assert await sign_in(again, "filed") == 401
+        finally:
+            await again.stop(grace=0)
+        said = [r for r in caplog.records if r.name == "stud.admin"]
+        assert any(
+            r.levelno == logging.WARNING and getattr(r, "file", None) == str(file) for r in said
+        ), [r.getMessage() for r in said]
+        assert not any(r.getMessage() == "operators loaded" for r in said)
     finally:
         await drop_namespace(redis_url, namespace)

@@ -72,8 +72,15 @@ class AdminConsole:
         if host.fleet is not None:
             host.fleet.on_acts = self.agent.heard  # another process's console acted
         self.edges = HouseEdges(config.house_edge)
+        # With Redis the store is the only source of operators (docs/OPERATIONS.md)
+        on_file = isinstance(self.admin, MemoryAdmin)
         self.operators = Operators(
-            self.admin, host.store, host.passwords, config, host.config.accounts
+            self.admin,
+            host.store,
+            host.passwords,
+            config,
+            host.config.accounts,
+            config.operators_file if on_file else "",
         )
         self.views = Views(host, self.admin, self.agent, self.edges)
         self.acts = Acts(host, self.admin, self.agent, self.views.known, config.action_timeout)
@@ -93,6 +100,12 @@ class AdminConsole:
     async def start(self) -> None:
         """Before the tables are hosted: the operators file, then the acts and flags."""
         await self.admin.prepare()
+        if self.config.operators_file and not self.operators.file:
+            log.warning(
+                "operators file not read: with Redis the operators are in the store only;"
+                " add them with `stud-server operator add NAME --redis URL`",
+                extra={"file": self.config.operators_file},
+            )
         try:
             await self.operators.load_file(at_start=True)
         except ValueError as e:  # refused like any bad setting: one line, exit 2

@@ -12,8 +12,10 @@ the window ends.
 The memory store lives and dies with its process, so `stud-server operator`
 writes operators to a file (`admin.operators_file`) that a server loads at
 start and again when it changed (each sign-in and each request looks, so a
-removal or a new password takes effect at once); with Redis the command
-writes to Redis directly, and a file, if given, is loaded into it at start.
+removal or a new password takes effect at once). With Redis the command
+writes to Redis directly and the store is the only source: a process on Redis
+never reads the file (`file` is empty), so nothing it holds can bring back an
+operator removed from the store, or add one the store does not have.
 """
 
 from __future__ import annotations
@@ -67,8 +69,10 @@ class Operators:
         passwords: Passwords,
         config: AdminConfig,
         accounts: AccountsConfig,
+        file: str,
     ) -> None:
         self.admin = admin
+        self.file = file  # the operators file, read on the memory store only
         self.store = store
         self.passwords = passwords
         self.config = config
@@ -81,7 +85,7 @@ class Operators:
     async def load_file(self, *, at_start: bool = False) -> None:
         """Load (or reload, if it changed) the operators file into the store. A file that
         cannot be read stops a start (ValueError); later, it is logged and skipped."""
-        path = self.config.operators_file
+        path = self.file
         if not path:
             return
         try:
