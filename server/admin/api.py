@@ -129,12 +129,8 @@ class Api:
     async def _get(self, parts: list[str], request: Request) -> Response:
         views = self.views
         match parts:
-            case ["overview"]:
-                return json_response(200, await self.overview())
-            case ["tables"]:
-                return json_response(200, {"tables": await views.tables()})
-            case ["tables", table_id]:
-                return _found(await views.table(table_id), f"no table {table_id!r}")
+            case ["overview"] | ["tables"] | ["tables", _] | ["pending"]:
+                return await self._get_known(parts)
             case ["jackpots"]:
                 return json_response(200, {"jackpots": await views.jackpots()})
             case ["players"]:
@@ -144,8 +140,6 @@ class Api:
                 return _found(await views.player(player_id), f"no player {player_id!r}")
             case ["rounds", round_id]:
                 return _found(await views.round(round_id), f"no round {round_id!r}")
-            case ["pending"]:
-                return json_response(200, await views.pending())
             case ["books"]:
                 return json_response(200, await views.books())
             case ["audit"]:
@@ -167,6 +161,40 @@ class Api:
                     return error(HTTPStatus.NOT_FOUND, "not_found", f"no action {action_id!r}")
                 return json_response(200, {"state": submitted.state, "row": submitted.row})
         return error(HTTPStatus.NOT_FOUND, "not_found", "no such route")
+
+    async def _get_known(self, parts: list[str]) -> Response:
+        """The reads this process can answer from what it knows itself: from the store
+        when it answers (`store_reachable` true), else without it, what only the store
+        knows null (docs/ADMIN_API.md, "While the store is away")."""
+        views = self.views
+        reachable = getattr(views.host.store, "connected", True)  # else: not even tried
+        data: dict[str, Any] | None = None
+        if reachable:
+            try:
+                match parts:
+                    case ["overview"]:
+                        data = await self.overview()
+                    case ["tables"]:
+                        data = {"tables": await views.tables()}
+                    case ["tables", table_id]:
+                        data = await views.table(table_id)
+                    case _:
+                        data = await views.pending()
+            except StoreError:
+                reachable = False
+        if not reachable:
+            match parts:
+                case ["overview"]:
+                    data = self.overview_here()
+                case ["tables"]:
+                    data = {"tables": views.tables_here()}
+                case ["tables", table_id]:
+                    data = views.table_here(table_id)
+                case _:
+                    data = views.pending_here()
+        if data is None:
+            return error(HTTPStatus.NOT_FOUND, "not_found", f"no table {parts[-1]!r}")
+        return json_response(200, {**data, "store_reachable": reachable})
 
     async def _post(self, operator: str, parts: list[str], body: Any) -> Response:
         match parts:
@@ -216,6 +244,20 @@ class Api:
             "jackpots": dict(host.meters),
         }
 
+    def overview_here(self) -> dict[str, Any]:
+        """`overview` without the store: this process's own facts; the fleet's null."""
+        host = self.views.host
+        return {
+            "process_id": host.process_id,
+            "store": type(host.store).__name__,
+            "tables": len(self.views.table_ids()),
+            "books_sum": None,
+            "pending_writes": len(host.pending.writes),  # this process's own
+            "pending_acts": None,
+            "processes": None,
+            "jackpots": dict(host.meters),
+        }
+
     async def _export(self) -> AsyncIterator[bytes]:
         start = 0
         while True:
@@ -231,7 +273,12 @@ class Api:
         if now - self.seen_at >= SEEN_TTL / 3:
             idle = now - self.seen_at >= SEEN_TTL  # the fleet may have stopped publishing
             self.seen_at = now
-            await self.admin.mark_seen(SEEN_TTL)
+            if not getattr(self.views.host.store, "connected", True):
+                return  # nobody can publish meanwhile; the reads say what they know
+            try:
+                await self.admin.mark_seen(SEEN_TTL)
+            except StoreError:
+                return
             self.views.agent.wake.set()
             if idle:
                 await self.views.fresh_fleet()

@@ -34,12 +34,14 @@ from server.config import AccountsConfig, AdminConfig
 from server.passwords import Passwords
 from server.ratelimit import TokenBucket, Verdict
 from server.stores.admin import OPERATOR_NAME, AdminStore, Operator, fold_operator
-from server.stores.base import Store
+from server.stores.base import Store, StoreError, token_hash
 
 log = logging.getLogger("stud.admin")
 
 #: Rate-limit buckets kept before idle ones are forgotten.
 MAX_BUCKETS = 10_000
+#: Tokens remembered as the store last confirmed them, for reads while it is away.
+MAX_CONFIRMED = 10_000
 
 
 class SignInRefused(Exception):
@@ -78,6 +80,11 @@ class Operators:
         self.config = config
         self.accounts = accounts
         self._file_stamp: float | None = None
+        # sha256(token) -> (operator, until when (monotonic) it can be valid): tokens the
+        # store confirmed to this process. While the store cannot be reached they still
+        # sign their operator in here, for the reads that need no store (no act can be
+        # applied meanwhile anyway); one the store no longer knows is forgotten.
+        self._confirmed: dict[str, tuple[str, float]] = {}
         self._from_file: set[str] = set()  # folded names the file put in the store
 
     # ----- the operators file --------------------------------------------------------
@@ -141,18 +148,41 @@ class Operators:
         token = secrets.token_urlsafe(32)
         ttl = self.config.token_ttl
         await self.admin.issue_operator_token(operator.name, token, ttl)
+        self._confirm(token, operator.name, ttl)
         log.info("operator signed in", extra={"operator": operator.name, "addr": address})
         return SignedIn(operator.name, token, ttl)
 
     async def check(self, token: str) -> str | None:
+        """The token's operator, as the store says; while the store cannot be reached, as
+        it last said to this process (StoreError for a token it never confirmed here)."""
         if not token:
             return None
         await self.load_file()  # an operator removed from the file is out at their next request
-        return await self.admin.operator_for_token(token)
+        try:
+            operator = await self.admin.operator_for_token(token)
+        except StoreError:
+            held = self._confirmed.get(token_hash(token))
+            if held is None or held[1] <= time.monotonic():
+                raise
+            return held[0]
+        if operator is None:
+            self._confirmed.pop(token_hash(token), None)
+        elif token_hash(token) not in self._confirmed:  # issued by another process
+            self._confirm(token, operator, self.config.token_ttl)
+        return operator
 
     async def sign_out(self, token: str, operator: str) -> None:
+        self._confirmed.pop(token_hash(token), None)
         await self.admin.revoke_operator_token(token)
         log.info("operator signed out", extra={"operator": operator})
+
+    def _confirm(self, token: str, operator: str, ttl: float) -> None:
+        now = time.monotonic()
+        if len(self._confirmed) >= MAX_CONFIRMED:
+            self._confirmed = {k: v for k, v in self._confirmed.items() if v[1] > now}
+            if len(self._confirmed) >= MAX_CONFIRMED:
+                self._confirmed.clear()  # a flood of sign-ins: the store decides alone
+        self._confirmed[token_hash(token)] = (operator, now + ttl)
 
 
 class Limiter:

@@ -110,6 +110,18 @@ class Views:
         stats = await self._round_stats(ids)
         return [self._table(t, details, stats.get(t, {})) for t in ids]
 
+    def tables_here(self) -> list[dict[str, Any]]:
+        """Without the store (it cannot be reached): every table this process knows, its
+        own as they are, the others' as the fleet's lobby last said; no hold figures."""
+        return [self._table(t, {}, None) for t in self.table_ids()]
+
+    def table_here(self, table_id: str) -> dict[str, Any] | None:
+        """`table` without the store: what needs it (audit, pending acts, history) null."""
+        if not self.listed(table_id):
+            return None
+        out = self._table(table_id, {}, None, full=True)
+        return {**out, "audit": None, "pending_acts": None, "history": None}
+
     async def table(self, table_id: str) -> dict[str, Any] | None:
         if not await self.known(table_id):
             return None
@@ -128,7 +140,7 @@ class Views:
         self,
         table_id: str,
         details: dict[str, dict[str, Any]],
-        stats: dict[str, int],
+        stats: dict[str, int] | None,
         *,
         full: bool = False,
     ) -> dict[str, Any]:
@@ -181,7 +193,7 @@ class Views:
             "spectators": row.get("spectators"),
             "round_id": (view or {}).get("round_id"),
             "players": _players(view),
-            "last_hour": hold(stats),
+            "last_hour": hold(stats) if stats is not None else None,
             "house_edge": self._edge(variant_row),
             "updated_ms": updated,
         }
@@ -241,6 +253,12 @@ class Views:
             "writes": sum(len(p.get("pending", [])) for p in [here, *fleet]),
             "acts": [a.to_json() for a in sorted(state.pending.values(), key=lambda a: a.ts)],
         }
+
+    def pending_here(self) -> dict[str, Any]:
+        """`pending` without the store: this process's writes in doubt; the acts waiting
+        and the other processes' rows are in the store (null)."""
+        here = self.agent.process_row()
+        return {"processes": [here], "writes": len(here["pending"]), "acts": None}
 
     async def books(self) -> dict[str, Any]:
         totals = await self.host.store.totals()

@@ -53,7 +53,12 @@ export function renderTop(state) {
       h("span", { title: "Store writes in doubt, being repeated (every process)" },
         "Retries ", h("b", { "data-testid": "pending-count" }, o.pending_writes ?? "…")),
       h("span", {}, "Tables ", h("b", {}, o.tables ?? "…")),
-      h("span", {}, "Processes ", h("b", {}, o.processes ?? "…"))),
+      h("span", {}, "Processes ", h("b", {}, o.processes ?? "…")),
+      o.store_reachable === false
+        ? h("span", { class: "error", role: "status", "data-testid": "store-unreachable",
+          title: "What only the store knows (the books, other processes, acts waiting) is not shown" },
+        "Store unreachable: this process's own view")
+        : null),
     h("button", { class: "btn small", "data-console": "sign-out", "data-testid": "console-signout" }, "Sign out"));
 }
 
@@ -322,7 +327,9 @@ export function renderPending(state) {
         h("td", {}, (proc.pending ?? []).map((w) => h("div", { class: "mono" }, `${w.what} ${w.table} ${w.op} (${w.since_s}s)`))),
         h("td", { class: "num" }, `${proc.census?.oldest_pending?.toFixed?.(1) ?? 0}s`))))),
     h("h2", {}, "Acts waiting for their table's host"),
-    p.acts.length
+    p.acts == null
+      ? h("p", { class: "muted" }, "Not known: the store cannot be reached.")
+      : p.acts.length
       ? h("table", { class: "grid" }, h("tbody", {}, p.acts.map((a) => h("tr", {},
         h("td", {}, when(a.ts)), h("td", {}, a.operator), h("td", {}, a.action), h("td", { class: "mono" }, a.target),
         h("td", {}, a.reason)))))
