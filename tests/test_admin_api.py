@@ -126,6 +126,34 @@ async def test_wrong_passwords_are_refused_then_throttled(make_console: ConsoleF
     assert int(locked.headers["retry-after"]) >= 1
 
 
+async def test_a_throttled_sign_in_logs_only_the_keys_over_their_limit(
+    make_console: ConsoleFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = await make_console(
+        accounts={"max_failures_per_account": 2, "max_failures_per_address": 4}
+    )
+    await Operator.sign_in(server)
+    port = server.admin.port
+    assert port is not None
+    caplog.set_level(logging.INFO, logger="stud.admin")
+
+    def throttled() -> list[list[str]]:
+        return [
+            list(getattr(r, "keys", []))
+            for r in caplog.records
+            if r.getMessage() == "operator sign-ins throttled"
+        ]
+
+    for _ in range(3):  # two wrong, then refused: the name is over, the address is not
+        await http(port, "POST", "/api/session", {"name": "mallory", "password": "nope"})
+    assert throttled() == [["op:mallory"]]
+    olga = await http(port, "POST", "/api/session", {"name": "olga", "password": PASSWORD})
+    assert olga.status == 200  # from the same address
+    for name in ("carl", "dave", "erin"):  # four failures from the address, then over
+        await http(port, "POST", "/api/session", {"name": name, "password": "nope"})
+    assert throttled()[-1] == ["opaddr:127.0.0.1"]
+
+
 def local_address() -> str | None:
     """An address of this machine that is not loopback, if it has one."""
     for probe in ("192.0.2.254", "10.254.254.254", "172.31.255.254", "198.51.100.1"):

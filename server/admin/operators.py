@@ -131,10 +131,12 @@ class Operators:
         keys = [f"op:{fold_operator(name)[:32]}", f"opaddr:{address[:64]}"]
         limits = (self.accounts.max_failures_per_account, self.accounts.max_failures_per_address)
         counts = await self.store.failures(keys)
-        over = [f for f, limit in zip(counts, limits, strict=True) if f.count >= limit]
+        over = [
+            (key, f) for key, f, limit in zip(keys, counts, limits, strict=True) if f.count >= limit
+        ]
         if over:
-            wait = max(1, math.ceil(max(f.retry_after for f in over)))
-            log.warning("operator sign-ins throttled", extra={"keys": keys})
+            wait = max(1, math.ceil(max(f.retry_after for _, f in over)))
+            log.warning("operator sign-ins throttled", extra={"keys": [key for key, _ in over]})
             raise SignInRefused(
                 "too_many_attempts", f"too many failed sign-ins: try again in {wait} s", wait
             )
