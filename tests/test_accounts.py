@@ -108,8 +108,14 @@ async def test_unknown_users_and_wrong_passwords_are_answered_alike(
 
 
 async def test_failures_are_throttled_per_account_and_per_address(
-    make_server: ServerFactory, connect: ClientFactory
+    make_server: ServerFactory, connect: ClientFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="stud.accounts")
+
+    def throttled() -> list[list[str]]:  # the log names only the counters at their limit
+        said = [r for r in caplog.records if r.getMessage() == "password checks throttled"]
+        return [list(getattr(r, "keys", [])) for r in said]
+
     limits = {"max_failures_per_account": 3, "max_failures_per_address": 5, "window": 600}
     server = await make_server(accounts=limits)
     ann = await connect(server, "Ann")
@@ -123,6 +129,7 @@ async def test_failures_are_throttled_per_account_and_per_address(
     e = await refused(probe, "login", username="ann_99", password=PASSWORD)
     assert e.code == "too_many_attempts" and 0 < e.frame["retry_after"] <= 600
     assert server.passwords.done == checks
+    assert throttled() == [["user:ann_99"]]  # the address is at 3 of 5
     # two more failures from this address under other names reach the address' limit
     for name in ("bob_1", "cy_2"):
         assert (await refused(probe, "login", username=name, password="x" * 12)).code == (
@@ -130,6 +137,7 @@ async def test_failures_are_throttled_per_account_and_per_address(
         )
     e = await refused(probe, "login", username="dee_3", password="x" * 12)
     assert e.code == "too_many_attempts"
+    assert throttled()[-1] == ["addr:127.0.0.1"]
     # the counts are the store's: shared by every process on it
     counts = await server.store.failures(["user:ann_99", "addr:127.0.0.1"])
     assert [c.count for c in counts] == [3, 5]
