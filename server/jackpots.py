@@ -23,6 +23,7 @@ from server.game.ledger import Transfer, meter_account
 from server.metrics import Metrics
 from server.outbox import Outbox
 from server.stores.base import Store, StoreError
+from server.stores.retry_log import RetryLog
 
 log = logging.getLogger("stud.jackpots")
 
@@ -76,6 +77,9 @@ class JackpotNews:
         self._heard: dict[str, int] = {}  # per meter: how many news of it came so far
         # a meter other processes may move too (Redis): read it at the throttled pace
         self._shared = shared
+        # the reads of `_to_read` failing push after push (Redis away): said when they
+        # start or their kind changes, then once a minute
+        self._read_failures = RetryLog(log, logging.WARNING)
         if fleet is not None:
             fleet.on_meter = self.news
             fleet.on_win = self.win_news
@@ -119,7 +123,7 @@ class JackpotNews:
         try:
             await self.fleet.announce_meter(name, amount)
         except StoreError as e:
-            log.warning("meter news not sent: %s", e.message)
+            log.warning("meter news not sent: %s", e.cause)
 
     def news(self, name: str, amount: int) -> None:
         """Another process moved a meter: read it at the next push.
@@ -169,7 +173,13 @@ class JackpotNews:
                 self._show_read(name, await self.store.meter(name), heard)
             except StoreError as e:
                 self._to_read.add(name)  # next interval
-                log.warning("meter not read: %s", e.message)
+                kind = type(e).__name__
+                self._read_failures.failed(
+                    kind, "meter not read: %s", e.cause, extra={"meter": name}
+                )
+            else:
+                if after := self._read_failures.recovered():
+                    log.info("meter read again after %d failed reads", after, extra={"meter": name})
         for name in sorted(moved):
             self._announce(name)  # our writes are in the store: others read them
 
@@ -189,7 +199,7 @@ class JackpotNews:
         try:
             await self.fleet.announce_win(message)
         except StoreError as e:
-            log.warning("jackpot news not sent: %s", e.message)
+            log.warning("jackpot news not sent: %s", e.cause)
 
     # ----- the throttled push --------------------------------------------------
 

@@ -8,8 +8,11 @@ and every process must hear of a move made by another.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Coroutine
 from typing import Any, cast
+
+import pytest
 
 from clients.connection import StudClient
 from server.fleet import Fleet
@@ -17,8 +20,13 @@ from server.game.ledger import Reason, Transfer, meter_account, player_account
 from server.jackpots import JackpotNews
 from server.metrics import Metrics
 from server.outbox import Outbox
+from server.stores.base import Store
 from server.stores.memory import MemoryStore
+from server.stores.redis import RedisStore
 from tests.conftest import ClientFactory, ServerFactory
+from tests.redis_fixture import RedisServer, fresh_namespace, private_redis, time_limit
+
+__all__ = ["private_redis", "time_limit"]  # fixtures used below
 
 SEED = 100_000
 
@@ -51,7 +59,7 @@ class Channel:
         self.sent.append((name, amount))
 
 
-async def news_of(store: MemoryStore, channel: Channel) -> JackpotNews:
+async def news_of(store: Store, channel: Channel) -> JackpotNews:
     tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(coro: Coroutine[Any, Any, Any]) -> None:
@@ -168,3 +176,36 @@ async def test_a_watcher_of_an_idle_table_hears_a_meter_come_back_to_its_snapsho
         console_looks()
         shown.append(await seen())
     assert shown == [SEED, SEED + 50, SEED, SEED + 50, SEED]  # each one told
+
+
+async def test_meter_reads_failing_through_an_outage_are_logged_once_in_operators_words(
+    private_redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The meter is read again at every push while Redis is away: its failure is said
+    when it starts (then once a minute), with the cause, not the players' words."""
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=0.5)
+    try:
+        channel = Channel()
+        news = await news_of(store, channel)
+        caplog.set_level(logging.INFO, logger="stud.jackpots")
+        private_redis.stop()
+        channel.on_meter("main", SEED + 1)  # another process moved it: read it
+        for _ in range(4):  # four pushes: the read fails at each
+            await news.flush()
+        said = [r for r in caplog.records if r.name == "stud.jackpots"]
+        failed = [r for r in said if r.getMessage().startswith("meter not read")]
+        assert len(failed) == 1, [r.getMessage() for r in said]
+        assert failed[0].levelno == logging.WARNING
+        assert "Redis" in failed[0].getMessage()
+        assert "try again" not in failed[0].getMessage()  # what players are told
+        private_redis.start()
+        for _ in range(100):
+            await news.flush()
+            if any(r.getMessage().startswith("meter read again") for r in caplog.records):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the meter is never read again")
+        assert news.amount("main") == SEED
+    finally:
+        await store.close()

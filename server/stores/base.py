@@ -51,6 +51,8 @@ class StoreError(Exception):
         super().__init__(message)
         self.message = message
         self.details = details
+        #: what the process's log says of it: `message` is written for players
+        self.cause = message
 
 
 class StoreUnavailable(StoreError):

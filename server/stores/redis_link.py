@@ -245,7 +245,9 @@ class RedisLink:
                 log.warning("Redis connection restored", extra=tries)
 
     def _unavailable(self, what: str) -> StoreUnavailable:
-        return StoreUnavailable(f"the game's data store (Redis) {what}; please try again shortly")
+        error = StoreUnavailable(f"the game's data store (Redis) {what}; please try again shortly")
+        error.cause = f"Redis {what}"  # the log's words: no advice meant for players
+        return error
 
     def _data_lost(self) -> StoreUnavailable:
         # not "try again shortly": it waits for an operator
