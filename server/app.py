@@ -400,7 +400,7 @@ class StudServer:
         try:
             await fleet.announce_wallet(player_id)
         except StoreError as e:
-            log.warning("wallet news not sent: %s", e.message)
+            log.warning("wallet news not sent: %s", e.cause)
 
     def _wallet_news(self, player_id: str) -> None:
         """Another process moved the wallet of a player who may be connected here."""
@@ -411,7 +411,7 @@ class StudServer:
         try:  # read after the news came: it holds the other process's write
             wallet = await self.store.wallet(player_id)
         except StoreError as e:
-            log.warning("wallet not read for its news: %s", e.message)
+            log.warning("wallet not read for its news: %s", e.cause)
             return
         self.sessions.push_wallet(player_id, wallet)
 
@@ -431,7 +431,7 @@ class StudServer:
                 await fleet.announce_signed_out(player_id)
                 return
             except StoreError as e:
-                log.warning("sign-out news not sent (%s); again in %.0fs", e.message, delay)
+                log.warning("sign-out news not sent (%s); again in %.0fs", e.cause, delay)
                 await asyncio.sleep(delay)
 
     def _signed_out_news(self, player_id: str) -> None:
@@ -486,7 +486,7 @@ class StudServer:
                     return player.player_id == player_id
                 return not await self.store.player_known(player_id)
             except StoreError as e:
-                log.warning("token not checked (%s); again in %.0fs", e.message, delay)
+                log.warning("token not checked (%s); again in %.0fs", e.cause, delay)
                 await asyncio.sleep(delay)
         return True
 

@@ -146,7 +146,7 @@ async def until_known(
                 key = pending.add(PendingWrite(what, table, op, started))
                 log.warning(
                     "store write in doubt; repeating it with the same operation id",
-                    extra={"what": what, "table": table, "op": op, "error": str(failure)},
+                    extra={"what": what, "table": table, "op": op, "error": _cause(failure)},
                 )
                 if in_doubt is not None:
                     in_doubt()
@@ -162,3 +162,8 @@ async def until_known(
                 "store write no longer in doubt",
                 extra={"what": what, "table": table, "op": op},
             )
+
+
+def _cause(failure: BaseException | None) -> str:
+    """What the log says of a failed write: a store's cause, not its players' words."""
+    return failure.cause if isinstance(failure, StoreError) else str(failure)

@@ -469,7 +469,8 @@ async def every(interval: float, step: Callable[[], Awaitable[None]], name: str)
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            failures.failed(str(e), "%s failed: %s", name, e)
+            why = e.cause if isinstance(e, StoreError) else str(e)  # the log's words
+            failures.failed(why, "%s failed: %s", name, why)
         else:
             if after := failures.recovered():
                 plural = "failure" if after == 1 else "failures"

@@ -90,7 +90,7 @@ class Hosting:
             try:
                 await self._take(room, claims[room.id], sent)
             except StoreError as e:  # its recovery did not land: the next heartbeat tries again
-                log.warning("table %s not taken yet: %s", room.id, e.message)
+                log.warning("table %s not taken yet: %s", room.id, e.cause)
 
     async def _take(self, room: Room, claim: Claim, sent: float) -> None:
         if not claim.granted:
@@ -134,7 +134,7 @@ class Hosting:
         try:
             players = {p for rid in voided for p in await self.store.round_players(rid)}
         except StoreError as e:  # the refunds stand; the wallets show at the next change
-            log.warning("refunded players not read: %s", e.message)
+            log.warning("refunded players not read: %s", e.cause)
             return
         self.refunded(sorted(players))
 
@@ -186,4 +186,4 @@ class Hosting:
         try:
             await self.leases.release_many(held, self.process_id)
         except StoreError as e:  # the TTLs free the tables anyway
-            log.warning("could not release %d tables: %s", len(held), e.message)
+            log.warning("could not release %d tables: %s", len(held), e.cause)

@@ -5,6 +5,7 @@ store; what only the store knows is null, and the books are refused (503)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
@@ -50,8 +51,9 @@ async def until(check: Callable[[], Any], what: str) -> None:
 
 
 async def test_the_console_shows_this_process_s_tables_while_redis_is_away(
-    console: StudServer, private_redis: RedisServer
+    console: StudServer, private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="stud")
     op = await Operator.sign_in(console)
     gone = await Operator.sign_in(console, "bert")
     assert (await http(op.port, "DELETE", "/api/session", token=gone.token)).status == 200
@@ -100,6 +102,10 @@ async def test_the_console_shows_this_process_s_tables_while_redis_is_away(
     store = console.store
     assert isinstance(store, RedisStore)
     await until(lambda: store.connected, "the store's connection is back")
+    # the log speaks to operators: the cause, not the advice written for players
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("stud")]
+    assert any("Redis" in line and "failed" in line for line in said), said
+    assert not [line for line in said if "try again shortly" in line]
     after = await op.get("/api/overview")
     assert after["store_reachable"] is True and after["books_sum"] == 0
     assert (await op.get("/api/tables"))["store_reachable"] is True

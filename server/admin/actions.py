@@ -210,7 +210,7 @@ class Acts:
         try:
             return await read
         except StoreError as e:
-            log.warning("%s not read after a repeated act: %s", what, e.message)
+            log.warning("%s not read after a repeated act: %s", what, e.cause)
             return None
 
     async def wait(self, action_id: str) -> Submitted:

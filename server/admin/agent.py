@@ -115,7 +115,7 @@ class Agent:
         try:
             await self.step()
         except StoreError as e:
-            log.warning("operator acts not read at start: %s", e.message)
+            log.warning("operator acts not read at start: %s", e.cause)
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -134,7 +134,7 @@ class Agent:
                 await self.step()
             except StoreError as e:
                 if not self._failing:
-                    log.warning("operator acts not read: %s", e.message)
+                    log.warning("operator acts not read: %s", e.cause)
                 self._failing = True
             except Exception:
                 log.exception("operator acts step failed")
