@@ -112,10 +112,17 @@ async def test_a_write_sent_before_the_loss_is_known_moves_no_money(
 
 
 async def test_a_restored_backup_s_meters_are_shown_once_the_data_is_back(
-    private_redis: RedisServer,
+    private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The backup holds the meter as it was when it was taken, not as this process last
-    showed it: once the mark is found again, the store's figure is what players see."""
+    showed it: once the mark is found again, the store's figure is what players see.
+    The loss and the return are each logged once by the process, not once for each of
+    its connections to Redis."""
+    caplog.set_level(logging.INFO)
+
+    def said(start: str) -> list[logging.LogRecord]:
+        return [r for r in caplog.records if r.getMessage().startswith(start)]
+
     namespace = fresh_namespace()
     server, store, side = await solo(private_redis.url, namespace)
     try:
@@ -129,11 +136,18 @@ async def test_a_restored_backup_s_meters_are_shown_once_the_data_is_back(
         private_redis.command("HSET", prefix + "acct", "meter:main", str(shown - 1234))
         assert private_redis.command("SET", prefix + "origin", origin) == "+OK"
         for _ in range(300):
-            if not store.data_lost and server.meters["main"] == shown - 1234:
+            if (
+                not store.data_lost
+                and not side.data_lost
+                and server.meters["main"] == (shown - 1234)
+            ):
                 break
             await asyncio.sleep(0.05)
-        assert not store.data_lost
+        assert not store.data_lost and not side.data_lost
         assert server.meters["main"] == shown - 1234
+        [lost] = said("Redis came back without its data")
+        assert lost.levelno == logging.ERROR
+        assert len(said("Redis has its data again")) == 1
     finally:
         await server.stop(grace=0)
 

@@ -45,6 +45,10 @@ PROTOCOL: Any = asyncio_redis.HiRedisProtocol
 PROBE_KEY = "probe"
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
+#: Per namespace of a Redis: how many of this process's connections (the store's, the
+#: fleet's) find its data gone now. The first to find it logs the loss, the last to
+#: find it back the return: once per process, not once per connection.
+_FOUND_LOST: dict[str, int] = {}
 
 
 def parse_redis_url(url: str) -> tuple[str, int, int, str | None]:
@@ -107,6 +111,8 @@ class RedisLink:
         return conn is not None and bool(conn.protocol.is_connected)
 
     async def close(self) -> None:
+        if self.data_lost and not self._closed:
+            self._lost_here(-1)  # no return to log: this connection is gone
         self._closed = True
         task, self._reconnecting = self._reconnecting, None
         if task is not None:
@@ -163,16 +169,25 @@ class RedisLink:
         try:
             await check(conn, key, self.origin)
         except DataLost as e:
-            if not self.data_lost:
+            if not self.data_lost and self._lost_here(+1) == 1:
                 log.error(
                     "%s: the tables wait until it is restored (or: %s)", e, ACCEPT, extra=where
                 )
             self.data_lost = True
             raise
         back, self.data_lost = self.data_lost, False
-        if back:
+        if back and self._lost_here(-1) == 0:
             log.warning("Redis has its data again", extra=where)
         return back
+
+    def _lost_here(self, change: int) -> int:
+        """Count this connection in (or out of) those finding the data gone; how many
+        of the process's connections to this namespace find it so now."""
+        key = f"{self._where()} {self.prefix}"
+        count = _FOUND_LOST[key] = max(0, _FOUND_LOST.get(key, 0) + change)
+        if not count:
+            del _FOUND_LOST[key]
+        return count
 
     def check_origin_again(self) -> None:
         """The mark was seen missing on a live connection (a FLUSHALL): reconnect, which
@@ -251,10 +266,12 @@ class RedisLink:
 
     def _data_lost(self) -> StoreUnavailable:
         # not "try again shortly": it waits for an operator
-        return StoreUnavailable(
+        error = StoreUnavailable(
             "the game's data store (Redis) came back without its data; "
             "play waits until an operator restores it"
         )
+        error.cause = "Redis came back without its data (restore it, or accept the loss)"
+        return error
 
     async def probe_writes(self) -> None:
         """A harmless write (a key of its own, expiring): a PING is answered by a Redis
