@@ -9,15 +9,19 @@ test-artifacts/.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, expect
 
 from server.app import StudServer
+from server.fleet import Fleet
+from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.console import PASSWORD, with_console
 from tests.decks import shuffles
+from tests.redis_fixture import RedisServer, fresh_namespace, private_redis
 from tests.test_web import (
     WAIT_MS,
     browser,
@@ -31,7 +35,7 @@ from tests.test_web import (
     shot,
 )
 
-__all__ = ["browser"]  # a fixture used below
+__all__ = ["browser", "private_redis"]  # fixtures used below
 
 START = 100_000
 SEED = 100_000  # conftest's jackpot seed
@@ -168,3 +172,41 @@ async def test_an_operator_pauses_resumes_and_voids_from_the_console(
     # the browser reports the wrong password's 401 on its console; nothing else may appear
     assert [p for p in problems if "status of 401" not in p] == []
     assert len(problems) <= 1
+
+
+@needs_chromium
+async def test_the_console_page_shows_its_process_s_tables_while_redis_is_away(
+    private_redis: RedisServer, browser: Browser
+) -> None:
+    namespace = fresh_namespace()
+    config = with_console(make_config(), poll_interval=0.2)
+    config = replace(config, fleet_ttl=1.5, store_timeout=0.5)
+    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=0.5)
+    side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=0.5)
+    s = StudServer(config, store=store, fleet=Fleet(side, "here", "ws://here", ttl=1.5))
+    await s.start()
+    try:
+        hashed = await s.passwords.hash(PASSWORD)
+        await s.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
+        problems: list[str] = []
+        assert s.admin.port is not None
+        console = await open_page(browser, f"http://127.0.0.1:{s.admin.port}/", problems)
+        await sign_in(console)
+        await expect(console.get_by_test_id("books-sum")).to_have_attribute("data-sum", "0")
+        await expect(console.get_by_test_id("store-unreachable")).to_have_count(0)
+
+        private_redis.stop()
+        await expect(console.get_by_test_id("store-unreachable")).to_be_visible(timeout=WAIT_MS)
+        phase = console.get_by_test_id("table-phase-alpha")
+        await expect(phase).to_have_text("suspended", timeout=WAIT_MS)
+        await console.get_by_test_id("tab-pending").click()
+        await expect(console.get_by_test_id("pending")).to_contain_text("Not known")
+        await shot(console, "console-store-unreachable.png")
+
+        private_redis.start()
+        await expect(console.get_by_test_id("store-unreachable")).to_have_count(0, timeout=20_000)
+        page_errors = [p for p in problems if p.startswith("page error")]
+        assert page_errors == []
+    finally:
+        await s.stop(grace=0)
+        await side.close()
