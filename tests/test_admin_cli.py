@@ -79,6 +79,10 @@ def test_operators_in_a_file(tmp_path: Path) -> None:
     assert operator("remove", "bert", *common).returncode == 2
     nowhere = operator("list")
     assert nowhere.returncode == 2 and "--redis" in nowhere.stderr
+    # both places named: neither is guessed (the file would be written, Redis meant)
+    both = operator("remove", "olga", *common, "--redis", "redis://127.0.0.1:1/0")
+    assert both.returncode == 2 and "not both" in both.stderr
+    assert [o.name for o in read_file(file)] == ["olga"]
 
 
 async def test_a_server_on_the_memory_store_reads_the_file_as_it_changes(tmp_path: Path) -> None:

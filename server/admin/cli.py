@@ -50,6 +50,11 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
+    if args.redis and args.file:
+        return _fail(
+            "give --redis (the fleet's store) or --file (the memory store's file), not both:"
+            " a process on Redis never reads the file"
+        )
     if args.redis:
         config = replace(config, redis_url=args.redis)
     path = args.file or ("" if config.redis_url else config.admin.operators_file)
