@@ -1,0 +1,170 @@
+"""A full nine-seat table between a phone and a laptop: a tablet's 600-1024 px.
+
+Ann (a 24-character name) holds three seats, #1, #5 and #9, of a table with a long
+title; players with long, Chinese and emoji names hold the rest; the wallet and the
+jackpot have five figures. At every width from 600 to 1024 (and 320, 1280, 2560), in
+betting, deciding and showdown, the page never scrolls sideways and the table's head
+and rack are inside the window; on a touch screen every control Ann uses is at least
+44 px. Screenshots go to test-artifacts/tablet-*.png.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Browser, Page, ViewportSize, expect
+
+from clients.connection import StudClient
+from tests.conftest import ServerFactory
+from tests.decks import shuffles
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
+from tests.test_web_layout import DEALER, HANDS, LONG, cy, enter, new_page
+
+__all__ = ["browser", "cy"]  # the fixtures used below
+
+pytestmark = needs_chromium
+
+TITLED = [
+    {
+        "id": "nine",
+        "title": "Nine-Seat Casino Stud — Long Title Table",
+        "variant": "casino-stud",
+        "seats": 9,
+    }
+]
+ANN = "Alexandra Konstantinova🎲"  # 24 code points
+OTHERS = [
+    "Bartholomew Fitzgerald-X",
+    "王小明的超级幸运牌桌🀄🎰龍凤呈祥好运来",
+    "🃏🎲💰 Lucky Emoji Player 🍀",
+]
+SEATS = [(1, 2), (3, 5), (6,)]  # the others' seats (0-based); Tess takes #8
+WIDTHS = [320, 600, 700, 768, 820, 900, 1024, 1280, 2560]
+TABLET: ViewportSize = {"width": 768, "height": 1024}
+
+#: What sticks out of the window sideways: the page's width, and every element of the top
+#: bar, the table's head and the rack whose box, as far as it shows (an ancestor that
+#: hides its overflow clips it), ends past the window's side.
+OFF_SIDE = """() => {
+  const shown = (el) => {
+    let {left, right} = el.getBoundingClientRect();
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      if (getComputedStyle(up).overflowX === 'visible') continue;
+      const r = up.getBoundingClientRect();
+      left = Math.max(left, r.left);
+      right = Math.min(right, r.right);
+    }
+    return {left, right};
+  };
+  const past = [...document.querySelectorAll(
+      '.topbar *, .table-head *, .felt-wrap > .controls *')]
+    .filter((el) => el.getClientRects().length && el.getBoundingClientRect().width > 0)
+    .filter((el) => { const r = shown(el);
+                      return r.right > r.left && (r.right > innerWidth + 0.5 || r.left < -0.5); })
+    .map((el) => `${el.className || el.tagName}: ${(el.textContent || '').slice(0, 30)}`);
+  return {scrollWidth: document.documentElement.scrollWidth, innerWidth, past};
+}"""
+
+#: Controls a touch screen's finger uses, drawn smaller than 44 px either way.
+SMALL_TARGETS = """(sel) => [...document.querySelectorAll(sel)]
+  .filter((el) => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+  .map((el) => ({id: el.dataset.testid || el.id || el.className, r: el.getBoundingClientRect()}))
+  .filter(({r}) => Math.min(r.width, r.height) < 44 - 0.5)
+  .map(({id, r}) => `${id} ${r.width.toFixed(0)}x${r.height.toFixed(0)}`)"""
+
+TARGETS = (
+    '[data-testid="signup"], [data-testid="signin"], [data-testid="history-button"], '
+    '[data-testid="buy-chips"], [data-testid="buy-amount"], [data-testid="leave"], '
+    '[data-testid="rebet"], [data-testid="clear"], [data-testid="deal"], '
+    '[data-testid="to-side"], [data-testid="verify"], .seed-form .btn, .seed-form input, '
+    '[data-testid^="chip-"], [data-testid^="fold-"], '
+    '[data-testid^="raise-"]:not([data-testid^="raise-spot"]), '
+    '[data-testid^="sit-"], [data-testid^="stand-"], button[data-testid^="progressive-"]'
+)
+
+
+async def seat_everyone(
+    page: Page, port: int, cy: list[StudClient], mine: dict[int, tuple[int, ...]]
+) -> None:
+    """Ann at "nine" on seats #1, #5 and #9; the others two seats each in between."""
+    await page.get_by_test_id("play-nine").click()
+    await expect(page.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    for name, seats in zip(OTHERS, SEATS, strict=True):
+        client = await StudClient.open(f"ws://127.0.0.1:{port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        for seat in seats:
+            await client.request("sit", table="nine", seat=seat)
+        mine[id(client)] = seats
+    for seat in (4, 8):
+        await page.get_by_test_id(f"sit-{seat}").click()
+        await expect(page.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
+
+
+async def nothing_off_the_side(page: Page, what: str) -> None:
+    wrong: list[str] = []
+    for width in WIDTHS:
+        await resize(page, {"width": width, "height": 1024 if width < 1280 else 900})
+        await page.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+        got: dict[str, Any] = await page.evaluate(OFF_SIDE)
+        ARTIFACTS.mkdir(exist_ok=True)
+        await page.screenshot(path=str(ARTIFACTS / f"tablet-{what}-{width}.png"))
+        if got["scrollWidth"] > got["innerWidth"] or got["past"]:
+            wrong.append(f"{width}: {got['scrollWidth']} wide, past the side: {got['past']}")
+    await resize(page, TABLET)
+    assert wrong == [], f"{what}: " + "\n".join(wrong)
+
+
+async def full_table(
+    make_server: ServerFactory, cy: list[StudClient]
+) -> tuple[str, dict[int, tuple[int, ...]], int]:
+    server = await make_server(
+        tables=TITLED,
+        shuffle=shuffles([*HANDS, DEALER]),
+        timers=LONG,
+        wallet={"starting_credits": 1_000_000, "starting_bonus": 250_000},
+        jackpots={"main": {"seed": 1_000_000, "contribution_bp": 7000}},
+    )
+    return f"http://127.0.0.1:{server.port}/", {}, server.port
+
+
+async def others_bet(cy: list[StudClient], mine: dict[int, tuple[int, ...]], what: str) -> None:
+    """The other players' ante and deal (`what` "ante"), or raise every hand."""
+    for c in cy:
+        for seat in mine[id(c)]:
+            if what == "ante":
+                await c.request("ante", table="nine", seat=seat, amount=500)
+            else:
+                await c.request("raise", table="nine", seat=seat)
+        if what == "ante":
+            await c.request("deal", table="nine")
+
+
+async def test_a_full_table_never_runs_off_the_side_of_a_tablet(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """At every width, in every phase, with the longest words a table has: the head's
+    phase and jackpot, the rack's lines and the top bar inside the window."""
+    url, mine, port = await full_table(make_server, cy)
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=TABLET)
+    await enter(ann, ANN)
+    await seat_everyone(ann, port, cy, mine)
+    for seat in (0, 4, 8):
+        await ann.get_by_test_id("chip-1000").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    await nothing_off_the_side(ann, "betting")
+    await others_bet(cy, mine, "ante")
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann], "deciding")
+    await nothing_off_the_side(ann, "deciding")
+    for seat in (0, 4, 8):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    await others_bet(cy, mine, "raise")
+    await expect_phase([ann], "showdown")
+    await nothing_off_the_side(ann, "showdown")
+    assert problems == []
