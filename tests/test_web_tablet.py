@@ -168,3 +168,43 @@ async def test_a_full_table_never_runs_off_the_side_of_a_tablet(
     await expect_phase([ann], "showdown")
     await nothing_off_the_side(ann, "showdown")
     assert problems == []
+
+
+async def test_a_touch_screen_s_targets_are_44_px_at_a_tablet_s_width(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """A finger on a 768 px tablet: the lobby's Play and Watch, the top bar's buttons,
+    the rack's, the seats', the side panel's and History's are at least 44 px."""
+    url, mine, port = await full_table(make_server, cy)
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=TABLET)
+    _, tab = await new_page(browser, url, problems, viewport=TABLET, has_touch=True, is_mobile=True)
+    await enter(ann, ANN)
+    await enter(tab, "Tess", tap=True)
+    lobby: list[str] = await tab.evaluate(
+        SMALL_TARGETS, '[data-testid="play-nine"], [data-testid="watch-nine"]'
+    )
+    assert lobby == [], f"the lobby's buttons under 44 px on a touch screen: {lobby}"
+    await seat_everyone(ann, port, cy, mine)
+    await tab.get_by_test_id("play-nine").tap()  # Tess takes the free seat #8
+    await expect(tab.get_by_test_id("seat-7").locator(".you")).to_have_count(1)
+    await tab.get_by_test_id("chip-500").tap()
+    await tab.get_by_test_id("ante-7").tap()
+    small: list[str] = await tab.evaluate(SMALL_TARGETS, TARGETS)
+    assert small == [], f"betting: touch targets under 44 px: {small}"
+    for seat in (0, 4, 8):
+        await ann.get_by_test_id("chip-1000").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+    await others_bet(cy, mine, "ante")
+    await ann.get_by_test_id("deal").click()
+    await tab.get_by_test_id("deal").tap()
+    await expect_phase([ann, tab], "deciding")
+    small = await tab.evaluate(SMALL_TARGETS, TARGETS)
+    ARTIFACTS.mkdir(exist_ok=True)
+    await tab.screenshot(path=str(ARTIFACTS / "tablet-touch-deciding.png"), full_page=True)
+    assert small == [], f"deciding: touch targets under 44 px: {small}"
+    await tab.get_by_test_id("history-button").tap()
+    await expect(tab.get_by_test_id("history-panel")).to_be_visible()
+    small = await tab.evaluate(SMALL_TARGETS, '[data-testid="history-panel"] button')
+    assert small == [], f"History: touch targets under 44 px: {small}"
+    assert problems == []
