@@ -2051,7 +2051,20 @@ let tabbedOffTheEnd = false;
 document.addEventListener("focusout", (event) => {
   tabbedOffTheEnd = !event.relatedTarget && event.target === lastTabbable();
 });
-document.addEventListener("focusin", () => { tabbedOffTheEnd = false; });
+document.addEventListener("focusin", (event) => {
+  tabbedOffTheEnd = false;
+  // anything of an own seat taking the focus (Tab, Shift+Tab, a click) selects that seat,
+  // so a key acts where the focus ring is: with #9 selected, Shift+Tab onto #1's ante
+  // circle and "3" put the chip on #9
+  const seat = event.target.closest?.(".felt-wrap .seat.mine[data-seat]");
+  const snap = state.current ? state.tables[state.current] : null;
+  if (!seat || !snap) return;
+  const n = Number(seat.dataset.seat);
+  if (selectedSeat(snap) !== n && mySeats(snap).includes(n)) {
+    state.selected[snap.table] = n;
+    render();
+  }
+});
 function lastTabbable() {
   const all = document.querySelectorAll(
     'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])');
