@@ -24,7 +24,7 @@ from clients.connection import StudClient
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
-from tests.test_web_layout import DEALER, HANDS, LONG, NINE, PHONE, cy, new_page
+from tests.test_web_layout import DEALER, HANDS, LONG, NINE, PHONE, cy, enter, new_page
 
 __all__ = ["browser", "cy"]  # the fixtures used below
 
@@ -259,4 +259,34 @@ async def test_the_name_field_says_its_limit_while_typing(
     await expect(enter).to_be_enabled()
     await enter.click()
     await expect(page.get_by_test_id("player-name")).to_have_text("B" * 24)
+    assert problems == []
+
+
+async def test_a_laptop_s_top_bar_stays_one_row_whatever_the_wallet_holds(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A 24-character name, and wallets of every width of figures: the name gives way
+    (cut, whole in its title), never "Connected" to a second row (the table jumped down
+    34 px when the balance grew a digit mid-play)."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    _, page = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
+    await enter(page, "Alexandra Konstantinova🎲")
+    await page.get_by_test_id("play-nine").click()
+    await expect(page.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    wallets = [(965_600, 28_000), (1_025_300, 0), (99_999_999, 9_999_999), (100, 0)]
+    for width in (1181, 1280, 1366, 1440):
+        await resize(page, {"width": width, "height": 800})
+        for balance, held in wallets:
+            frame = {
+                "t": "balance",
+                "balance": balance,
+                "available": balance - held,
+                "held": held,
+                "bonus": 250_000,
+            }
+            await page.evaluate("(f) => window.stud.absorb(f)", frame)
+            await expect(page.get_by_test_id("held")).to_contain_text(f"{held // 100:,}")
+            below: list[str] = await page.evaluate(BELOW_FIRST_ROW)
+            assert below == [], f"{width} px, ${balance / 100:,.2f}: a second row of {below}"
     assert problems == []
