@@ -438,6 +438,8 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     voided = page.locator('.toast[data-code="round-voided"]')
     await expect(voided).to_contain_text("voided as the server shut down")
     await expect(voided).to_contain_text("refunded")
+    # news of money: it stays until dismissed, not gone by while the player looks away
+    await expect(voided).to_have_attribute("data-sticky", "true")
     await expect(page.locator('.toast[data-code="unseen-round"]')).to_have_count(0)
     player = await page.evaluate("window.stud.state.me.player_id")
     assert (await server.store.wallet(player)).balance == 1_000_000  # every cent back

@@ -916,7 +916,7 @@ async function tellUnseenRound(roundId, undecided, shutdown) {
   if (known && record === null) {
     showError(`Your round was voided${shutdown ? " as the server shut down" : ""}: no hand was `
       + "played out, and every bet of it (antes, raises, progressive) was refunded.",
-    { code: "round-voided", tone: "ok" });
+    { code: "round-voided", tone: "ok", sticky: true }); // why money came back: not to go by unseen
     return;
   }
   if (!undecided.length) return; // settled, and its showdown was seen or is in History
@@ -1475,9 +1475,9 @@ function dismissRefusals(about) {
  * is not a server error, `tone: "ok"` makes it good news, `tone: "warn"` a warning or
  * news of a loss (not a refusal); `about` names the attempt a refusal is about, whose
  * success takes it away (`dismissRefusals`). A `sticky` one stays until
- * dismissed: news of money (a wallet gone with a forgotten session) must not go by
- * while the player looks elsewhere. Once the page has been in view as long as an
- * ordinary toast lasts, it folds to one line, so it covers no more of the table than
+ * dismissed: news of money (a wallet gone with a forgotten session, a round voided
+ * and refunded) must not go by while the player looks elsewhere. Once the page has been
+ * in view, online, as long as an ordinary toast lasts, it folds to one line, so it covers no more of the table than
  * it must; a tap on its words opens it again. A `lasting` one stays whole until taken
  * away by the code that showed it (a leave's warning, while the leave is armed); an
  * `action` ({action, label, testid, key}) is a button in it that does what it asks.
@@ -1515,7 +1515,12 @@ function showError(err, { code = null, tone = null, sticky = false, open = null,
   placeToasts();
   if (lasting) return;
   if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
-  else afterSeen(ERROR_TTL_MS, () => {
+  else afterSeen(ERROR_TTL_MS, function fold() {
+    // whole while the page is offline: the news is what it has to read then
+    if (!conn.open) {
+      setTimeout(fold, 1000);
+      return;
+    }
     toast.dataset.seen = "true";
     toast.classList.add("collapsed");
     placeToasts();
