@@ -208,3 +208,27 @@ async def test_a_touch_screen_s_targets_are_44_px_at_a_tablet_s_width(
     small = await tab.evaluate(SMALL_TARGETS, '[data-testid="history-panel"] button')
     assert small == [], f"History: touch targets under 44 px: {small}"
     assert problems == []
+
+
+#: The table head's facts (limits, watchers) drawn cut short: wider than their box.
+FACTS_CUT = """() => [...document.querySelectorAll('.table-head .limits, .table-head .watchers')]
+  .filter((el) => el.getClientRects().length && el.scrollWidth > el.clientWidth + 1)
+  .map((el) => `${el.textContent} (${el.scrollWidth} px in ${el.clientWidth})`)"""
+
+
+async def test_the_table_head_s_facts_read_whole_beside_a_long_title(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """A laptop's head with a long title: the title gives way, not the limits and the
+    watchers ("Ante $1 – $100 · Progr…", "0 watchi…" at 1280, "0 wat…" at 1024)."""
+    url, _, _ = await full_table(make_server, cy)
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport={"width": 1280, "height": 800})
+    await enter(ann, ANN)
+    await ann.get_by_test_id("watch-nine").click()  # an empty table
+    await expect(ann.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+    for width, height in ((1280, 800), (1024, 768), (1440, 900), (1101, 800)):
+        await resize(ann, {"width": width, "height": height})
+        cut: list[str] = await ann.evaluate(FACTS_CUT)
+        assert cut == [], f"{width}x{height}: the head's facts cut short: {cut}"
+    assert problems == []
