@@ -407,6 +407,8 @@ async def test_a_full_table_at_laptop_desktop_and_phone_sizes(
     await bob.get_by_test_id("history-button").tap()
     panel = bob.get_by_test_id("history-panel")
     await expect(panel.get_by_test_id("history-round")).to_have_count(1)
+    close = await panel.get_by_test_id("history-close").bounding_box()  # a thumb's 44 px
+    assert close is not None and min(close["width"], close["height"]) >= 44, close
     cut: list[str] = await bob.evaluate(
         """() => [...document.querySelectorAll('[data-testid="history-panel"] *')]
           .filter((el) => { const r = el.getBoundingClientRect();

@@ -232,3 +232,38 @@ async def test_the_table_head_s_facts_read_whole_beside_a_long_title(
         cut: list[str] = await ann.evaluate(FACTS_CUT)
         assert cut == [], f"{width}x{height}: the head's facts cut short: {cut}"
     assert problems == []
+
+
+async def test_a_phone_labels_a_player_s_own_seats_alike(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """A 390 px phone, a 24-character name on three seats: each seat's nameplate says
+    the same but for its number (it read "Alexan…", "Alexandra Ko…", "Alexandra K…",
+    cut by each hand's own words beside it)."""
+    url, mine, port = await full_table(make_server, cy)
+    problems: list[str] = []
+    phone: ViewportSize = {"width": 390, "height": 844}
+    _, ann = await new_page(browser, url, problems, viewport=phone, has_touch=True, is_mobile=True)
+    await enter(ann, ANN, tap=True)
+    await seat_everyone(ann, port, cy, mine)
+    for seat in (0, 4, 8):
+        await ann.get_by_test_id("chip-1000").tap()
+        await ann.get_by_test_id(f"ante-{seat}").tap()
+    await others_bet(cy, mine, "ante")
+    await ann.get_by_test_id("deal").tap()
+    await expect_phase([ann], "deciding")
+    await ann.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    labels: list[str] = await ann.evaluate(
+        """() => [0, 4, 8].map((n) => {
+          const plate = document.querySelector(`[data-testid="seat-${n}-name"]`);
+          const name = plate.querySelector('.name');
+          const cut = name && name.getClientRects().length
+            && name.scrollWidth > name.clientWidth + 1;
+          return plate.innerText.replace(/\\s+/g, ' ').replace(/#\\d/, '#N').trim()
+            + (cut ? ' (cut)' : '');
+        })"""
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(path=str(ARTIFACTS / "tablet-phone-own-seats.png"), full_page=True)
+    assert len(set(labels)) == 1 and "(cut)" not in labels[0], labels
+    assert problems == []
