@@ -418,6 +418,18 @@ async def test_a_forgotten_session_is_told_until_the_player_dismisses_it(
     await expect(ended).not_to_have_class(re.compile(r"\bcollapsed\b"))
     await ended.get_by_test_id("error-dismiss").tap()
     await expect(ended).to_have_count(0)
+    # read and folded, it gives way to the next news: it covered the paytable's corner
+    # and the notices after it for the rest of the session
+    await page.evaluate(
+        "sessionStorage.setItem('stud.token', 'forgotten-by-the-server-0123456789abcdef');"
+        "window.stud.conn.drop()"
+    )
+    await expect(ended).to_be_visible()
+    await expect(ended).to_have_class(re.compile(r"\bcollapsed\b"), timeout=20_000)
+    await page.get_by_test_id("buy-amount").fill("0")
+    await page.get_by_test_id("buy-chips").tap()
+    await expect(page.locator('.toast[data-code="buy-amount"]')).to_be_visible()
+    await expect(ended).to_have_count(0)
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
 
 

@@ -1477,7 +1477,8 @@ function dismissRefusals(about) {
  * success takes it away (`dismissRefusals`). A `sticky` one stays until
  * dismissed: news of money (a wallet gone with a forgotten session, a round voided
  * and refunded) must not go by while the player looks elsewhere. Once the page has been
- * in view, online, as long as an ordinary toast lasts, it folds to one line, so it covers no more of the table than
+ * in view, online, as long as an ordinary toast lasts, it folds to one line (and goes
+ * when the next toast comes: read, it covers nothing for good), so it covers no more of the table than
  * it must; a tap on its words opens it again. A `lasting` one stays whole until taken
  * away by the code that showed it (a leave's warning, while the leave is armed); an
  * `action` ({action, label, testid, key}) is a button in it that does what it asks.
@@ -1495,6 +1496,9 @@ function showError(err, { code = null, tone = null, sticky = false, open = null,
       + `casino (${new URL(remote).host}):`
     : errorText(err);
   const list = $("errors");
+  // news read whole and folded to a line gives way to what comes next: "New player, …
+  // More ×" stayed for the rest of the session, over the paytable and the notices after it
+  for (const read of list.querySelectorAll('.toast.collapsed[data-seen="true"]')) read.remove();
   const last = list.lastElementChild;
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
   const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" ? "status" : "alert",
