@@ -114,6 +114,9 @@ async def nothing_off_the_side(page: Page, what: str) -> None:
         await page.screenshot(path=str(ARTIFACTS / f"tablet-{what}-{width}.png"))
         if got["scrollWidth"] > got["innerWidth"] or got["past"]:
             wrong.append(f"{width}: {got['scrollWidth']} wide, past the side: {got['past']}")
+        cut: list[str] = await page.evaluate(FACTS_CUT) if width >= 1024 else []
+        if cut:
+            wrong.append(f"{width}: the head's facts cut short: {cut}")
     await resize(page, TABLET)
     assert wrong == [], f"{what}: " + "\n".join(wrong)
 
