@@ -113,6 +113,19 @@ async def test_purchase_ids_live_for_their_retention_after_the_last_purchase() -
     assert (await books(store))[player_account(p.player_id)] == 12_000
 
 
+async def test_a_purchase_key_is_kept_the_week_the_protocol_promises() -> None:
+    """PROTOCOL.md: "A key is kept for at least 7 days after the player's last
+    purchase". The memory store forgot it after a day: a purchase repeated two days on
+    (its answer lost, the laptop closed) bought again, where Redis buys nothing."""
+    clock = Clock()
+    store = MemoryStore(clock=clock)
+    p = await store.create_player("a", 10_000, 0)
+    await store.buy_chips(p.player_id, 500, 100_000, "buy:key:k1")
+    clock.now += 7 * 86_400 - 60
+    await store.buy_chips(p.player_id, 500, 100_000, "buy:key:k1")  # the repeat
+    assert (await store.wallet(p.player_id)).balance == 10_500
+
+
 async def test_a_long_run_keeps_a_bounded_journal() -> None:
     clock = Clock()
     store = MemoryStore(retention=KEEP, clock=clock)

@@ -84,10 +84,11 @@ _DEAD = object()
 #: rounds; a busy table server closes a hundred rounds a second, a few KiB each.
 #: Redis keeps them a week, where they outlive the process.
 RETENTION = 600.0
-#: Seconds a player's purchase ids are kept after the last purchase: a client repeats
-#: a purchase whose answer was lost when it is back, which may be hours later (a
-#: laptop closed); they are a few bytes a purchase.
-PURCHASE_RETENTION = 86_400.0
+#: Seconds a player's purchase ids are kept after the last purchase, as Redis keeps
+#: them (PROTOCOL.md promises a key at least 7 days): a client repeats a purchase whose
+#: answer was lost when it is back, which may be days later (a laptop closed); they
+#: are a few bytes a purchase.
+PURCHASE_RETENTION = 7 * 86_400.0
 
 
 @dataclass
