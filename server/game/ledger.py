@@ -61,17 +61,6 @@ class Transfer:
             raise ValueError(f"transfer from {self.source} to itself")
 
 
-def balances_after(
-    transfers: list[Transfer] | tuple[Transfer, ...], start: dict[str, int] | None = None
-) -> dict[str, int]:
-    """Apply transfers to a copy of `start`; the accounts' total changes only by WORLD."""
-    out = dict(start or {})
-    for t in transfers:
-        out[t.source] = out.get(t.source, 0) - t.amount
-        out[t.target] = out.get(t.target, 0) + t.amount
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class Hold:
     """Funds set aside in a wallet for a raise the player may still make.

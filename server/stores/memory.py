@@ -266,7 +266,7 @@ class MemoryStore:
         return True
 
     async def failures(self, keys: Sequence[str]) -> list[Failures]:
-        now = time.monotonic()
+        now = self._clock()
         out = []
         for key in keys:
             count, end = self.fails.get(key, (0, now))
@@ -274,7 +274,7 @@ class MemoryStore:
         return out
 
     async def add_failure(self, keys: Sequence[str], window: float, by: int = 1) -> list[int]:
-        now = time.monotonic()
+        now = self._clock()
         if len(self.fails) > _FAILS_KEPT:  # forget the windows that ended
             self.fails = {k: v for k, v in self.fails.items() if v[1] > now}
         counts = []
