@@ -184,7 +184,8 @@ def _main(argv: list[str] | None) -> int:
                 print(f"stud-server: warning: {warning}", file=sys.stderr)
         for warning in setting_warnings(config):  # not --strict's: the paytables' only
             print(f"stud-server: warning: {warning}", file=sys.stderr)
-        counted = f"{len(config.tables)} tables, {len(config.variants)} variants"
+        used = len({t.variant.name for t in config.tables})
+        counted = f"{len(config.tables)} tables, {used} of {len(config.variants)} variants in use"
         if warnings and args.strict:  # not "ok" on the way to an exit status of 1
             print(f"refused (--strict): {counted}, {warnings} warning(s)")
             return 1

@@ -223,6 +223,8 @@ def test_check_config_strict_passes_presets(
     out, err = capsys.readouterr()
     assert "warning" not in err
     assert out.count("house edge") == 4  # the four default tables
+    # the variants the tables play, of those known ("4 variants" read as the tables')
+    assert out.splitlines()[-1] == "ok: 4 tables, 3 of 3 variants in use", out
 
 
 def test_odds_json(capsys: pytest.CaptureFixture[str]) -> None:

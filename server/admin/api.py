@@ -350,7 +350,7 @@ def _int(query: Mapping[str, str], name: str, default: int, low: int, high: int)
     except ValueError:
         value = low - 1
     if not low <= value <= high:
-        raise BadAct(400, "bad_request", f"{name}: a whole number, {low}-{high}", name)
+        raise BadAct(400, "bad_request", f"{name}: a whole number, {low:,}-{high:,}", name)
     return value
 
 
