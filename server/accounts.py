@@ -23,6 +23,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode, ProtocolError, RequestId
 from protocol.messages import ChangePassword, Login, Logout, Register
+from server.attempts import Throttled, count_check, take_back
 from server.config import AccountsConfig
 from server.durable import Pending, until_known
 from server.passwords import Passwords, PasswordsBusy
@@ -238,7 +239,10 @@ class Accounts:
         if limit <= 0:
             return
         key = f"new:{self.address(session)}"
-        (made,) = await self._count([key], "no player was made: say hello again")
+        try:
+            (made,) = await self.store.add_failure([key], self.config.window)
+        except OutcomeUnknown:
+            raise unanswered("no player was made: say hello again") from None
         if made > limit:
             (counted,) = await self.store.failures([key])
             wait = max(1, math.ceil(counted.retry_after))
@@ -260,18 +264,17 @@ class Accounts:
         passes is taken back by the caller, one that could not be made is taken back here."""
         cfg = self.config
         limits = (cfg.max_failures_per_account, cfg.max_failures_per_address)
-        counts = await self._count(keys, "you are not signed in: try again")
-        over = [key for key, n, limit in zip(keys, counts, limits, strict=True) if n > limit]
-        if over:
-            await self._forgive(keys)
-            waits = await self.store.failures(over)
-            wait = max(1, math.ceil(max(f.retry_after for f in waits)))
-            log.warning("password checks throttled", extra={"keys": over})
+        try:
+            await count_check(self.store, keys, limits, cfg.window)
+        except Throttled as e:
+            log.warning("password checks throttled", extra={"keys": e.keys})
             raise ProtocolError(
                 ErrorCode.TOO_MANY_ATTEMPTS,
-                f"too many failed sign-ins: try again in {wait} seconds",
-                details={"retry_after": wait},
-            )
+                f"too many failed sign-ins: try again in {e.retry_after} seconds",
+                details={"retry_after": e.retry_after},
+            ) from None
+        except OutcomeUnknown:
+            raise unanswered("you are not signed in: try again") from None
         try:
             creds = await self.store.credentials(username)
             good = await self.passwords.verify(creds.password_hash if creds else None, password)
@@ -280,25 +283,8 @@ class Accounts:
             raise
         return creds, good
 
-    async def _count(self, keys: list[str], nothing_done: str) -> list[int]:
-        """One more under each counter (no money): a write left in doubt is said as the
-        store not answering, with what was not done (not as an outcome unknown, which
-        store_unavailable says never is)."""
-        try:
-            return await self.store.add_failure(keys, self.config.window)
-        except OutcomeUnknown:
-            raise ProtocolError(
-                ErrorCode.STORE_UNAVAILABLE,
-                f"the game's data store did not answer in time; {nothing_done}",
-            ) from None
-
     async def _forgive(self, keys: list[str]) -> None:
-        """Take back a check counted in advance (best effort: left counted, it errs on
-        the side of the limit)."""
-        try:
-            await self.store.add_failure(keys, self.config.window, by=-1)
-        except StoreError as e:
-            log.info("a password check left counted: %s", e.message)
+        await take_back(self.store, keys, self.config.window)
 
     async def _rehash(self, username: str, player_id: str, old: str, password: str) -> None:
         """The hash was made with other parameters: replace it (best effort)."""
@@ -307,6 +293,14 @@ class Accounts:
             await self.store.set_password(username, player_id, old, new)
         except (PasswordsBusy, StoreError) as e:
             log.info("password rehash postponed: %s", type(e).__name__)
+
+
+def unanswered(nothing_done: str) -> ProtocolError:
+    """A counter's write (no money) left in doubt, said as the store not answering with
+    what was not done: not as an outcome unknown, which store_unavailable says never is."""
+    return ProtocolError(
+        ErrorCode.STORE_UNAVAILABLE, f"the game's data store did not answer in time; {nothing_done}"
+    )
 
 
 def _player(session: Session) -> Player:

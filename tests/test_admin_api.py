@@ -126,6 +126,26 @@ async def test_wrong_passwords_are_refused_then_throttled(make_console: ConsoleF
     assert int(locked.headers["retry-after"]) >= 1
 
 
+async def test_a_burst_of_operator_guesses_is_held_to_the_limit(
+    make_console: ConsoleFactory,
+) -> None:
+    """The console's sign-in read the failures before the password check and counted
+    one after it: twelve wrong passwords sent at once were all checked against a limit
+    of three. Each is counted before it is made now, as the players' sign-in is."""
+    server = await make_console(accounts={"max_failures_per_account": 3})
+    await Operator.sign_in(server)
+    port = server.admin.port
+    assert port is not None
+    replies = await asyncio.gather(
+        *(
+            http(port, "POST", "/api/session", {"name": "olga", "password": f"wrong guess {i}"})
+            for i in range(12)
+        )
+    )
+    said = sorted(r.json["error"] for r in replies)
+    assert said == ["bad_credentials"] * 3 + ["too_many_attempts"] * 9, said
+
+
 async def test_a_throttled_sign_in_logs_only_the_keys_over_their_limit(
     make_console: ConsoleFactory, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -6,20 +6,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from server.admin import operators
+from server.admin.operators import Operators
 from server.app import StudServer
+from server.config import AdminConfig
 from server.fleet import Fleet
+from server.stores.base import StoreUnavailable
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
-from tests.console import Operator, http, with_console
+from tests.console import Operator, http, new_id, with_console
 from tests.redis_fixture import RedisServer, fresh_namespace, private_redis, time_limit
+from tests.test_admin_api import ConsoleFactory, make_console
 
-__all__ = ["private_redis", "time_limit"]  # fixtures used below
+__all__ = ["make_console", "private_redis", "time_limit"]  # fixtures used below
 
 pytestmark = pytest.mark.usefixtures("time_limit")
 
@@ -109,3 +115,57 @@ async def test_the_console_shows_this_process_s_tables_while_redis_is_away(
     after = await op.get("/api/overview")
     assert after["store_reachable"] is True and after["books_sum"] == 0
     assert (await op.get("/api/tables"))["store_reachable"] is True
+
+
+async def test_a_remembered_token_reads_but_never_acts_while_the_store_is_away(
+    make_console: ConsoleFactory,
+) -> None:
+    """The token the store confirmed earlier stood in for it for every request: an act
+    whose token read failed (Redis stalled a moment) was applied and audited under an
+    operator the store had removed. It stands in for the store-free reads only."""
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    admin = server.admin.admin
+    assert await admin.remove_operator("olga")  # removed (say on another process)
+    real = admin.operator_for_token
+
+    async def unanswered(token: str) -> Any:  # the store away for the token's read
+        raise StoreUnavailable("the game's data store (Redis) did not answer")
+
+    admin.operator_for_token = unanswered  # type: ignore[method-assign]
+    try:
+        await op.post(
+            "/api/tables/alpha/pause", {"action_id": new_id(), "reason": "no"}, status=503
+        )
+        await op.get("/api/tables")  # a read this process answers
+    finally:
+        admin.operator_for_token = real  # type: ignore[method-assign]
+    assert server.rooms["alpha"].paused is None
+
+
+async def test_a_token_signed_in_elsewhere_is_remembered_a_minute_not_its_whole_life(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A token another process issued was remembered a whole token_ttl from its first
+    use here, so one used here a second before it expired was honoured long after."""
+    clock = [1_000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])  # the operators' clock
+    tokens: dict[str, str] = {"tok": "olga"}
+    down = [False]
+
+    class Admin:
+        async def operator_for_token(self, token: str) -> str | None:
+            if down[0]:
+                raise StoreUnavailable("the game's data store (Redis) is unreachable")
+            return tokens.get(token)
+
+    config = replace(AdminConfig(), token_ttl=900.0)
+    ops = Operators(Admin(), None, None, config, None, "")  # type: ignore[arg-type]
+    assert await ops.check("tok") == "olga"  # its last second in the store, say
+    down[0] = True
+    assert await ops.check("tok", cached=True) == "olga"  # at once: remembered
+    clock[0] += operators.CONFIRMED_ELSEWHERE + 1
+    with pytest.raises(StoreUnavailable):
+        await ops.check("tok", cached=True)
+    with pytest.raises(StoreUnavailable):
+        await ops.check("tok")  # and for anything but those reads, never

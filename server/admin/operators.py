@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from server.attempts import Throttled, count_check, take_back
 from server.config import AccountsConfig, AdminConfig
 from server.passwords import Passwords
 from server.ratelimit import TokenBucket, Verdict
@@ -42,6 +43,9 @@ log = logging.getLogger("stud.admin")
 MAX_BUCKETS = 10_000
 #: Tokens remembered as the store last confirmed them, for reads while it is away.
 MAX_CONFIRMED = 10_000
+#: Seconds a token signed in on another process is remembered after the store last
+#: confirmed it here (its own expiry is not known here).
+CONFIRMED_ELSEWHERE = 60.0
 
 
 class SignInRefused(Exception):
@@ -85,6 +89,7 @@ class Operators:
         # sign their operator in here, for the reads that need no store (no act can be
         # applied meanwhile anyway); one the store no longer knows is forgotten.
         self._confirmed: dict[str, tuple[str, float]] = {}
+        self._issued_here: set[str] = set()  # token hashes signed in here: expiry known
         self._from_file: set[str] = set()  # folded names the file put in the store
 
     # ----- the operators file --------------------------------------------------------
@@ -130,33 +135,41 @@ class Operators:
         await self.load_file()
         keys = [f"op:{fold_operator(name)[:32]}", f"opaddr:{address[:64]}"]
         limits = (self.accounts.max_failures_per_account, self.accounts.max_failures_per_address)
-        counts = await self.store.failures(keys)
-        over = [
-            (key, f) for key, f, limit in zip(keys, counts, limits, strict=True) if f.count >= limit
-        ]
-        if over:
-            wait = max(1, math.ceil(max(f.retry_after for _, f in over)))
-            log.warning("operator sign-ins throttled", extra={"keys": [key for key, _ in over]})
+        window = self.accounts.window
+        try:  # counted before it is made: a burst of checks cannot pass the limits
+            await count_check(self.store, keys, limits, window)
+        except Throttled as e:
+            log.warning("operator sign-ins throttled", extra={"keys": e.keys})
             raise SignInRefused(
-                "too_many_attempts", f"too many failed sign-ins: try again in {wait} s", wait
-            )
-        operator = await self.admin.get_operator(name) if valid_name(name) else None
-        hashed = operator.password_hash if operator is not None else None
-        if operator is None or not await self.passwords.verify(hashed, password):
-            await self.store.add_failure(keys, self.accounts.window)
+                "too_many_attempts",
+                f"too many failed sign-ins: try again in {e.retry_after} s",
+                e.retry_after,
+            ) from None
+        try:
+            operator = await self.admin.get_operator(name) if valid_name(name) else None
+            hashed = operator.password_hash if operator is not None else None
+            good = await self.passwords.verify(hashed, password)
+        except BaseException:
+            await take_back(self.store, keys, window)  # not checked: not a failure
+            raise
+        if operator is None or not good:
             log.warning("operator sign-in refused", extra={"operator": name, "addr": address})
             raise SignInRefused("bad_credentials", "wrong operator name or password")
+        await take_back(self.store, keys[1:], window)  # the address's count: failures only
         await self.store.clear_failures(keys[0])
         token = secrets.token_urlsafe(32)
         ttl = self.config.token_ttl
         await self.admin.issue_operator_token(operator.name, token, ttl)
         self._confirm(token, operator.name, ttl)
+        self._issued_here.add(token_hash(token))
         log.info("operator signed in", extra={"operator": operator.name, "addr": address})
         return SignedIn(operator.name, token, ttl)
 
-    async def check(self, token: str) -> str | None:
-        """The token's operator, as the store says; while the store cannot be reached, as
-        it last said to this process (StoreError for a token it never confirmed here)."""
+    async def check(self, token: str, *, cached: bool = False) -> str | None:
+        """The token's operator, as the store says; while the store cannot be reached and
+        `cached` (a read this process answers without the store), as it last said to this
+        process (StoreError for a token it never confirmed here, and for anything else:
+        an act must never rest on a token the store may have revoked)."""
         if not token:
             return None
         await self.load_file()  # an operator removed from the file is out at their next request
@@ -164,17 +177,20 @@ class Operators:
             operator = await self.admin.operator_for_token(token)
         except StoreError:
             held = self._confirmed.get(token_hash(token))
-            if held is None or held[1] <= time.monotonic():
+            if not cached or held is None or held[1] <= time.monotonic():
                 raise
             return held[0]
         if operator is None:
             self._confirmed.pop(token_hash(token), None)
-        elif token_hash(token) not in self._confirmed:  # issued by another process
-            self._confirm(token, operator, self.config.token_ttl)
+        elif token_hash(token) not in self._issued_here:
+            # issued by another process: when it expires is not known here, so it is
+            # remembered a short while from its last confirmation, not a whole token_ttl
+            self._confirm(token, operator, min(self.config.token_ttl, CONFIRMED_ELSEWHERE))
         return operator
 
     async def sign_out(self, token: str, operator: str) -> None:
         self._confirmed.pop(token_hash(token), None)
+        self._issued_here.discard(token_hash(token))
         await self.admin.revoke_operator_token(token)
         log.info("operator signed out", extra={"operator": operator})
 
@@ -184,6 +200,7 @@ class Operators:
             self._confirmed = {k: v for k, v in self._confirmed.items() if v[1] > now}
             if len(self._confirmed) >= MAX_CONFIRMED:
                 self._confirmed.clear()  # a flood of sign-ins: the store decides alone
+            self._issued_here &= set(self._confirmed)
         self._confirmed[token_hash(token)] = (operator, now + ttl)
 
 
