@@ -77,38 +77,27 @@ class RoomHost(Protocol):
     @property
     def store_data_lost(self) -> bool: ...
     @property
-    def store_patience(self) -> float:
-        """Seconds a player's write may stay in doubt before it is abandoned."""
-
+    def store_patience(self) -> float: ...
+    # store_patience: seconds a player's write may stay in doubt; stood_still_lately: the
+    # process ran again a moment ago after standing still; refresh_later: the room's
+    # snapshot again at the next push; table_lost: not hosted here, its viewers go;
+    # url_of: another process's address or ""; seated: server/seating.py
     def jackpot_seed(self, name: str) -> int: ...
     def meter(self, name: str) -> int: ...
     def is_connected(self, player_id: str) -> bool: ...
-    def stood_still_lately(self) -> bool:
-        """Whether the process ran again a moment ago after standing still."""
-
+    def stood_still_lately(self) -> bool: ...
     def push_wallet(self, player_id: str, wallet: Wallet) -> None: ...
     def lobby_changed(self) -> None: ...
-    def refresh_later(self, room: Room) -> None:
-        """Re-send the room's snapshot at the next throttled push (spectator count)."""
-
+    def refresh_later(self, room: Room) -> None: ...
     def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int: ...
     def before_writing(self, send: Callable[[], None]) -> None: ...  # server/outbox.py
-
-    def table_lost(self, room: Room) -> None:
-        """The room stopped being hosted here: its viewers no longer watch it."""
-
-    def url_of(self, process_id: str) -> str:
-        """Where another process of the fleet serves its clients ("" not known)."""
-
-    def seated(self, table_id: str, players: Set[str]) -> None:
-        """Who sits at the table now, after each command (`server/seating.py`)."""
-
+    def table_lost(self, room: Room) -> None: ...
+    def url_of(self, process_id: str) -> str: ...
+    def seated(self, table_id: str, players: Set[str]) -> None: ...
     async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
     def set_meter(self, name: str, amount: int) -> None: ...
     def announce_jackpot(self, message: dict[str, Any]) -> None: ...
-    def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
-        """A round of the table settled (its history entry, for the hold statistics)."""
-
+    def round_settled(self, table_id: str, entry: dict[str, Any]) -> None: ...  # hold stats
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
 
 
@@ -133,7 +122,7 @@ class Room:
             now=self.now,
             in_doubt=lambda since: self._suspend("store", since),
             answered=self._resume,
-            lost=self.lose,
+            lost=self._fenced_off,
         )
         self.closing: int | None = None  # shutting down since (Unix ms): no new rounds
         self._closing_grace = 0  # seconds the running round was given then
@@ -242,6 +231,13 @@ class Room:
         self.host.table_lost(self)
         self._reset()
         self.host.lobby_changed()
+
+    def _fenced_off(self, holder: str) -> None:
+        """A write was refused for its epoch: another process holds the table, unless
+        this one claimed it again meanwhile (the refused write had the old epoch)."""
+        if holder and holder == self.host.process_id and self.lease is not None:
+            return
+        self.lose(holder)
 
     def _reset(self, first_seq: int = 0) -> None:
         """A fresh engine: no seats, no round (the store voided what the old one had)."""
@@ -501,6 +497,12 @@ class Room:
             self._logged_deal = rid
             self._log("round dealt", round_id=rid)
 
+    def _still_playing(self, engine: Table) -> bool:
+        """Whether the table is still hosted here with the engine a write was made for:
+        lost meanwhile, or lost and claimed again (a fresh engine), the write's round is
+        the store's recovery's to void, not this engine's to go on with."""
+        return self.lease is not None and self.table is engine
+
     async def _await_lease(self) -> None:
         """A lease that lapsed while the process stood still is renewed as soon as it runs
         again: a decision sent meanwhile waits for that a moment, not refused at once."""
@@ -546,7 +548,10 @@ class Room:
             self._guard(new_bets=True)
             if self.paused is not None:
                 raise Refusal("table_paused", PAUSED, reason=self.paused["reason"])
-            effects = self.table.ante_effects(player_id, seat, amount, progressive)
+            engine, effects = (
+                self.table,
+                self.table.ante_effects(player_id, seat, amount, progressive),
+            )
             rid = effects.transfers[0].round_id
             op = self.writes.op(rid, f"{seat}:ante")
             fence = self.fence
@@ -556,8 +561,9 @@ class Room:
                 rid,
                 lambda: self.store.bet(fence, op, effects.transfers, effects.holds),
             )
-            if self.lease is not None:  # else lost meanwhile: the bet stands, answered as
-                # applied, and the table's new host voids the round, refunding it
+            if self._still_playing(engine):  # else lost meanwhile (or lost and taken again
+                # under a new epoch): the bet stands, answered as applied, and the round
+                # is voided by the table's new host (this one, perhaps), refunding it
                 self.table.take_ante(self.now(), player_id, seat, amount, progressive)
             self.host.push_wallet(player_id, wallet)
             if progressive:
@@ -571,7 +577,7 @@ class Room:
 
         async def act() -> None:
             self._guard()
-            refund = self.table.withdraw_effects(player_id, seat)
+            engine, refund = self.table, self.table.withdraw_effects(player_id, seat)
             rid = self.table.round_id
             assert rid is not None
             op = self.writes.op(rid, f"{seat}:withdraw")
@@ -583,7 +589,7 @@ class Room:
                 lambda: self.store.apply(fence, op, refund.transfers, refund.holds),
             )
             self._push(wallets)
-            if self.lease is None:
+            if not self._still_playing(engine):
                 return  # lost meanwhile: the refund stands, the new host voids the rest
             self.table.withdraw(player_id, seat)
             await self._close_if_emptied(rid)
@@ -607,7 +613,7 @@ class Room:
         async def act() -> None:
             self._guard()
             # The raise is debited first: if the store refuses, the hand is still undecided.
-            effects = self.table.decision_effects(player_id, seat, decision)
+            engine, effects = self.table, self.table.decision_effects(player_id, seat, decision)
             rid = self.table.round_id
             assert rid is not None
             op = self.writes.op(rid, f"{seat}:{decision}")
@@ -619,7 +625,7 @@ class Room:
                 lambda: self.store.apply(fence, op, effects.transfers, effects.holds),
             )
             self._push(wallets)
-            if self.lease is None:
+            if not self._still_playing(engine):
                 return  # lost meanwhile: applied (so answered), the new host voids the round
             effects = self.table.decide(self.now(), player_id, seat, decision)
             try:
