@@ -75,6 +75,10 @@ def with_id(reply: dict[str, Any], request_id: RequestId | None) -> dict[str, An
     return reply
 
 
+#: Reads of the wallet a welcome makes at most while it moves under them.
+WELCOME_READS = 3
+
+
 class Requests:
     def __init__(
         self,
@@ -257,7 +261,12 @@ class Requests:
         """The connection is `player`'s now: say so (`welcome`), and re-join their tables.
         What can fail comes first (the wallet's read): refused, the connection is as it
         was, not half the new player's with the older connections closed."""
-        wallet = await self.store.wallet(player.player_id)
+        for _ in range(WELCOME_READS):  # a wallet pushed meanwhile: read it again
+            with self.sessions.pushes_meanwhile(player.player_id) as moved:
+                wallet = await self.store.wallet(player.player_id)
+                again = moved()
+            if not again:
+                break
         if session.player is not None:  # a sign-in on a welcomed connection: the guest goes
             self.forget_tables(session)
             self.sessions.detach(session)

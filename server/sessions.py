@@ -9,6 +9,7 @@ private frames) goes through here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -59,6 +60,8 @@ class Sessions:
         # the connections with a player, kept as they come and go: a meter push goes to
         # all of them every second, and 10,000 sessions were sifted for it each time
         self._welcomed: dict[ServerConnection, None] = {}
+        self._readers: dict[str, int] = {}  # player -> welcomes reading the wallet now
+        self._pushes: dict[str, int] = {}  # player -> wallet pushes while one reads
 
     def __len__(self) -> int:
         return len(self.all)
@@ -187,7 +190,24 @@ class Sessions:
         self.metrics.errors[str(error.code)] += 1
         self.send(session.ws, error.to_frame(request_id))
 
+    @contextlib.contextmanager
+    def pushes_meanwhile(self, player_id: str) -> Iterator[Callable[[], bool]]:
+        """Whether the player's wallet was pushed while the `with` ran (a welcome's read:
+        the push went to the older connections only, so the read may be stale)."""
+        readers, pushes = self._readers, self._pushes
+        readers[player_id] = readers.get(player_id, 0) + 1
+        before = pushes.get(player_id, 0)
+        try:
+            yield lambda: pushes.get(player_id, 0) != before
+        finally:
+            readers[player_id] -= 1
+            if not readers[player_id]:
+                del readers[player_id]
+                pushes.pop(player_id, None)
+
     def push_wallet(self, player_id: str, wallet: Wallet) -> None:
+        if player_id in self._readers:
+            self._pushes[player_id] = self._pushes.get(player_id, 0) + 1
         conns = self.connections_of(player_id)
         if conns:
             data = encode({"t": "balance", **wallet.to_public()})

@@ -420,3 +420,30 @@ async def test_a_table_resumes_once_every_write_in_doubt_is_answered(
         gate.set()
     assert (await raising)["t"] == "ok"
     assert room.suspended is None
+
+
+async def test_a_wallet_moved_while_the_welcome_read_it_is_shown(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The welcome reads the wallet before the connection is the player's (a refused
+    read leaves the connection as it was); a change pushed meanwhile went to the older
+    connection alone, and the new one kept the welcome's stale balance."""
+    server = await make_server()
+    ann = await connect(server, "ann")
+    store = server.store
+    wallet = store.wallet
+
+    async def read_then_moved(player_id: str) -> Wallet:
+        del store.wallet  # once
+        read = await wallet(player_id)
+        await ann.request("buy_chips", amount=500)  # meanwhile, pushed to ann's connection
+        return read
+
+    store.wallet = read_then_moved  # type: ignore[method-assign]
+    again = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        welcome = await again.hello(token=ann.token)
+        truth = (await wallet(ann.player_id)).balance
+        assert welcome["balance"]["balance"] == truth, (welcome["balance"], truth)
+    finally:
+        await again.close()
