@@ -513,14 +513,17 @@ class StudServer:
         store timeouts and lost tables logged just after are its own doing."""
         loop = asyncio.get_running_loop()
         self._sampled = loop.time()
-        while True:
+        while True:  # the tables' timers lean on its samples: a bug must not end it
             due = loop.time() + LOOP_SAMPLE
             await asyncio.sleep(LOOP_SAMPLE)
             self._sampled = now = loop.time()
             lag = max(0.0, now - due)
-            self.metrics.loop_lag.observe(lag)
             if lag >= WOKE_GAP:
                 self._woke = now
+            try:
+                self.metrics.loop_lag.observe(lag)
+            except Exception:
+                log.exception("the loop's lag not recorded")
             if lag >= STOOD_STILL:
                 log.warning(
                     "this process stood still for %.1f s (paused or starved of CPU): what "
@@ -534,9 +537,9 @@ class StudServer:
         whose peer is gone (silent through a ping and its timeout); ping silent ones."""
         lost = self.store_data_lost
         if lost != self._store_lost_shown:  # the tables say so (or stop saying it)
-            self._store_lost_shown = lost
             for room in self.hosting.hosted():
                 room.store_lost(lost)
+            self._store_lost_shown = lost  # once every table was told
         self.outbox.sweep(PING_TIMEOUT)
         self.outbox.keepalive(self.outbox.next_share(), PING_INTERVAL, PING_TIMEOUT)
 

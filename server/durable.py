@@ -155,6 +155,8 @@ async def until_known(
             pending.retries += 1
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_DELAY)
+            if pending.giving_up():  # the server stopped meanwhile: no try more
+                raise GaveUp(f"stopped before the {what} ({op}) was confirmed")
     finally:
         if key is not None:
             pending.done(key)

@@ -470,7 +470,8 @@ async def every(interval: float, step: Callable[[], Awaitable[None]], name: str)
             raise
         except Exception as e:
             why = e.cause if isinstance(e, StoreError) else str(e)  # the log's words
-            failures.failed(why, "%s failed: %s", name, why)
+            bug = not isinstance(e, StoreError)  # a bug's traceback with its first line
+            failures.failed(why, "%s failed: %s", name, why, exc_info=bug)
         else:
             if after := failures.recovered():
                 plural = "failure" if after == 1 else "failures"
