@@ -673,18 +673,18 @@ def test_the_two_clients_use_the_same_words() -> None:
         assert f'"{words}"' in js, words
     for words in LOBBY_PHASES.values():
         assert f'"{words}"' in lobby_js, words
-    app_js = (web / "app.js").read_text(encoding="utf-8")  # a round that ended out of sight
+    unseen_js = (web / "unseen.js").read_text(encoding="utf-8")  # a round ended out of sight
     voided = unseen_round_text(None, shutdown=False)
     assert voided.startswith("Your round was voided: no hand was ")
-    assert voided.removeprefix("Your round was voided: no hand was ") in app_js
+    assert voided.removeprefix("Your round was voided: no hand was ") in unseen_js
     assert unseen_round_text(None, shutdown=True).startswith(
         "Your round was voided as the server shut down: "
     )
-    assert 'Your round was voided${shutdown ? " as the server shut down" : ""}: ' in app_js
+    assert 'Your round was voided${shutdown ? " as the server shut down" : ""}: ' in unseen_js
     record = {"balance_before": 10_000, "balance_after": 11_500}
     ended = unseen_round_text(record, shutdown=False)
     assert ended == "Your round ended while you were away (+$15.00): History shows how it went."
-    assert "`Your round ended while you were away${net}: History shows how it went.`" in app_js
+    assert "`Your round ended while you were away${net}: History shows how it went.`" in unseen_js
 
 
 async def test_a_round_that_ended_out_of_sight_is_told_as_the_history_has_it(

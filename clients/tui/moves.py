@@ -27,7 +27,7 @@ from clients.tui.words import by_clock, describe_error
 OFFLINE_BUILD: Final = "Offline: nothing was built; the bet keys act once the link is back."
 SLOW_ANSWER = 1.0  # seconds a decision goes unanswered before the screen says it is sent
 #: Refusals about a moment of play: stale once the table's phase or round moves on (the
-#: browser's MOMENT_CODES, clients/web/js/app.js)
+#: browser's MOMENT_CODES, clients/web/js/notices.js)
 MOMENT_CODES: Final = frozenset(
     {
         "wrong_phase",

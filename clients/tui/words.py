@@ -62,7 +62,7 @@ def unseen_round_text(record: Frame | None, *, shutdown: bool) -> str:
     """The player's round that ended out of sight (the link down, the table gone to
     another process), as the player's history has it: no record (the history keeps
     settled rounds only), or its server shutting down, means it was voided, every bet
-    refunded. The browser's words (clients/web/js/app.js, `tellUnseenRound`)."""
+    refunded. The browser's words (clients/web/js/unseen.js, `tellUnseenRound`)."""
     if record is None:
         why = " as the server shut down" if shutdown else ""
         return (
@@ -184,7 +184,7 @@ def clock_folded(old: Frame | None, new: Frame, me: str | None) -> list[int]:
 
 
 def clock_fold_text(seats: Sequence[int]) -> str:
-    """Hands the clock folded, in the browser's words (clients/web/js/app.js
+    """Hands the clock folded, in the browser's words (clients/web/js/unseen.js
     `noticeUnseenDecisions`)."""
     many = len(seats) > 1
     where = ", ".join(f"#{i + 1}" for i in seats)

@@ -1,9 +1,9 @@
 // Accounts in the browser: sign up, sign in, change the password, sign out
 // (PROTOCOL.md section 3).
 //
-// A guest's token stays per tab in sessionStorage (app.js). An account's token
+// A guest's token stays per tab in sessionStorage (tabstore.js). An account's token
 // is kept in localStorage too, so every tab of this origin and every reload
-// goes on signed in: `accountToken()` is what app.js says hello with first.
+// goes on signed in: `accountToken()` is what frames.js says hello with first.
 // Only one tab plays at a time (the server keeps one connection per player);
 // the others offer "Play here". Signing out in one tab revokes the
 // token on the server, and the other tabs of the origin go back to the start,
@@ -19,7 +19,7 @@ import { OfflineError } from "./connection.js";
 import { errorText } from "./format.js";
 
 const ACCOUNT = "stud.account"; // localStorage: {token, username} of the signed-in account
-const SESSION = { token: "stud.token", name: "stud.name", table: "stud.table" }; // app.js's keys
+const SESSION = { token: "stud.token", name: "stud.name", table: "stud.table" }; // tabstore.js's keys
 const NOTICE = "stud.notice"; // sessionStorage: a word for the page after a restart
 
 let app = null; // {conn, welcome, showError}
@@ -43,7 +43,7 @@ function stored() {
   }
 }
 
-/** The signed-in account's token, if this origin has one: app.js resumes with it first. */
+/** The signed-in account's token, if this origin has one: frames.js resumes with it first. */
 export function accountToken() {
   return stored()?.token ?? null;
 }
@@ -115,7 +115,7 @@ function drawBar() {
   if (me.username) {
     const name = Object.assign(document.createElement("span"), { className: "account-name", textContent: me.username });
     name.dataset.testid = "account-name";
-    name.title = me.username; // for screen readers and tests: the bar's name shows it (app.js)
+    name.title = me.username; // for screen readers and tests: the bar's name shows it (frame.js)
     const out = button("signout", "Sign out");
     out.title = `Signed in as ${me.username}: sign out`;
     bar.append(name, button("password", "Password"), out);

@@ -4,7 +4,10 @@
 // `morph` copies that tree onto the element already in the page, touching only
 // what changed, so a re-render never detaches the button under the mouse, never
 // loses focus or hover, and never makes the page flicker. Event handling is
-// delegated (see `data-action` in app.js), so no listener is lost by patching.
+// delegated (see `data-action` in input.js), so no listener is lost by patching.
+
+/** The page's element with this id. */
+export const $ = (id) => document.getElementById(id);
 
 /**
  * Create an element. `props`: attributes (`class`, `data-*`, `aria-*`, ...);

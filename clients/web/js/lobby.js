@@ -43,7 +43,7 @@ export function tablePageUrl(wsUrl, tableId, here = location, own = null) {
   return page.href;
 }
 
-/** The lobby section for `state` (see app.js for the state's shape). */
+/** The lobby section for `state` (see state.js for the state's shape). */
 export function renderLobby(state) {
   const lobby = state.lobby;
   const jackpots = state.jackpots;

@@ -1,0 +1,152 @@
+// The bets built with chips before they are placed: a chip put on or taken off a seat's
+// betting circle, the progressive, Clear, Rebet (last round's bets built again), the
+// chip selected; Deal places them. Kept in the tab (state.js) until placed, and
+// forgotten once the ante is on the table. chips.js only draws chips (the admin
+// console draws tables with it too): these moves need the state, so they are apart.
+
+import { breakdown } from "./chips.js";
+import { dollars } from "./format.js";
+import { conn } from "./link.js";
+import { showError } from "./notices.js";
+import { act } from "./play.js";
+import { buildOf, mySeats, render, saveBuilds, setBuild, state } from "./state.js";
+import { buildAmount, buildable, rebetSeats } from "./table.js";
+import { KEYS } from "./tabstore.js";
+
+/**
+ * Drop built bets of seats that are no longer ours, and of seats whose ante is
+ * placed: the chips are on the table now, and the next round starts empty.
+ */
+export function forgetStaleBuilds(snap) {
+  let changed = false;
+  for (const key of Object.keys(state.builds)) {
+    const [table, seat] = key.split(":");
+    if (table !== snap.table) continue;
+    const s = snap.seats[Number(seat)];
+    if (!s || s.player_id !== state.me?.player_id || s.ante > 0) {
+      delete state.builds[key];
+      changed = true;
+    }
+  }
+  if (changed) saveBuilds();
+}
+
+/** Once a round's cards are out, its antes on our seats are "last round's bets" (for Rebet). */
+export function rememberBets(snap) {
+  if (!snap.round_id || (snap.phase !== "deciding" && snap.phase !== "showdown")) return;
+  if (state.lastBets[snap.table]?.round_id === snap.round_id) return;
+  const seats = {};
+  for (const i of mySeats(snap)) {
+    const s = snap.seats[i];
+    if (s.ante > 0) seats[i] = { amount: s.ante, progressive: Boolean(s.progressive) };
+  }
+  if (!Object.keys(seats).length) return; // we sat this one out: the bets before still count
+  state.lastBets[snap.table] = { round_id: snap.round_id, seats };
+  sessionStorage.setItem(KEYS.lastBets, JSON.stringify(state.lastBets));
+}
+
+/** Play no hand this round: a `deal` with no ante tells the table not to wait for us. */
+export async function sitOut() {
+  const snap = state.tables[state.current];
+  if (!snap || snap.phase !== "betting") return;
+  await act(() => conn.request("deal", { table: snap.table }));
+}
+
+/** Place every built ante not placed yet (with its progressive), then say Deal. */
+export async function deal() {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  const mine = mySeats(snap);
+  if (!mine.length) {
+    showError("Take a seat first (s).");
+    return;
+  }
+  const toPlace = mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(buildOf(snap.table, i)) > 0);
+  if (!toPlace.length && !mine.some((i) => snap.seats[i].ante > 0)) {
+    // Deal never sits a player out by itself: that is the separate, quieter button
+    showError((state.lastBets[snap.table]
+      ? "Build an ante first: pick a chip and click your betting circle, or Rebet last round's bets."
+      : "Build an ante first: pick a chip and click your betting circle.")
+      + (snap.phase === "betting" ? " Or “Sit this round out” to let the others play." : ""));
+    return;
+  }
+  await act(async () => {
+    for (const seat of toPlace) {
+      const b = buildOf(snap.table, seat);
+      await conn.request("ante", { table: snap.table, seat, amount: buildAmount(b), progressive: b.progressive });
+    }
+    await conn.request("deal", { table: snap.table });
+  });
+}
+
+/** The table on screen and one of our seats whose bet can still be built, or null. */
+function editableSeat(seat) {
+  const snap = state.tables[state.current];
+  if (!snap || seat === null || seat === undefined) return null;
+  const s = snap.seats[seat];
+  if (!s || !buildable({ snap, me: state.me, busy: state.busy }, s)) return null;
+  return snap;
+}
+
+/** Put a chip (the selected one, or `cents`) on a seat's betting circle. */
+export function addChip(seat, cents = state.chip) {
+  const snap = state.tables[state.current];
+  if (snap && mySeats(snap).includes(seat)) state.selected[snap.table] = seat;
+  if (!editableSeat(seat)) {
+    if (snap) render();
+    return;
+  }
+  const b = buildOf(snap.table, seat);
+  if (buildAmount(b) + cents > snap.max_ante) {
+    showError(`The most you can ante at this table is ${dollars(snap.max_ante)}.`);
+    return;
+  }
+  setBuild(snap.table, seat, { ...b, chips: [...b.chips, cents] });
+  render();
+}
+
+/** Take the last chip put on a seat's circle off again. */
+export function removeChip(seat) {
+  const snap = editableSeat(seat);
+  if (!snap) return;
+  const b = buildOf(snap.table, seat);
+  if (!b.chips.length) return;
+  setBuild(snap.table, seat, { ...b, chips: b.chips.slice(0, -1) });
+  render();
+}
+
+export function toggleProgressive(seat) {
+  const snap = editableSeat(seat);
+  if (!snap) return;
+  const b = buildOf(snap.table, seat);
+  setBuild(snap.table, seat, { ...b, progressive: !b.progressive });
+  render();
+}
+
+/** Empty the bets being built: one seat's, or (no seat) every one of ours. */
+export function clearBuilds(seat = null) {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  for (const i of seat === null ? mySeats(snap) : [seat]) {
+    if (editableSeat(i)) setBuild(snap.table, i, { chips: [], progressive: false });
+  }
+  render();
+}
+
+/** Build last round's bets again (ante and progressive) on every seat of ours that had one. */
+export function rebet() {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  const seats = rebetSeats({ snap, me: state.me, busy: state.busy, mine: mySeats(snap),
+    rebet: state.lastBets[snap.table]?.seats, build: (i) => buildOf(snap.table, i) });
+  for (const [seat, b] of seats) {
+    setBuild(snap.table, seat, { chips: breakdown(b.amount).map((c) => c.cents), progressive: b.progressive });
+  }
+  render();
+}
+
+export function selectChip(cents) {
+  state.chip = cents;
+  sessionStorage.setItem(KEYS.chip, String(state.chip));
+  render();
+}

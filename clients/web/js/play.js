@@ -1,0 +1,171 @@
+// The player's moves at a table: one table action at a time (`act`), joining and
+// sitting, the fold or raise sent (by a click or a key), and the seat of theirs that
+// the keys act on (selected, focused, the next one with Tab).
+
+import { OfflineError } from "./connection.js";
+import { fitFelt } from "./frame.js";
+import { nextWaiting } from "./keys.js";
+import { conn } from "./link.js";
+import { showError } from "./notices.js";
+import { sendSeed } from "./rounds.js";
+import { mySeats, render, selectedSeat, setCurrent, state } from "./state.js";
+
+/** Run a table action: one at a time, errors shown in words. */
+export async function act(fn) {
+  if (state.busy) return;
+  state.busy = true;
+  render();
+  try {
+    await fn();
+  } catch (err) {
+    showError(err);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+export async function openTable(tableId, { sit = false } = {}) {
+  await act(async () => {
+    try {
+      await conn.request("join", { table: tableId });
+    } catch (err) {
+      throw Object.assign(err, { table: tableId }); // an unknown_table error may say where it is
+    }
+    sendSeed(tableId);
+    setCurrent(tableId);
+    if (sit) await conn.request("sit", { table: tableId });
+  });
+}
+
+export const tableRequest = (t, seat) => act(() => conn.request(t, { table: state.current, seat }));
+
+/** A fold or raise. One whose answer the link lost may have got there or not: the
+ * table tells; if its clock then folds that hand, the page says the decision sent
+ * never reached the server (`lostDecisionsNote`), not only that the clock ran out. */
+async function sendDecision(decision, table, seat) {
+  const roundId = state.tables[table]?.round_id;
+  try {
+    await conn.request(decision, { table, seat });
+  } catch (err) {
+    if (err instanceof OfflineError && roundId) state.lostDecisions[`${roundId}:${seat}`] = decision;
+    throw err;
+  }
+}
+
+/** " Your raise for seat #1 never reached the server …" for the seats of `roundId` the
+ * clock folded after a decision sent for them was lost with the link; forgets them. */
+export function lostDecisionsNote(roundId, seats) {
+  const lost = seats.map((i) => [i, state.lostDecisions[`${roundId}:${i}`]]).filter(([, d]) => d);
+  for (const key of Object.keys(state.lostDecisions)) {
+    if (!key.startsWith(`${roundId}:`)) delete state.lostDecisions[key]; // older rounds: done
+  }
+  for (const [i] of lost) delete state.lostDecisions[`${roundId}:${i}`];
+  return lost.map(([i, d]) => ` Your ${d} for seat #${i + 1} never reached the server: `
+    + "the connection was down when it was sent.").join("");
+}
+
+export function takeSeat() {
+  act(() => conn.request("sit", { table: state.current }));
+}
+
+export function selectSeat(seat, { focus = false } = {}) {
+  const snap = state.tables[state.current];
+  if (!snap || !mySeats(snap).includes(seat)) return;
+  state.selected[snap.table] = seat;
+  render();
+  if (focus) {
+    queueMicrotask(() => document.querySelector(`[data-testid="seat-${seat}"]`)?.focus({ preventScroll: false }));
+  } else revealSeat(seat);
+}
+
+/** A phone's hand selected is brought whole into view, clear of the rack stuck to the
+ * bottom of the screen (styles.css: the page's scroll padding is the rack's height, and
+ * the sticky dealer row's on top): the third hand's − and Progressive were under it. */
+function revealSeat(seat) {
+  const el = document.querySelector(`#table.layout-flow [data-testid="seat-${seat}"]`);
+  if (!el) return;
+  fitFelt(); // the rack's height as drawn now
+  el.scrollIntoView({ block: "nearest", behavior: "instant" });
+}
+
+/**
+ * Tab: the next of our seats, selected and focused; while deciding, the next of those
+ * still waiting (Tab went through hands decided already, and from the last seat off
+ * to the rack, so three hands' keyboard player never got back to a waiting #1). From
+ * nothing focused: the one after the selected seat, round to the first. From one of
+ * our seats: the next one; from a decided hand, round to the first waiting; from the
+ * last (waiting) one none (false), so the focus moves on to the rack as usual: the
+ * keyboard is never kept in the seats.
+ */
+export function nextSeat(fromSeat = null) {
+  const snap = state.tables[state.current];
+  if (!snap) return false;
+  const mine = mySeats(snap);
+  const waiting = snap.phase === "deciding" ? undecidedSeats(snap) : [];
+  const ring = waiting.length ? waiting : mine;
+  if (!ring.length) return false;
+  const from = fromSeat ?? selectedSeat(snap);
+  let next = ring.find((i) => i > from);
+  if (next === undefined && (fromSeat === null || !ring.includes(fromSeat))) next = ring[0];
+  if (next === undefined) return false;
+  selectSeat(next, { focus: true });
+  return true;
+}
+
+/** Our hands dealt and still waiting for fold or raise. */
+function undecidedSeats(snap) {
+  return mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision);
+}
+
+/** A Fold or Raise clicked: once sent, the selection (what the rack line and the keys
+ * act on) moves on from that hand to the next one still waiting, as a key's does. */
+export function decideByClick(decision, seat) {
+  const table = state.current;
+  const snap = state.tables[table];
+  const later = snap ? nextWaiting(undecidedSeats(snap), seat) : undefined;
+  act(async () => {
+    await sendDecision(decision, table, seat);
+    if (later !== undefined && selectedSeat(state.tables[table]) === seat) state.selected[table] = later;
+  });
+}
+
+/** f / r: the selected seat, and only it: the one the ring, the ▼ and the rack line
+ * show. A selected hand already decided is told, never swapped for another one: the
+ * key sends nothing, and the selection moves to a hand still waiting, for the next. */
+export function decideByKey(decision) {
+  const snap = state.tables[state.current];
+  if (!snap) return;
+  if (snap.phase !== "deciding") {
+    showError("No decision is due now.", { tone: "warn" });
+    return;
+  }
+  const undecided = undecidedSeats(snap);
+  if (!undecided.length) {
+    showError("None of your hands is waiting for a decision.", { tone: "warn" });
+    return;
+  }
+  const seat = selectedSeat(snap);
+  if (!undecided.includes(seat)) {
+    const mine = snap.seats[seat];
+    const done = !mine?.cards ? "no hand this round"
+      : mine.decision === "raise" ? "raised already" : "folded already";
+    const next = nextWaiting(undecided, seat);
+    const also = undecided.filter((i) => i !== next).map((i) => `#${i + 1}`);
+    showError(`Seat #${seat + 1} has ${done}; nothing sent. Selected now: #${next + 1}, waiting`
+      + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`, { code: "decided", tone: "warn" });
+    const focused = document.activeElement;
+    selectSeat(next, { focus: focused === document.body || focused?.classList.contains("seat") });
+    return;
+  }
+  const later = nextWaiting(undecided, seat);
+  act(async () => {
+    await sendDecision(decision, snap.table, seat);
+    if (later === undefined) return;
+    // on to the next hand still waiting, and the keyboard's focus ring with it: the ring
+    // stayed on the hand just decided while the next key went to the new selection
+    const focused = document.activeElement;
+    const onSeat = focused === document.body || focused?.classList.contains("seat");
+    selectSeat(later, { focus: onSeat });
+  });
+}

@@ -1,0 +1,120 @@
+// The client's state, shared by every module: what the server last said (`welcome`,
+// `lobby`, `table` snapshots, `hand`, `balance`, `jackpot`) and what the tab keeps of its
+// own (see app.js), with the small helpers that read it (the player's seats, the seat
+// keys act on, a table's title) and keep it (built bets, the table on screen).
+// `render` asks for a redraw; `hooks` are the calls that go up from here to the modules
+// that import this one (the drawing, the toasts, the connection's frames), set by
+// app.js at start-up so that no module imports app.js or one that imports it.
+
+import { breakdown } from "./chips.js";
+import { KEYS, loadJSON } from "./tabstore.js";
+
+/** The calls up the module graph: set by app.js at start-up. */
+export const hooks = {
+  draw: () => {}, // draw.js's draw
+  tableChanged: () => {}, // the table on screen changed (notices.js's dismissMomentToasts)
+  hello: () => {}, // the socket opened (frames.js)
+  absorb: () => {}, // a frame came (frames.js)
+  linkStatus: () => {}, // the link's state changed (frames.js)
+};
+
+export const state = {
+  me: null, // {player_id, name} once welcomed
+  limits: null, // welcome.limits
+  balance: null, // {balance, bonus, available, held}
+  jackpots: {}, // jackpot name -> cents
+  lobby: null, // the last `lobby` frame
+  tables: {}, // table id -> latest snapshot
+  receivedAt: {}, // table id -> performance.now() when its snapshot arrived
+  current: sessionStorage.getItem(KEYS.table), // table on screen, or null for the lobby
+  builds: loadBuilds(), // "table:seat" -> {chips: [cents...], progressive}, not placed yet
+  lastBets: loadJSON(KEYS.lastBets, {}), // table id -> {round_id, seats: {seat: {amount, progressive}}}: last round's bets
+  selected: {}, // table id -> the own seat that keys act on
+  hands: {}, // table id -> {round_id, seats: {seat: {cards, hand}}}: own cards of a private deal (hands.js)
+  dealing: {}, // table id -> the deal being shown card by card (deal.js)
+  felt: null, // {width, height} of the felt's inside, measured
+  sideOpen: null, // the paytable/rules panel on a phone: null until the player opens or closes it
+  paysOpen: {}, // table id -> a lobby card's paytables shown, once the player opened or closed them
+  chip: Number(sessionStorage.getItem(KEYS.chip)) || 500, // selected chip, cents
+  busy: false, // a table action is in flight
+  needName: false, // show the name form
+  status: { state: "idle" },
+  // provably fair deals (PROTOCOL.md section 13)
+  seeds: loadJSON(KEYS.seeds, {}), // table id -> the client seed this tab set there ("" = none)
+  seedSync: {}, // table id -> {acked: seed the server confirmed on this connection, pending: requests in flight}
+  rounds: loadJSON(KEYS.rounds, {}), // round id -> {commitment, before_deal, changed?, seeds?} seen before showdown
+  lastDeal: {}, // table id -> the showdown snapshot of its last round
+  lostDecisions: {}, // "<round id>:<seat>" -> "fold" | "raise" sent as the link dropped, never answered
+  verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
+  history: { open: false, rounds: null, loading: false, error: null },
+  linkDown: null, // {at: when the table was last heard before the link went, tables: {id: round id}}
+  // a fleet's tables (several server processes on one store; see followTable)
+  seenAt: {}, // table id -> the address of the process its last snapshot came from
+  away: {}, // table id -> {snap, from, lost}: its last snapshot, while it is looked for elsewhere
+  awaiting: null, // the table on screen, not hosted where the page is connected: found where it went
+};
+
+/** The built bets kept in the tab; older tabs kept `{amount}`: its chips are the largest that make it up. */
+function loadBuilds() {
+  const kept = loadJSON(KEYS.builds, {});
+  const builds = {};
+  for (const [key, b] of Object.entries(kept ?? {})) {
+    const chips = Array.isArray(b?.chips) ? b.chips.filter(Number.isSafeInteger)
+      : breakdown(Number(b?.amount) || 0).map((c) => c.cents);
+    builds[key] = { chips, progressive: Boolean(b?.progressive) };
+  }
+  return builds;
+}
+
+export function saveBuilds() {
+  sessionStorage.setItem(KEYS.builds, JSON.stringify(state.builds));
+}
+
+export function buildOf(table, seat) {
+  return state.builds[`${table}:${seat}`] ?? { chips: [], progressive: false };
+}
+
+export function setBuild(table, seat, build) {
+  state.builds[`${table}:${seat}`] = build;
+  saveBuilds();
+}
+
+export function setCurrent(tableId) {
+  if (tableId !== state.current) hooks.tableChanged();
+  state.current = tableId;
+  if (tableId) sessionStorage.setItem(KEYS.table, tableId);
+  else sessionStorage.removeItem(KEYS.table);
+}
+
+export function lobbyRow(tableId) {
+  return state.lobby?.tables.find((r) => r.id === tableId);
+}
+
+export function mySeats(snap) {
+  return snap.seats
+    .map((s, i) => (s && s.player_id === state.me?.player_id ? i : -1))
+    .filter((i) => i >= 0);
+}
+
+/** The seat keys act on: the one the player chose, else their first. */
+export function selectedSeat(snap) {
+  const mine = mySeats(snap);
+  const chosen = state.selected[snap.table];
+  return mine.includes(chosen) ? chosen : mine[0] ?? null;
+}
+
+export function titleOf(table) {
+  return state.tables[table]?.title ?? state.away[table]?.snap?.title ?? lobbyRow(table)?.title ?? table;
+}
+
+let queued = false;
+
+/** Redraw soon (once for every change in this task). */
+export function render() {
+  if (queued) return;
+  queued = true;
+  queueMicrotask(() => {
+    queued = false;
+    hooks.draw();
+  });
+}

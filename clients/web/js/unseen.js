@@ -1,0 +1,110 @@
+// What happened while the player could not see it: the clock folding a hand, a round
+// that ended or was voided while the link was down, a clock that ran on meanwhile.
+// Told once back, from the snapshots and the history; otherwise a hand folded offline
+// would only show as a loss, and a refund as a balance that jumped.
+
+import { signedDollars } from "./format.js";
+import { conn, online } from "./link.js";
+import { showError } from "./notices.js";
+import { lostDecisionsNote } from "./play.js";
+import { mySeats, state } from "./state.js";
+import { countdownText, remainingMs } from "./table.js";
+
+/**
+ * Say when the clock decided for us, or when our round ended out of sight (the link
+ * was down), or was voided (no showdown, every bet back): otherwise a hand folded while
+ * offline would only show as a loss, and a refund as a balance that jumped.
+ */
+export function noticeUnseenDecisions(old, snap) {
+  if (!old || old.table !== snap.table || !["betting", "deciding"].includes(old.phase)) return;
+  const open = old.phase !== "deciding" ? []
+    : mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision);
+  if (old.round_id && old.round_id !== snap.round_id) {
+    const betting = mySeats(old).some((i) => old.seats[i].ante > 0);
+    if (betting) tellUnseenRound(old.round_id, open, Boolean(snap.paused?.shutdown));
+    return;
+  }
+  if (!open.length) return;
+  const folded = open.filter((i) => snap.seats[i]?.player_id === old.seats[i].player_id
+    && snap.seats[i].decision === "fold" && snap.seats[i].auto && !snap.seats[i].left);
+  if (folded.length) {
+    showError(`The clock ran out: your hand${folded.length > 1 ? "s" : ""} on seat `
+      + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`
+      + lostDecisionsNote(snap.round_id, folded),
+    { code: "auto-fold", tone: "warn" });
+  }
+}
+
+/** Note when the link went, and the round of each table where we sat then: the first
+ * snapshot of it once back says what the clock did meanwhile (`noticeClockRanOn`). */
+export function linkWentDown() {
+  const tables = {};
+  for (const [id, snap] of Object.entries(state.tables)) {
+    if (snap.round_id && mySeats(snap).length) tables[id] = snap.round_id;
+  }
+  // from the last frame heard, not from now: a link that died silently is noticed only
+  // after a ping goes unanswered (seconds later), and the clock ran all that while
+  const at = conn.heardAt > 0 ? conn.heardAt : performance.now();
+  state.linkDown = Object.keys(tables).length ? { at, tables } : null;
+}
+
+/** Back in the deciding round the link went down in, our hands still undecided: the
+ * clock ran on meanwhile; say how long is left (a fold by the clock, or a round that
+ * ended, is told by `noticeUnseenDecisions`). Told once per table the link went down at. */
+export function noticeClockRanOn(snap) {
+  const down = state.linkDown;
+  if (!down || !(snap.table in down.tables)) return; // not a table we sat at then
+  const roundId = down.tables[snap.table];
+  delete down.tables[snap.table];
+  if (!Object.keys(down.tables).length) state.linkDown = null;
+  if (snap.phase !== "deciding" || snap.round_id !== roundId) return;
+  const open = mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision && !snap.seats[i].left);
+  if (!open.length) return;
+  const seats = `seat ${open.map((i) => `#${i + 1}`).join(", ")}`;
+  const away = countdownText(performance.now() - down.at);
+  const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
+  showError(ms === null
+    ? `Back online, ${away} after the table was last heard: ${seats} still `
+      + `${open.length > 1 ? "wait" : "waits"} for your decision.`
+    : `Back online, ${away} after the table was last heard; its clock ran on — ${countdownText(ms)} left `
+      + `to decide ${seats}.`, { code: "clock-ran-on", tone: "warn" });
+}
+
+/** A round of ours ended without its showdown in sight: say how, from its history
+ * record; none (history keeps settled rounds) means it was voided, every bet refunded. */
+async function tellUnseenRound(roundId, undecided, shutdown) {
+  let record = null;
+  let known = false;
+  // a server shutting down voids what its grace did not see played out (and closes
+  // before any history could be asked): no showdown came, so this one was voided
+  if (shutdown) {
+    known = true;
+  } else {
+    try {
+      await conn.request("history", { limit: 50 }); // its `history` frame is in state before the ok
+      record = state.history.rounds?.find((r) => r.round_id === roundId) ?? null;
+      known = true;
+    } catch {
+      // no record to tell from: the words below still hold
+    }
+  }
+  if (known && record === null) {
+    showError(`Your round was voided${shutdown ? " as the server shut down" : ""}: no hand was `
+      + "played out, and every bet of it (antes, raises, progressive) was refunded.",
+    { code: "round-voided", tone: "ok", sticky: true }); // why money came back: not to go by unseen
+    return;
+  }
+  if (!undecided.length) return; // settled, and its showdown was seen or is in History
+  const seats = (record?.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
+  const timed = seats.filter((s) => undecided.includes(s.seat) && s.decision === "fold" && s.auto);
+  const net = record && typeof record.balance_after === "number" && typeof record.balance_before === "number"
+    ? ` (${signedDollars(record.balance_after - record.balance_before)})` : "";
+  const why = timed.every((s) => s.left) ? "you were away longer than the table keeps a seat"
+    : "the clock ran out";
+  showError(timed.length
+    ? `While you were away ${why}: your hand${timed.length > 1 ? "s" : ""} on seat `
+      + `${timed.map((t) => `#${t.seat + 1}`).join(", ")} ${timed.length > 1 ? "were" : "was"} folded${net}.`
+      + lostDecisionsNote(roundId, timed.map((t) => t.seat))
+    : `Your round ended while you were away${net}: History shows how it went.`,
+  { code: "unseen-round", sticky: true }); // news of money the player was not there to see
+}
