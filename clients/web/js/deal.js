@@ -65,7 +65,7 @@ export function nextCardIn(deal, now) {
   return Math.max(0, deal.t0 + dealtCount(deal, now) * deal.step - now);
 }
 
-/** How long a card flies in once dealt, ms (styles.css: `.card.dealt`, its deal-in). */
+/** How long a card flies in once dealt, ms (table.css: `.card.dealt`, its deal-in). */
 export const FLY_MS = 260;
 
 /** Has card `card` of `to` landed at `now`: out, and its flight over (drawn whole)? */

@@ -46,7 +46,7 @@ export function layoutFor(snap) {
   return seatLayout(snap.seats.length, felt.width, felt.height, uiScale(window.innerWidth, window.innerHeight));
 }
 
-/** A big screen draws the frame around the felt bigger (styles.css zooms it by --frame);
+/** A big screen draws the frame around the felt bigger (screens.css zooms it by --frame);
  * the felt's seats are sized by layout.js from the same window. */
 export function sizeFrame() {
   const frame = String(frameScale(uiScale(window.innerWidth, window.innerHeight)));
@@ -66,7 +66,7 @@ const feltObserver = new ResizeObserver((entries) => {
 });
 let observedFelt = null;
 
-/** A window that scrolls (the side panel under the felt, styles.css at 1100 px) sizes the
+/** A window that scrolls (the side panel under the felt, narrow.css at 1100 px) sizes the
  * felt to the screen: what is above it (the top bar and the table's head, one row or two:
  * a wide wallet or a long title wraps them) and the rack stuck under it are measured, so
  * the felt's foot, and the results drawn there, end above the rack, not under it. */

@@ -53,7 +53,7 @@ export function frameScale(ui) {
   return hundredths(Math.min(1.6, Math.max(1, 1 + (ui - 1.15) * 0.9)));
 }
 
-// Fixed rows of an arc seat, px (styles.css uses the same numbers through `vars`).
+// Fixed rows of an arc seat, px (table.css uses the same numbers through `vars`).
 export const ROWS = {
   name: 22,
   info: 30, // hand label and status, one line each

@@ -80,7 +80,7 @@ export function selectSeat(seat, { focus = false } = {}) {
 }
 
 /** A phone's hand selected is brought whole into view, clear of the rack stuck to the
- * bottom of the screen (styles.css: the page's scroll padding is the rack's height, and
+ * bottom of the screen (narrow.css: the page's scroll padding is the rack's height, and
  * the sticky dealer row's on top): the third hand's − and Progressive were under it. */
 function revealSeat(seat) {
   const el = document.querySelector(`#table.layout-flow [data-testid="seat-${seat}"]`);
