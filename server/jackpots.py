@@ -79,10 +79,17 @@ class JackpotNews:
         self._shared = shared
         # the reads of `_to_read` failing push after push (Redis away): said when they
         # start or their kind changes, then once a minute
-        self._read_failures = RetryLog(log, logging.WARNING)
+        self._read_failures: dict[str, RetryLog] = {}  # meter -> its reads' failures
         if fleet is not None:
             fleet.on_meter = self.news
             fleet.on_win = self.win_news
+
+    def _failures_of(self, name: str) -> RetryLog:
+        """One meter's failed reads: another's success does not end them."""
+        failures = self._read_failures.get(name)
+        if failures is None:
+            failures = self._read_failures[name] = RetryLog(log, logging.WARNING)
+        return failures
 
     async def ensure(self, *, announce: bool = True) -> None:
         """Create every configured meter at its seed if it does not exist (a Redis
@@ -174,11 +181,11 @@ class JackpotNews:
             except StoreError as e:
                 self._to_read.add(name)  # next interval
                 kind = type(e).__name__
-                self._read_failures.failed(
+                self._failures_of(name).failed(
                     kind, "meter not read: %s", e.cause, extra={"meter": name}
                 )
             else:
-                if after := self._read_failures.recovered():
+                if after := self._failures_of(name).recovered():
                     log.info("meter read again after %d failed reads", after, extra={"meter": name})
         for name in sorted(moved):
             self._announce(name)  # our writes are in the store: others read them

@@ -83,6 +83,10 @@ def test_operators_in_a_file(tmp_path: Path) -> None:
     both = operator("remove", "olga", *common, "--redis", "redis://127.0.0.1:1/0")
     assert both.returncode == 2 and "not both" in both.stderr
     assert [o.name for o in read_file(file)] == ["olga"]
+    # the file changed with REDIS_URL set: done, and said to be read by no process on Redis
+    env = {"REDIS_URL": "redis://127.0.0.1:1/0"}
+    aside = operator("add", "cara", *common, "--password-stdin", password=PASSWORD, env=env)
+    assert aside.returncode == 0 and "never reads this file" in aside.stderr, aside.stderr
 
 
 async def test_a_server_on_the_memory_store_reads_the_file_as_it_changes(tmp_path: Path) -> None:

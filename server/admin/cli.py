@@ -55,6 +55,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
             "give --redis (the fleet's store) or --file (the memory store's file), not both:"
             " a process on Redis never reads the file"
         )
+    if args.file and config.redis_url and args.verb != "list":
+        print(
+            "stud-server: warning: REDIS_URL is set, and a process on Redis never reads this"
+            " file: give --redis to change the fleet's operators",
+            file=sys.stderr,
+        )
     if args.redis:
         config = replace(config, redis_url=args.redis)
     path = args.file or ("" if config.redis_url else config.admin.operators_file)
