@@ -59,3 +59,38 @@ async def test_the_focus_inside_an_own_seat_selects_it(
     await expect_cents(ann, "ante-1", 500)
     await expect_cents(ann, "ante-0", 1000)
     assert problems == []
+
+
+async def test_after_a_reload_mid_decision_the_focus_goes_on_with_the_selection(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A page reloaded with three hands waiting puts the focus on the table's title; r
+    and f then decide the selected hand, and the focus ring moves on with the selection
+    to the next hand still waiting (it stayed on the title, so the ring showed nothing
+    of where the next key would act)."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    _, ann = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOPS[0]
+    )
+    await enter(ann, "Ann")
+    await sit_three(ann, 0)
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+    await ann.get_by_test_id("deal").click()
+    await expect(ann.get_by_test_id("raise-2")).to_be_visible()
+    await ann.reload()
+    await expect(ann.get_by_test_id("raise-2")).to_be_visible()
+    await ann.wait_for_function("document.activeElement.dataset.testid === 'table-title'")
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("r")
+    await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-1'")
+    assert await ann.evaluate("document.activeElement.matches(':focus-visible')")
+    await ann.keyboard.press("f")
+    await expect(ann.get_by_test_id("seat-1-status")).to_have_text("Folded")
+    await expect(ann.get_by_test_id("seat-2")).to_have_attribute("data-selected", "true")
+    await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-2'")
+    assert problems == []

@@ -154,8 +154,7 @@ export function decideByKey(decision) {
     const also = undecided.filter((i) => i !== next).map((i) => `#${i + 1}`);
     showError(`Seat #${seat + 1} has ${done}; nothing sent. Selected now: #${next + 1}, waiting`
       + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`, { code: "decided", tone: "warn" });
-    const focused = document.activeElement;
-    selectSeat(next, { focus: focused === document.body || focused?.classList.contains("seat") });
+    selectSeat(next, { focus: focusFollows() });
     return;
   }
   const later = nextWaiting(undecided, seat);
@@ -164,8 +163,18 @@ export function decideByKey(decision) {
     if (later === undefined) return;
     // on to the next hand still waiting, and the keyboard's focus ring with it: the ring
     // stayed on the hand just decided while the next key went to the new selection
-    const focused = document.activeElement;
-    const onSeat = focused === document.body || focused?.classList.contains("seat");
-    selectSeat(later, { focus: onSeat });
+    selectSeat(later, { focus: focusFollows() });
   });
+}
+
+/** Whether a decision key's new selection takes the focus too: from nothing focused,
+ * from the table's title (where a reload or a table just opened puts it: after a
+ * reload mid-decision the ring stayed there while r and f went on seat by seat) and
+ * from anything on the felt (a seat, its circle); a control elsewhere (the rack, the
+ * side panel, the top bar) keeps it, as the player put it there. */
+function focusFollows() {
+  const focused = document.activeElement;
+  return !focused || focused === document.body
+    || focused.matches?.('#table [data-testid="table-title"]')
+    || focused.closest?.('#table [data-testid="felt"]') !== null;
 }
