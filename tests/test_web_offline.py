@@ -20,6 +20,7 @@ from collections.abc import Callable
 from playwright.async_api import Browser, Page, ViewportSize, WebSocketRoute, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from clients.connection import StudClient
 from server.app import StudServer
 from tests.conftest import ServerFactory
 from tests.test_web import (
@@ -29,6 +30,7 @@ from tests.test_web import (
     build_ante,
     collect_problems,
     enter,
+    expect_cents,
     expect_phase,
     needs_chromium,
     resize,
@@ -480,4 +482,48 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     )
     assert overlaps == [], overlaps
     await shot(page, "offline-1280.png")
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
+async def test_chips_built_before_the_server_stopped_stay_drawn_in_the_circle(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Offline in the betting with $5 and the progressive built on seat #1 (not placed):
+    the circle showed nothing while the rack still said "Seat #1: $5 + progressive" and
+    "Deal · $6.00". What was built stays, so both draw it (the circle takes no chip
+    until the link is back)."""
+    server = await make_server(timers=LONG_CLOCKS)
+    context = await browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await bob.hello(name="Bob")
+        await bob.request("join", table="alpha")
+        await bob.request("sit", table="alpha")
+        await bob.request("ante", table="alpha", seat=1, amount=500)
+        await bob.request("deal", table="alpha")
+        await expect_phase([page], "betting")
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("progressive-0").click()
+        await expect_cents(page, "ante-0", 500)
+        await asyncio.wait_for(server.stop(grace=0.5), 10)
+    finally:
+        await bob.close()
+    await expect(page.get_by_test_id("conn-status")).not_to_have_text("Connected")
+    await expect(page.get_by_test_id("selected-seat")).to_contain_text("Seat #1: $5 + progressive")
+    await expect(page.get_by_test_id("deal")).to_have_text(re.compile(r"^Deal · \$6\.00"))
+    await expect(page.get_by_test_id("deal")).to_be_disabled()
+    await expect_cents(page, "ante-0", 500)
+    await expect(page.get_by_test_id("ante-0-amount")).to_have_text("$5")
+    await expect(page.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "true")
+    # drawn, not offered: nothing can be added or taken off until the link is back
+    await expect(page.get_by_test_id("ante-0")).not_to_have_attribute("data-action", "add-chip")
+    await shot(page, "offline-built-1280.png")
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []

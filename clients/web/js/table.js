@@ -310,9 +310,16 @@ function emptySeat(v, i, pos) {
 
 /** Can the viewer still build the ante of this seat (their seat, no ante yet, bets open)? */
 export function buildable(v, seat) {
+  return holdsBuild(v, seat) && !v.busy;
+}
+
+/** An own seat whose built bet is drawn: bets open, nothing placed. Offline (and while a
+ * request is out) it cannot change, but it stays: the circle showed nothing while the
+ * rack said "Seat #7: $5" and "Deal · $5.00". */
+function holdsBuild(v, seat) {
   const { phase } = v.snap;
   return seat.player_id === v.me?.player_id && seat.ante === 0 && !seat.ready
-    && (phase === "waiting" || phase === "betting") && !v.busy;
+    && (phase === "waiting" || phase === "betting");
 }
 
 /** A name drawn in the narrow cut over the seat's whole width: past 10 letters, and on a
@@ -400,8 +407,9 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
   const build = mine ? v.build(i) : { chips: [], progressive: false };
   const placed = seat.ante > 0;
   const built = buildAmount(build);
-  const shown = placed ? seat.ante : editable ? built : 0;
-  const lit = placed ? seat.progressive : editable && build.progressive;
+  const held = mine && holdsBuild(v, seat);
+  const shown = placed ? seat.ante : held ? built : 0;
+  const lit = placed ? seat.progressive : held && build.progressive;
   const raised = seat.decision === "raise";
   const stake = dollars(v.snap.progressive_stake);
   const circleClass = ["ante-circle", editable ? "buildable" : "", !placed && shown > 0 ? "unplaced" : ""]
@@ -421,8 +429,8 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
     // a phone's full-size button has room to say what it is, in the word the rest uses
     kind === "big" ? ["Progressive", h("small", {}, stake)] : "JP")
     : h("span", { class: `prog-light${lit ? " on" : ""}`, "data-testid": `progressive-${i}`,
-      "aria-pressed": lit ? "true" : "false", title: lit ? "Progressive bet placed" : "No progressive bet",
-      "aria-label": lit ? "Progressive bet placed" : "No progressive bet" }, "JP");
+      "aria-pressed": lit ? "true" : "false", title: progressiveSays(lit, placed),
+      "aria-label": progressiveSays(lit, placed) }, "JP");
   const remove = editable && built > 0
     ? h("button", { class: "chip-remove", "data-action": "remove-chip", "data-seat": i,
       "data-testid": `chip-remove-${i}`, title: "Take the last chip off (Backspace)",
@@ -451,6 +459,9 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
   return { spot: h("div", { class: "spot", "data-testid": `seat-${i}-bet` },
     h("div", { class: "circle-wrap" }, circle, progressive, remove), raise) };
 }
+
+const progressiveSays = (lit, placed) => (!lit ? "No progressive bet"
+  : placed ? "Progressive bet placed" : "Progressive bet built, not placed yet");
 
 /** Fold / Raise during decisions; take back, clear or stand between rounds. */
 function seatActions(v, seat, i, kind, editable, tools = []) {
