@@ -19,55 +19,14 @@ __all__ = ["namespace", "processes", "redis_url", "time_limit"]  # fixtures used
 pytestmark = pytest.mark.usefixtures("time_limit")
 
 
-@pytest.mark.parametrize("ttl", [60, 2])
-async def test_a_raise_sent_while_the_host_stood_still_is_not_folded_for_time(
-    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], ttl: int
+async def raise_while_the_host_stands_still(
+    host: ServerProcess, processes: list[ServerProcess], *, decision: int, ttl: int, after: float
 ) -> None:
-    """The host is stopped (SIGSTOP) past the decision's deadline; the player's raise
-    is sent meanwhile and waits, unread, in the socket. When the host runs again its
-    timer is due before it reads the raise: PROTOCOL.md §6 (Faults) says no hand is
-    folded for time the table stood still, so the raise stands. It used to be folded
-    and the raise answered `wrong_phase`. With a lease shorter than the stop (ttl 2),
-    the lease has lapsed too: the raise waits for its renewal rather than be refused
-    `table_suspended` (and then folded when the client did not send it again)."""
-    host = ServerProcess(tmp_path, "still", redis_url, namespace)
-    text = host.config.read_text().replace("decision = 30", "decision = 2")
+    """A player decides (raises) while the host is stopped (SIGSTOP) until `after`
+    seconds past the decision's deadline; the raise waits, unread, in the socket. When
+    the host runs again the raise stands: answered ok, shown raised, never auto-folded."""
+    text = host.config.read_text().replace("decision = 30", f"decision = {decision}")
     host.config.write_text(text.replace("fleet_ttl = 1.5", f"fleet_ttl = {ttl}"))
-    processes.append(host)
-    await asyncio.to_thread(host.start)
-    ann = await open_client(host.url, "ann")
-    try:
-        await ann.request("sit", table="still")
-        await ann.request("ante", table="still", seat=0, amount=100)
-        await ann.request("deal", table="still")
-        await ann.wait_table("still", lambda s: s["phase"] == "deciding")
-        assert host.process is not None
-        os.kill(host.process.pid, signal.SIGSTOP)
-        try:
-            raising = asyncio.ensure_future(ann.request("raise", table="still", seat=0))
-            await asyncio.sleep(3.5)  # past the deadline, the raise unread
-        finally:
-            os.kill(host.process.pid, signal.SIGCONT)
-        assert (await asyncio.wait_for(raising, 15))["t"] == "ok"
-        done = await ann.wait_table("still", lambda s: s["phase"] == "showdown")
-        seat = done["seats"][0]
-        assert seat["decision"] == "raise" and not seat.get("auto")
-    finally:
-        await ann.close()
-
-
-@pytest.mark.parametrize("after", [-0.02, 0.05, 0.15])
-async def test_a_raise_sent_while_the_host_stood_still_until_the_deadline_stands(
-    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], after: float
-) -> None:
-    """The host stood still until just about the decision's deadline (`after` it): its
-    timer came due less than a second late, or not late at all, and acted before the
-    raise waiting unread in the socket was read: the hand was folded for time and the
-    raise answered `wrong_phase`. A timer coming due just after the process stood still
-    now restarts with time left, as a late one did already."""
-    host = ServerProcess(tmp_path, "still", redis_url, namespace)
-    text = host.config.read_text().replace("decision = 30", "decision = 3")
-    host.config.write_text(text.replace("fleet_ttl = 1.5", "fleet_ttl = 60"))  # no lapse
     processes.append(host)
     await asyncio.to_thread(host.start)
     ann = await open_client(host.url, "ann")
@@ -91,3 +50,31 @@ async def test_a_raise_sent_while_the_host_stood_still_until_the_deadline_stands
         assert seat["decision"] == "raise" and not seat.get("auto")
     finally:
         await ann.close()
+
+
+@pytest.mark.parametrize("ttl", [60, 2])
+async def test_a_raise_sent_while_the_host_stood_still_is_not_folded_for_time(
+    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], ttl: int
+) -> None:
+    """The host is stopped (SIGSTOP) past the decision's deadline; the player's raise
+    is sent meanwhile and waits, unread, in the socket. When the host runs again its
+    timer is due before it reads the raise: PROTOCOL.md §6 (Faults) says no hand is
+    folded for time the table stood still, so the raise stands. It used to be folded
+    and the raise answered `wrong_phase`. With a lease shorter than the stop (ttl 2),
+    the lease has lapsed too: the raise waits for its renewal rather than be refused
+    `table_suspended` (and then folded when the client did not send it again)."""
+    host = ServerProcess(tmp_path, "still", redis_url, namespace)
+    await raise_while_the_host_stands_still(host, processes, decision=2, ttl=ttl, after=1.5)
+
+
+@pytest.mark.parametrize("after", [-0.02, 0.05, 0.15])
+async def test_a_raise_sent_while_the_host_stood_still_until_the_deadline_stands(
+    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], after: float
+) -> None:
+    """The host stood still until just about the decision's deadline (`after` it): its
+    timer came due less than a second late, or not late at all, and acted before the
+    raise waiting unread in the socket was read: the hand was folded for time and the
+    raise answered `wrong_phase`. A timer coming due just after the process stood still
+    now restarts with time left, as a late one did already (a long lease: no lapse)."""
+    host = ServerProcess(tmp_path, "still", redis_url, namespace)
+    await raise_while_the_host_stands_still(host, processes, decision=3, ttl=60, after=after)
