@@ -339,24 +339,18 @@ class StudServer:
         for room in self.rooms.values():
             if room.config.jackpot != name:
                 continue
-            if room.shown.meter == amount:
-                told.update(room.viewers)
-            elif room.shown.at >= fresh:
-                lately.update(room.viewers)
+            shown, viewers = room.audience.shown, room.audience.viewers
+            if shown.meter == amount:
+                told.update(viewers)
+            elif shown.at >= fresh:
+                lately.update(viewers)
         return told, lately
 
     def _pushed_meter(self, name: str, amount: int, conns: set[ServerConnection]) -> None:
-        """Viewers were pushed the meter's amount: their table's last snapshot no longer
-        says what they see. All of a table's viewers pushed: they see this amount; some
-        of them (told in turn, over the budget): not one amount, so none counts as told."""
+        """Viewers were pushed the meter's amount (`Audience.pushed_meter`)."""
         for room in self.rooms.values():
-            if room.config.jackpot != name or room.shown.meter == amount or not room.viewers:
-                continue
-            reached = sum(1 for ws in room.viewers if ws in conns)
-            if reached == len(room.viewers):
-                room.shown.meter = amount
-            elif reached:
-                room.shown.meter = -1
+            if room.config.jackpot == name:
+                room.audience.pushed_meter(amount, conns)
 
     def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
         self.admin.agent.settled(table_id, entry)
@@ -554,7 +548,7 @@ class StudServer:
         rooms, self._rooms_to_refresh = self._rooms_to_refresh, set()
         for room in rooms:
             if not room.turns.busy():
-                room.count_changed()
+                room.audience.count_changed()
                 room.publish()
             else:
                 self._rooms_to_refresh.add(room)  # a command will publish; retry later

@@ -3,8 +3,8 @@
 One `Room` per table. Every command and every timer runs in a turn at the table
 (server/turns.py: writes for different seats share one, the rest run alone), so
 the engine's check, the store's atomic write and the engine's change happen as
-one step; a refused command changes nothing. After each change the room
-encodes one public snapshot and hands the same bytes to every viewer.
+one step; a refused command changes nothing. After each change its audience
+(server/audience.py) sends one public snapshot, the same bytes to every viewer.
 
 Money first. A player's command is applied in the store before the engine
 moves, under an operation id, so a repeat applies nothing twice; what the
@@ -25,32 +25,27 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence, Set
+from collections.abc import Awaitable, Callable, Coroutine, Sequence, Set
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
+from server.audience import Audience, AudienceHost
 from server.durable import GaveUp, Pending
 from server.fair import FairShuffler
 from server.game.cards import Card
 from server.game.ledger import Reason, Transfer
 from server.game.table import Decision, Effects, Phase, Refusal, Settlement, Table, TableConfig
-from server.game.views import own_hands
 from server.lobby import fixed_row
-from server.metrics import Metrics
-from server.snapshots import Shown
 from server.standing import REASONS, Lease, Suspension, jackpot_won, shutdown_notice
 from server.stores.base import Fence, NotOwner, Store, StoreError, Wallet, with_jackpots
 from server.table_writes import TableWrites
 from server.turns import Turns
-from server.viewers import Viewers
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
-#: Snapshot sends a busy table may put off in a row for the commands queued behind.
-MAX_DEFERRED = 8
 #: Seconds a timer has at least when a suspended table resumes.
 RESUME_MINIMUM = 5.0
 #: Seconds late past which a timer means the event loop stood still (a stopped process).
@@ -59,13 +54,11 @@ STOOD_STILL = 1.0
 LEASE_WAIT = 2.0
 
 
-class RoomHost(Protocol):
+class RoomHost(AudienceHost, Protocol):
     """What a room needs from the process hosting it (implemented by `StudServer`)."""
 
     @property
     def store(self) -> Store: ...
-    @property
-    def metrics(self) -> Metrics: ...
     @property
     def pending(self) -> Pending: ...
     @property
@@ -83,14 +76,10 @@ class RoomHost(Protocol):
     # snapshot again at the next push; table_lost: not hosted here, its viewers go;
     # url_of: another process's address or ""; seated: server/seating.py
     def jackpot_seed(self, name: str) -> int: ...
-    def meter(self, name: str) -> int: ...
     def is_connected(self, player_id: str) -> bool: ...
     def stood_still_lately(self) -> bool: ...
     def push_wallet(self, player_id: str, wallet: Wallet) -> None: ...
-    def lobby_changed(self) -> None: ...
     def refresh_later(self, room: Room) -> None: ...
-    def send_all(self, connections: Iterable[ServerConnection], data: bytes) -> int: ...
-    def before_writing(self, send: Callable[[], None]) -> None: ...  # server/outbox.py
     def table_lost(self, room: Room) -> None: ...
     def url_of(self, process_id: str) -> str: ...
     def seated(self, table_id: str, players: Set[str]) -> None: ...
@@ -113,7 +102,7 @@ class Room:
         self._shuffle = shuffle
         self.lobby_fixed = fixed_row(config)  # the lobby row's part that never changes
         self.table = self._new_table()
-        self.viewers = Viewers()
+        self.audience = Audience(host, self, config)
         self.turns = Turns()
         self._reserved: set[int] = set()  # seats with a shared turn's write out
         self.writes = TableWrites(
@@ -135,12 +124,8 @@ class Room:
         self._probe: asyncio.Task[None] | None = None
         self._lease_timer: asyncio.TimerHandle | None = None
         self._timer: tuple[asyncio.Handle, float] | None = None  # and its deadline
-        self.shown = Shown(config)  # what the viewers were shown
         self._logged_deal: str | None = None
-        self._flush = False  # a snapshot send is due at the end of this turn
-        self._started: list[float] = []  # arrival times of the requests it answers
-        self._queued = 0  # commands waiting for the lock
-        self._deferred = 0
+        self.queued = 0  # commands waiting for their turn
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -226,8 +211,7 @@ class Room:
         self._cancel_timer()
         self.moved_to = self.host.url_of(holder)
         data = encode({"t": "table_moved", "table": self.id, "url": self.moved_to})
-        self.host.metrics.frames_out += self.host.send_all(self.viewers, data)
-        self.viewers.clear()
+        self.audience.dismiss(data)
         self.host.table_lost(self)
         self._reset()
         self.host.lobby_changed()
@@ -246,7 +230,7 @@ class Room:
         self.host.seated(self.id, self.table.players())
         self.suspended = None
         self._resumed.set()
-        self.shown.reset()
+        self.audience.shown.reset()
         self._idle.set()
 
     def _lease_valid(self) -> bool:
@@ -332,20 +316,7 @@ class Room:
             await self._resume_locked()
             return
 
-    # ----- viewers -------------------------------------------------------------
-
-    def snapshot(self, *, shown: bool = True) -> bytes:
-        """The table's snapshot; not `shown` to any viewer: the console's look."""
-        return self.shown.snapshot(
-            self.table,
-            self.now(),
-            spectators=self.spectator_count(),
-            meter=self.host.meter(self.config.jackpot),
-            suspended=self.suspended,
-            writing=self.writes.duties_out > 0,
-            paused=self.shown_paused(),
-            shown=shown,
-        )
+    # ----- viewers (server/audience.py) ------------------------------------------
 
     def shown_paused(self) -> dict[str, Any] | None:
         """The snapshot's `paused`: a shutdown under way, else the operator's pause (both
@@ -355,26 +326,22 @@ class Room:
             return shutdown_notice(self.closing, self._closing_grace)
         return self.paused
 
-    def spectator_count(self) -> int:
-        return self.viewers.spectators(self.table.players())
+    @property
+    def hosted_here(self) -> bool:
+        return self.lease is not None
+
+    @property
+    def settling(self) -> bool:
+        return self.writes.duties_out > 0
+
+    def refresh_later(self) -> None:
+        self.host.refresh_later(self)
 
     def add_viewer(self, ws: ServerConnection, player_id: str) -> list[bytes]:
-        """Watch the table: its snapshot now, counting the joiner (`count_changed`), and
-        the player's own hand while one is dealt."""
-        self.viewers.watch(ws, player_id)
-        self.count_changed()
-        self.watchers_changed()
-        frames = [self.snapshot()]
-        self.shown.joined(ws)
-        own = own_hands(self.table, player_id)
-        if own is not None:
-            frames.append(encode(own))
-        return frames
+        return self.audience.add(ws, player_id)
 
     def remove_viewer(self, ws: ServerConnection) -> None:
-        player_id = self.viewers.get(ws)
-        if self.viewers.unwatch(ws):
-            self.watchers_changed()
+        player_id = self.audience.remove(ws)
         if player_id is not None:
             self._forget_seed_if_gone(player_id)
 
@@ -384,74 +351,12 @@ class Room:
         if (
             player_id in self.table.client_seeds
             and player_id not in self.table.players()
-            and player_id not in self.viewers.values()
+            and not self.audience.watching(player_id)
         ):
             self.table.forget_client_seed(player_id)
 
-    def count_changed(self) -> None:
-        """The spectator count changed: a new `seq` shows it (one `seq` is one snapshot),
-        unless no snapshot of the table's change has been made yet: that one carries the
-        count, with the `last` of the request that made it (a new `seq` would clear it);
-        nor when the last snapshot made already has it (a sit's joiner: no copy of it)."""
-        built = self.table.seq == self.shown.built
-        if built and self.spectator_count() != self.shown.spectators:
-            self.table.touch()
-
-    def watchers_changed(self) -> None:
-        """The spectator count changed: the next throttled push re-sends the snapshot,
-        so a crowd arriving costs one broadcast per interval, not one per arrival."""
-        self.host.lobby_changed()
-        self.host.refresh_later(self)
-
     def publish(self, started: float | None = None) -> None:
-        """Send the snapshot to every viewer if the table changed since the last one.
-
-        Deferred to the end of the loop's turn, just before the outbox writes (a reply
-        and its snapshot share one write); skipped while more of the table's commands
-        wait for their turn (they publish when done, at most `MAX_DEFERRED` times in a
-        row): changes made together go out as one snapshot with the latest `seq`.
-        """
-        if started is not None:
-            self._started.append(started)
-        if not self._flush:
-            self._flush = True
-            self.host.before_writing(self._send_snapshot)
-
-    def _send_snapshot(self) -> None:
-        self._flush = False
-        if self.writes.duties_out and self.suspended is None:
-            # the engine is ahead of the store (a settlement is being written): the turn
-            # writing it publishes once it lands; nothing not durable goes out before
-            return
-        if self._queued and self._deferred < MAX_DEFERRED and self.suspended is None:
-            self._deferred += 1  # the queued command's publish sends this change too
-            return
-        self._deferred = 0
-        started, self._started = self._started, []
-        if self.table.seq == self.shown.seq or self.lease is None:
-            return
-        t0 = time.perf_counter()
-        self.shown.seq = self.table.seq
-        to = self.shown.broadcast_to(self.viewers)
-        m = self.host.metrics
-        if to or not self.viewers:
-            data = self.snapshot()
-            m.broadcasts += 1
-            m.frames_out += self.host.send_all(to, data)
-        # else every viewer joined under this seq and was shown it then: none is made
-        # now (it would count its meter as shown to them, though none of them got it)
-        self._send_hands()
-        t1 = time.perf_counter()
-        m.broadcast_lag.observe(t1 - t0)
-        for t in started:
-            m.action_latency.observe(t1 - t)
-        self.host.lobby_changed()
-
-    def _send_hands(self) -> None:
-        if self.suspended is not None:
-            return  # the deal is not shown yet either
-        for ws, frame in self.shown.hands(self.table, self.viewers):
-            self.host.metrics.frames_out += self.host.send_all((ws,), frame)
+        self.audience.publish(started)
 
     # ----- commands ------------------------------------------------------------
 
@@ -464,11 +369,11 @@ class Room:
     ) -> T:
         """Run `action` in a turn at the table (server/turns.py): exclusive, or shared
         when it writes for one `seat` alone (reserved for it while the write is out)."""
-        self._queued += 1
+        self.queued += 1
         began = False
         try:
             async with self.turns.turn(exclusive=seat is None):
-                self._queued -= 1
+                self.queued -= 1
                 began = True
                 try:
                     if seat is None:
@@ -487,7 +392,7 @@ class Room:
                     self.publish(started)
         finally:
             if not began:  # cancelled while waiting for its turn
-                self._queued -= 1
+                self.queued -= 1
                 self.publish()  # a send put off for this command must not wait for another
 
     def _note_deal(self) -> None:
@@ -889,7 +794,7 @@ class Room:
         """The lobby row's part that changes (`lobby_fixed` is the same object always)."""
         return {
             "taken": sum(1 for s in self.table.seats if s is not None),
-            "spectators": self.spectator_count(),
+            "spectators": self.audience.spectator_count(),
             "phase": "suspended" if self.suspended else str(self.table.phase),
             "paused": self.shown_paused() is not None,
             "silent": False,  # hosted here; other processes' rows: Fleet.remote_rows

@@ -241,7 +241,7 @@ async def test_the_spectator_count_follows_joins_seats_and_leaves(
     await count_is(0)
     await c.request("join", table="alpha")
     await count_is(1)
-    assert server.rooms["alpha"].spectator_count() == 1
+    assert server.rooms["alpha"].audience.spectator_count() == 1
 
 
 async def test_a_requests_last_survives_the_spectator_count_sent_with_it(
@@ -277,7 +277,7 @@ async def test_a_requests_last_survives_the_spectator_count_sent_with_it(
     server.refresh_later(room)
     server.refresh_rooms()  # the count went out with the sit: nothing to send again
     await passer_by.close()  # a count changed by no request at all
-    await asyncio.wait_for(_until(lambda: room.spectator_count() == 1), 5)
+    await asyncio.wait_for(_until(lambda: room.audience.spectator_count() == 1), 5)
     server.refresh_rooms()
     snap = await watcher.wait_table("alpha", lambda s: s["seq"] > seq)
     assert snap["last"] is None and snap["spectators"] == 1
@@ -522,7 +522,7 @@ async def test_a_meter_push_skips_viewers_of_a_table_shown_within_the_interval(
     await player.request("ante", table="beta", seat=0, amount=100, progressive=True)
     after = server.jackpots.amount("main")
     alpha = server.rooms["alpha"]
-    assert alpha.shown.meter != after
+    assert alpha.audience.shown.meter != after
 
     def pushed(c: StudClient) -> list[dict[str, Any]]:
         return [f for f in c.frames if f["t"] == "jackpot" and f["amount"] == after]
@@ -531,7 +531,7 @@ async def test_a_meter_push_skips_viewers_of_a_table_shown_within_the_interval(
     await lobby.wait_for(lambda c: pushed(c) or None)
     await watcher.request("ping")  # whatever that push wrote to the watcher is read by now
     assert not pushed(watcher)
-    alpha.shown.at -= 3600  # alpha has been quiet for an interval
+    alpha.audience.shown.at -= 3600  # alpha has been quiet for an interval
     await server.jackpots.flush()  # the meter has not moved since the last push
     await watcher.wait_for(lambda c: pushed(c) or None)
     await server.jackpots.flush()  # told once: not again

@@ -168,7 +168,7 @@ async def test_a_round_its_new_host_voided_is_told_where_the_table_is_rejoined(
         gate = hold_renewals(first)  # it stands still, as one stopped with SIGSTOP
         await until(p, lambda: second.rooms["east"].active, "the takeover")
         await first.stop(grace=0)
-        await until(p, lambda: len(second.rooms["east"].viewers) == 1, "rejoined there")
+        await until(p, lambda: len(second.rooms["east"].audience.viewers) == 1, "rejoined there")
         message = await sees(p, app, "#message", VOIDED)
         assert "Your round was voided:" in message
         gone = "Your seats #1, #2 there are gone: press s to sit."
@@ -279,7 +279,7 @@ async def back_and_forth(casino: Casino, p: Any, app: StudApp, *, long_after: bo
     hold_renewals(a)  # a stands still: b takes the table over
     await until(p, lambda: b.rooms["east"].active, "the takeover by b")
     await a.stop(grace=0)
-    await until(p, lambda: len(b.rooms["east"].viewers) == 1, "the table rejoined at b")
+    await until(p, lambda: len(b.rooms["east"].audience.viewers) == 1, "the table rejoined at b")
     assert app.table_id == "east" and app.awaiting is None
     assert await sees(p, app, "#message", SEAT_GONE) == SEAT_GONE  # no round was in play
     if long_after:
@@ -360,7 +360,7 @@ async def test_seats_left_before_the_move_are_not_said_gone(
         await until(p, lambda: app.link.url == ws(second) and app.link.connected, "the other")
         app.open_table("east")  # as Enter on its row does
         await until(p, lambda: isinstance(app.screen, PlayScreen), "the table there")
-        await until(p, lambda: len(second.rooms["east"].viewers) == 1, "joined there")
+        await until(p, lambda: len(second.rooms["east"].audience.viewers) == 1, "joined there")
         await settle(app)  # what the join had to say, said
         await p.pause()
         assert "gone" not in shown(app, "#message")
@@ -472,4 +472,4 @@ async def test_a_table_its_crashed_host_claims_again_in_place_is_followed_back(
             lambda: app.link.url == ws(a) and app.table_id == "east" and app.link.connected,
             "the table followed back to its address",
         )
-        await until(p, lambda: len(a.rooms["east"].viewers) == 1, "joined there")
+        await until(p, lambda: len(a.rooms["east"].audience.viewers) == 1, "joined there")

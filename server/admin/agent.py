@@ -306,7 +306,7 @@ class Agent:
         """The snapshot the table's viewers see now (while commands are at the table,
         the last one seen: nothing that is not written yet)."""
         if room.active and not room.turns.busy():
-            view: dict[str, Any] = decode(room.snapshot(shown=False), SERVER_FRAME_LIMITS)
+            view: dict[str, Any] = decode(room.audience.snapshot(shown=False), SERVER_FRAME_LIMITS)
             self._views[room.id] = view
         return self._views.get(room.id) if room.active else None
 
