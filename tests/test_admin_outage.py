@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -15,10 +17,12 @@ import pytest
 
 from server.admin import operators
 from server.admin.operators import Operators
+from server.admin.store_watch import StoreWatch
 from server.app import StudServer
 from server.config import AdminConfig
 from server.fleet import Fleet
 from server.stores.base import StoreUnavailable
+from server.stores.memory import MemoryStore
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.console import Operator, http, new_id, with_console
@@ -160,7 +164,8 @@ async def test_a_token_signed_in_elsewhere_is_remembered_a_minute_not_its_whole_
             return tokens.get(token)
 
     config = replace(AdminConfig(), token_ttl=900.0)
-    ops = Operators(Admin(), None, None, config, None, "")  # type: ignore[arg-type]
+    watch = StoreWatch(MemoryStore(), lambda coro: coro.close())  # never back: no PING
+    ops = Operators(Admin(), None, None, config, None, "", watch)  # type: ignore[arg-type]
     assert await ops.check("tok") == "olga"  # its last second in the store, say
     down[0] = True
     assert await ops.check("tok", cached=True) == "olga"  # at once: remembered
@@ -169,3 +174,45 @@ async def test_a_token_signed_in_elsewhere_is_remembered_a_minute_not_its_whole_
         await ops.check("tok", cached=True)
     with pytest.raises(StoreUnavailable):
         await ops.check("tok")  # and for anything but those reads, never
+
+
+async def test_a_redis_standing_still_costs_the_console_one_wait_not_one_per_request(
+    private_redis: RedisServer,
+) -> None:
+    """Each console request while Redis stood still asked the store for its token
+    first, and waited: the store's timeout while the connection stayed open, a
+    reconnect's wait once it was dropped. With the seen mark and the read itself, up to
+    three waits a request. Once a store call has failed, the reads that can go without
+    the store do, until a PING is answered again."""
+    config = with_console(make_config(tables=[{"id": "alpha", "variant": "casino-stud"}]))
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=0.5)
+    console = StudServer(replace(config, store_timeout=0.5), store=store)
+    await console.start()
+    asked: list[str] = []
+    run = store._run
+
+    async def counted(what: str, command: Any, *, write: bool = False) -> Any:
+        asked.append(what)
+        return await run(what, command, write=write)
+
+    try:
+        op = await Operator.sign_in(console)
+        assert (await op.get("/api/overview"))["store_reachable"] is True
+        store._run = counted  # type: ignore[method-assign]
+        assert private_redis.process is not None
+        os.kill(private_redis.process.pid, signal.SIGSTOP)
+        try:
+            first = await op.get("/api/overview")  # finds the store standing still
+            assert first["store_reachable"] is False
+            asked.clear()
+            for path in ("/api/overview", "/api/tables", "/api/tables/alpha", "/api/pending"):
+                answer = await op.get(path)
+                assert answer["store_reachable"] is False, path
+            # the console waited on nothing: the store was asked the PING, no read
+            assert set(asked) <= {"a PING"}, asked
+        finally:
+            os.kill(private_redis.process.pid, signal.SIGCONT)
+        await until(lambda: not console.admin.watch.away, "the PING answered")
+        assert (await op.get("/api/overview"))["store_reachable"] is True
+    finally:
+        await console.stop(grace=0)

@@ -22,6 +22,7 @@ from typing import Any
 from server.admin.actions import Acts, BadAct, known_fields
 from server.admin.httpd import Request, Response, error, json_response
 from server.admin.operators import Limiter, Operators, SignInRefused
+from server.admin.store_watch import StoreWatch
 from server.admin.views import Views
 from server.passwords import PasswordsBusy
 from server.stores.admin import SEEN_TTL, AdminStore
@@ -49,6 +50,7 @@ class Api:
         views: Views,
         acts: Acts,
         admin: AdminStore,
+        watch: StoreWatch,
         limiter: Limiter,
         page_dir: Path,
         web_dir: Path,
@@ -57,6 +59,7 @@ class Api:
         self.views = views
         self.acts = acts
         self.admin = admin
+        self.watch = watch
         self.limiter = limiter
         self.page_dir = page_dir.resolve()
         self.web_dir = web_dir.resolve()
@@ -78,6 +81,7 @@ class Api:
         except BadAct as e:
             response = error(HTTPStatus(e.status), e.code, e.message, field=e.field)
         except StoreError as e:
+            self.watch.failed()
             response = error(HTTPStatus.SERVICE_UNAVAILABLE, e.code, e.message)
         except PasswordsBusy:
             response = error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many sign-ins: retry")
@@ -170,7 +174,7 @@ class Api:
         when it answers (`store_reachable` true), else without it, what only the store
         knows null (docs/ADMIN_API.md, "While the store is away")."""
         views = self.views
-        reachable = getattr(views.host.store, "connected", True)  # else: not even tried
+        reachable = not self.watch.away  # else: not even tried (server/admin/store_watch.py)
         data: dict[str, Any] | None = None
         if reachable:
             try:
@@ -184,6 +188,7 @@ class Api:
                     case _:
                         data = await views.pending()
             except StoreError:
+                self.watch.failed()
                 reachable = False
         if not reachable:
             match parts:
@@ -276,11 +281,12 @@ class Api:
         if now - self.seen_at >= SEEN_TTL / 3:
             idle = now - self.seen_at >= SEEN_TTL  # the fleet may have stopped publishing
             self.seen_at = now
-            if not getattr(self.views.host.store, "connected", True):
+            if self.watch.away:
                 return  # nobody can publish meanwhile; the reads say what they know
             try:
                 await self.admin.mark_seen(SEEN_TTL)
             except StoreError:
+                self.watch.failed()
                 return
             self.views.agent.wake.set()
             if idle:

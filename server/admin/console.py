@@ -21,6 +21,7 @@ from server.admin.edges import HouseEdges
 from server.admin.host import ConsoleHost
 from server.admin.httpd import HttpServer
 from server.admin.operators import Limiter, Operators
+from server.admin.store_watch import StoreWatch
 from server.admin.views import Views
 from server.config import ConfigError
 from server.http import WEB_ROOT
@@ -74,6 +75,7 @@ class AdminConsole:
         self.edges = HouseEdges(config.house_edge)
         # With Redis the store is the only source of operators (docs/OPERATIONS.md)
         on_file = isinstance(self.admin, MemoryAdmin)
+        self.watch = StoreWatch(host.store, host.spawn)
         self.operators = Operators(
             self.admin,
             host.store,
@@ -81,13 +83,16 @@ class AdminConsole:
             config,
             host.config.accounts,
             config.operators_file if on_file else "",
+            self.watch,
         )
         self.views = Views(host, self.admin, self.agent, self.edges)
         self.acts = Acts(host, self.admin, self.agent, self.views.known, config.action_timeout)
         web = Path(host.config.static_dir) if host.config.static_dir else WEB_ROOT
         page = Path(config.static_dir) if config.static_dir else PAGE_ROOT
         limiter = Limiter(config.rate_per_second, config.rate_burst)
-        self.api = Api(self.operators, self.views, self.acts, self.admin, limiter, page, web)
+        self.api = Api(
+            self.operators, self.views, self.acts, self.admin, self.watch, limiter, page, web
+        )
         self.http: HttpServer | None = None
 
     def barred(self, player_id: str) -> dict[str, Any] | None:

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from server.admin.store_watch import StoreWatch
 from server.attempts import Throttled, count_check, take_back
 from server.config import AccountsConfig, AdminConfig
 from server.passwords import Passwords
@@ -76,8 +77,10 @@ class Operators:
         config: AdminConfig,
         accounts: AccountsConfig,
         file: str,
+        watch: StoreWatch,
     ) -> None:
         self.admin = admin
+        self.watch = watch
         self.file = file  # the operators file, read on the memory store only
         self.store = store
         self.passwords = passwords
@@ -173,10 +176,13 @@ class Operators:
         if not token:
             return None
         await self.load_file()  # an operator removed from the file is out at their next request
+        held = self._confirmed.get(token_hash(token))
+        if cached and self.watch.away and held is not None and held[1] > time.monotonic():
+            return held[0]  # not worth a store timeout: it failed a call just now
         try:
             operator = await self.admin.operator_for_token(token)
         except StoreError:
-            held = self._confirmed.get(token_hash(token))
+            self.watch.failed()
             if not cached or held is None or held[1] <= time.monotonic():
                 raise
             return held[0]

@@ -225,6 +225,10 @@ class Store(Protocol):
     wall_clock: Callable[[], float]
 
     async def close(self) -> None: ...
+    async def ping(self) -> None:
+        """Raise StoreError unless the store answers now."""
+        ...
+
     async def probe_writes(self) -> None:
         """Raise StoreError unless the store takes writes now (a suspended table resumes
         on it: a store that answers but refuses writes must not count as back)."""

@@ -155,6 +155,9 @@ class MemoryStore:
     async def close(self) -> None:
         return None
 
+    async def ping(self) -> None:
+        return None
+
     async def probe_writes(self) -> None:
         return None
 

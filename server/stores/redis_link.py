@@ -273,6 +273,9 @@ class RedisLink:
         error.cause = "Redis came back without its data (restore it, or accept the loss)"
         return error
 
+    async def ping(self) -> None:
+        await self._run("a PING", lambda conn: conn.ping())
+
     async def probe_writes(self) -> None:
         """A harmless write (a key of its own, expiring): a PING is answered by a Redis
         that refuses every write (too few replicas, a failed save, out of memory, a
