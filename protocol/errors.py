@@ -97,9 +97,15 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.NOT_YOUR_SEAT: "The seat is free or held by another player.",
     ErrorCode.NOT_SEATED: "You hold no seat at this table.",
     ErrorCode.WRONG_PHASE: "The action is not allowed in the table's current phase.",
-    ErrorCode.ALREADY_BET: "The seat already has an ante this round (withdraw it to change it).",
+    ErrorCode.ALREADY_BET: (
+        "The seat already has an ante this round, or one still being placed"
+        " (withdraw it to change it)."
+    ),
     ErrorCode.NO_BET: "The seat has no ante to withdraw.",
-    ErrorCode.ALREADY_DECIDED: "The seat has already folded or raised this round.",
+    ErrorCode.ALREADY_DECIDED: (
+        "The seat has already folded or raised this round,"
+        " or a fold or raise is still being placed."
+    ),
     ErrorCode.NOT_BETTING: "The seat has no hand in this round (it placed no ante).",
     ErrorCode.ANTE_OUT_OF_LIMITS: (
         "The ante is outside the table's limits; `min_ante` and `max_ante` give them (cents)."

@@ -366,9 +366,11 @@ class Room:
         started: float | None = None,
         *,
         seat: int | None = None,
+        busy: Refusal | None = None,
     ) -> T:
         """Run `action` in a turn at the table (server/turns.py): exclusive, or shared
-        when it writes for one `seat` alone (reserved for it while the write is out)."""
+        when it writes for one `seat` alone (reserved for it while the write is out:
+        another write for it meanwhile is refused with `busy`)."""
         self.queued += 1
         began = False
         try:
@@ -379,7 +381,7 @@ class Room:
                     if seat is None:
                         return await action()
                     if seat in self._reserved:
-                        raise Refusal("wrong_phase", f"seat {seat} has a bet being placed already")
+                        raise busy or Refusal("wrong_phase", f"seat {seat} is being written")
                     self._reserved.add(seat)
                     try:
                         return await action()
@@ -475,7 +477,9 @@ class Room:
                 await self.host.meter_moved(self.config.jackpot, effects.transfers)
             return rid
 
-        return await self.run(act, started, seat=seat)
+        # sent again meanwhile (from a new connection, say): as if it had landed
+        being_placed = Refusal("already_bet", f"seat {seat} has an ante being placed already")
+        return await self.run(act, started, seat=seat, busy=being_placed)
 
     async def withdraw(self, player_id: str, seat: int) -> None:
         self._refuse_early()
@@ -540,7 +544,8 @@ class Room:
                 # keeps the rest, and the table's next host voids the round
                 self._log("settlement left to the next host", logging.WARNING, reason=str(e))
 
-        await self.run(act, started, seat=seat)
+        being_placed = Refusal("already_decided", f"seat {seat} has a decision being placed")
+        await self.run(act, started, seat=seat, busy=being_placed)
 
     async def remove_player(
         self, player_id: str, *, by_request: bool = True, fold: bool = True

@@ -563,3 +563,59 @@ async def test_a_meter_push_sends_only_the_meters_that_moved(
     await lobby.request("ping")  # whatever the push wrote is read by now
     pushed = [f["name"] for f in lobby.frames if f["t"] == "jackpot"]
     assert pushed == ["main"]
+
+
+async def test_a_second_bet_for_a_seat_whose_first_is_being_written_says_so(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A second ante (or decision) for a seat whose first is still being written (sent
+    again from a new connection, the player's first one lost, say) was refused
+    `wrong_phase`, though the phase was right: it is the seat's own bet that stands in
+    the way, as once it has landed."""
+    server = await make_server(timers={"betting": 30, "decision": 30, "results": 30})
+    ann = await connect(server, "ann")
+    await ann.request("join", table="alpha")
+    await ann.request("sit", table="alpha", seat=0)
+    store = server.store
+    held, release = asyncio.Event(), asyncio.Event()
+    writes: dict[str, Callable[..., Any]] = {"bet": store.bet, "apply": store.apply}
+
+    def holding(name: str) -> Callable[..., Any]:
+        async def write(*args: Any) -> Any:
+            held.set()
+            await release.wait()
+            return await writes[name](*args)
+
+        return write
+
+    try:
+        store.bet = holding("bet")  # type: ignore[method-assign]
+        first = asyncio.create_task(ann.request("ante", table="alpha", seat=0, amount=100))
+        await held.wait()
+        again_ann = await connect(server, None, token=ann.token)  # the player back
+        with pytest.raises(ServerError) as again:
+            await again_ann.request("ante", table="alpha", seat=0, amount=200)
+        assert again.value.code == "already_bet" and "being placed" in str(again.value)
+        release.set()
+        await asyncio.gather(first, return_exceptions=True)  # its connection was replaced
+        store.bet = writes["bet"]  # type: ignore[method-assign]
+        await again_ann.request("join", table="alpha")
+        await again_ann.wait_table("alpha", lambda t: t["seats"][0]["ante"] == 100)  # the first
+
+        await again_ann.request("deal", table="alpha")
+        await again_ann.wait_table("alpha", phase("deciding"))
+        held.clear()
+        release.clear()
+        store.apply = holding("apply")  # type: ignore[method-assign]
+        raised = asyncio.create_task(again_ann.request("raise", table="alpha", seat=0))
+        third = await connect(server, None, token=ann.token)
+        await held.wait()
+        with pytest.raises(ServerError) as fold:
+            await third.request("fold", table="alpha", seat=0)
+        assert fold.value.code == "already_decided" and "being placed" in str(fold.value)
+        release.set()
+        await asyncio.gather(raised, return_exceptions=True)
+        await third.request("join", table="alpha")
+        await third.wait_table("alpha", lambda t: t["seats"][0]["decision"] == "raise")
+    finally:
+        release.set()  # a failure above must not leave the write held at teardown
