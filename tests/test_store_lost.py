@@ -6,6 +6,7 @@ or accepting the loss, stays the operator's call."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections import Counter
 
@@ -177,3 +178,17 @@ async def test_a_restored_backup_s_wallets_are_pushed_to_the_players_connected(
     finally:
         await ann.close()
         await server.stop(grace=0)
+
+
+def test_a_link_dropped_without_closing_hides_no_later_loss() -> None:
+    """The process logs a loss once, however many of its links find it: the count of
+    links finding it was a plain number, so one dropped without `close()` stayed
+    counted, and the next loss (on another link) was never logged."""
+    url = "redis://127.0.0.1:1/0"  # never connected: only the count is looked at
+    dropped = RedisStore(url, namespace="lost-count")
+    assert dropped._lost_here(+1) == 1  # the first to find it: logged
+    del dropped
+    gc.collect()
+    later = RedisStore(url, namespace="lost-count")
+    assert later._lost_here(+1) == 1  # the next loss is the first again: logged
+    assert later._lost_here(-1) == 0

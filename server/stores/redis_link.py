@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import logging
 import random
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
@@ -45,10 +46,11 @@ PROTOCOL: Any = asyncio_redis.HiRedisProtocol
 PROBE_KEY = "probe"
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
-#: Per namespace of a Redis: how many of this process's connections (the store's, the
-#: fleet's) find its data gone now. The first to find it logs the loss, the last to
-#: find it back the return: once per process, not once per connection.
-_FOUND_LOST: dict[str, int] = {}
+#: Per namespace of a Redis: this process's links (the store's, the fleet's) that find
+#: its data gone now. The first to find it logs the loss, the last to find it back the
+#: return: once per process, not once per connection. Held weakly: a link dropped
+#: without `close()` leaves, and never hides the next loss's line.
+_FOUND_LOST: dict[str, weakref.WeakSet[RedisLink]] = {}
 
 
 def parse_redis_url(url: str) -> tuple[str, int, int, str | None]:
@@ -181,10 +183,15 @@ class RedisLink:
         return back
 
     def _lost_here(self, change: int) -> int:
-        """Count this connection in (or out of) those finding the data gone; how many
-        of the process's connections to this namespace find it so now."""
+        """Count this link in (`change` +1) or out (-1) of those finding the data gone;
+        how many of the process's links to this namespace find it so now."""
         key = f"{self._where()} {self.prefix}"
-        count = _FOUND_LOST[key] = max(0, _FOUND_LOST.get(key, 0) + change)
+        finding = _FOUND_LOST.setdefault(key, weakref.WeakSet())
+        if change > 0:
+            finding.add(self)
+        else:
+            finding.discard(self)
+        count = len(finding)
         if not count:
             del _FOUND_LOST[key]
         return count
