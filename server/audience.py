@@ -47,7 +47,7 @@ class Stage(Protocol):
     @property
     def suspended(self) -> Suspension | None: ...
     @property
-    def hosted_here(self) -> bool: ...
+    def active(self) -> bool: ...  # hosted here
     @property
     def settling(self) -> bool: ...  # an owed write (a settlement) is out
     @property
@@ -158,7 +158,7 @@ class Audience:
         self._deferred = 0
         started, self._started = self._started, []
         table = stage.table
-        if table.seq == self.shown.seq or not stage.hosted_here:
+        if table.seq == self.shown.seq or not stage.active:
             return
         t0 = time.perf_counter()
         self.shown.seq = table.seq

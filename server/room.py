@@ -327,10 +327,6 @@ class Room:
         return self.paused
 
     @property
-    def hosted_here(self) -> bool:
-        return self.lease is not None
-
-    @property
     def settling(self) -> bool:
         return self.writes.duties_out > 0
 
