@@ -234,6 +234,36 @@ async def test_a_raised_hand_is_told_when_another_player_s_decision_settles_it_l
     assert problems == []
 
 
+async def test_the_hand_that_played_on_is_named_by_its_own_seat(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser
+) -> None:
+    """The round's record lists only the seats dealt in: Ann's #1 sat the round out, and
+    her raised hand at #2 was told as "seat #1", its place in that list."""
+    ann_cards = ["2c", "3d", "5h", "8s", "Jc"]  # jack high: loses to the dealer's pair
+    bob_cards = ["4c", "4d", "9h", "Ts", "Kc"]
+    dealer = ["Ad", "Ac", "7h", "6s", "2d"]
+    server = await make_server(timers=LONG, shuffle=shuffles([ann_cards, bob_cards, dealer]))
+    bob = await connect(server, "Bob")
+    await bob.request("sit", table="alpha", seat=2)
+    await bob.request("ante", table="alpha", seat=2, amount=500)
+    page, problems = await ann_at_alpha(server, browser)
+    await page.get_by_test_id("sit-1").click()
+    await expect(page.get_by_test_id("seat-1-name")).to_contain_text("Ann")
+    await build_ante(page, 1, [(500, "left")])  # #1 sits this round out
+    await page.get_by_test_id("deal").click()
+    await bob.request("deal", table="alpha")
+    await page.get_by_test_id("raise-1").click()
+    await expect(page.get_by_test_id("seat-1-status")).to_have_text("Raised")
+    await page.get_by_test_id("leave").click()
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    await bob.request("fold", table="alpha", seat=2)
+    settled = page.locator('.toast[data-code="left-settled"]')
+    await expect(settled).to_contain_text(
+        f"the round you left settled: your raised hand on seat #2 came to {signed(-1500)}"
+    )
+    assert problems == []
+
+
 async def test_leaving_at_the_showdown_says_the_result_and_leaves_the_hand_on_view(
     make_server: ServerFactory, connect: ClientFactory, browser: Browser
 ) -> None:

@@ -150,10 +150,12 @@ export async function tellPlayedOn() {
   if (!record || playedOn !== wait) return; // not settled yet, or another round waited for
   stopPlayedOn();
   // the raised hands that played on: a hand folded by the leave was told at the leave
-  const raised = (record.seats ?? []).map((s, i) => [s, i])
-    .filter(([s]) => s?.player_id === state.me?.player_id && s.decision === "raise");
-  const net = raised.reduce((sum, [s]) => sum + (s.result?.net ?? 0), 0);
-  showError(`${wait.title}: the round you left settled: your raised ${handsOn(raised.map(([, i]) => i))} `
+  // each entry names its seat: the record lists only the seats dealt in, so its order
+  // is not the table's (a seat sitting the round out shifts every one after it)
+  const raised = (record.seats ?? [])
+    .filter((s) => s?.player_id === state.me?.player_id && s.decision === "raise");
+  const net = raised.reduce((sum, s) => sum + (s.result?.net ?? 0), 0);
+  showError(`${wait.title}: the round you left settled: your raised ${handsOn(raised.map((s) => s.seat))} `
     + `came to ${signedDollars(net)}. History shows it.`,
   // news of money, come while the player looks at something else: not to go by unseen
   { code: "left-settled", tone: net >= 0 ? "ok" : null, sticky: true });
