@@ -65,9 +65,11 @@ async def test_after_a_reload_mid_decision_the_focus_goes_on_with_the_selection(
     make_server: ServerFactory, browser: Browser
 ) -> None:
     """A page reloaded with three hands waiting puts the focus on the table's title; r
-    and f then decide the selected hand, and the focus ring moves on with the selection
-    to the next hand still waiting (it stayed on the title, so the ring showed nothing
-    of where the next key would act)."""
+    and f then decide the selected hand, which stays selected (a key pressed twice
+    folded the next hand too, one never chosen); pressed again, the key sends nothing
+    and the selection moves on to the next hand still waiting, the focus ring with it
+    (it stayed on the title, so the ring showed nothing of where the next key would
+    act)."""
     server = await make_server(tables=NINE, timers=LONG)
     problems: list[str] = []
     _, ann = await new_page(
@@ -86,11 +88,19 @@ async def test_after_a_reload_mid_decision_the_focus_goes_on_with_the_selection(
     await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
     await ann.keyboard.press("r")
     await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    await ann.keyboard.press("r")  # again: nothing sent, the next hand selected
+    told = ann.locator('.toast[data-code="decided"]')
+    await expect(told).to_contain_text("Seat #1 has raised already; nothing sent")
     await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
     await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-1'")
     assert await ann.evaluate("document.activeElement.matches(':focus-visible')")
+    await expect(ann.get_by_test_id("raise-1")).to_be_visible()  # still to decide
     await ann.keyboard.press("f")
     await expect(ann.get_by_test_id("seat-1-status")).to_have_text("Folded")
+    await ann.keyboard.press("f")  # again: #2 stays undecided
+    await expect(told.last).to_contain_text("Seat #2 has folded already; nothing sent")
     await expect(ann.get_by_test_id("seat-2")).to_have_attribute("data-selected", "true")
     await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-2'")
+    await expect(ann.get_by_test_id("raise-2")).to_be_visible()
     assert problems == []

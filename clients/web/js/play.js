@@ -131,8 +131,10 @@ export function decideByClick(decision, seat) {
 }
 
 /** f / r: the selected seat, and only it: the one the ring, the ▼ and the rack line
- * show. A selected hand already decided is told, never swapped for another one: the
- * key sends nothing, and the selection moves to a hand still waiting, for the next. */
+ * show. The selection stays on it once decided, as in the terminal: a key pressed twice
+ * (a bounce, impatience) folded or raised the next hand too, one never chosen. A
+ * selected hand already decided is told, never swapped for another one: the key sends
+ * nothing, and the selection moves to a hand still waiting, for the next. */
 export function decideByKey(decision) {
   const snap = state.tables[state.current];
   if (!snap) return;
@@ -157,14 +159,7 @@ export function decideByKey(decision) {
     selectSeat(next, { focus: focusFollows() });
     return;
   }
-  const later = nextWaiting(undecided, seat);
-  act(async () => {
-    await sendDecision(decision, snap.table, seat);
-    if (later === undefined) return;
-    // on to the next hand still waiting, and the keyboard's focus ring with it: the ring
-    // stayed on the hand just decided while the next key went to the new selection
-    selectSeat(later, { focus: focusFollows() });
-  });
+  act(() => sendDecision(decision, snap.table, seat));
 }
 
 /** Whether a decision key's new selection takes the focus too: from nothing focused,
