@@ -49,6 +49,7 @@ class ErrorCode(StrEnum):
     TABLE_PAUSED = "table_paused"
     ACCOUNT_SUSPENDED = "account_suspended"
     TABLE_MOVED = "table_moved"
+    ROUND_VOIDED = "round_voided"
     STORE_UNAVAILABLE = "store_unavailable"
     USERNAME_TAKEN = "username_taken"
     WEAK_PASSWORD = "weak_password"
@@ -145,6 +146,11 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         "`table_moved` says where it went. (A request written just before the move is "
         "answered as applied instead, and a bet of it is refunded with the rest of the "
         "round by the new host's void.)"
+    ),
+    ErrorCode.ROUND_VOIDED: (
+        "The round was voided before this was confirmed: the store's data was restored from"
+        " a backup meanwhile. What the backup holds of the round is refunded; the wallet"
+        " pushed is what the player has."
     ),
     ErrorCode.STORE_UNAVAILABLE: (
         "The game's data store could not be reached and nothing was applied: the request "

@@ -71,7 +71,7 @@ class StudServer:
         if isinstance(self.store, RedisStore):
             # restored: a wallet may differ from the one shown (a buy after the backup was
             # taken), and the reads of wallets meanwhile failed
-            self.store.on_data_back = self.push_all_wallets
+            self.store.on_data_back = self._data_back
         self.stopping = False
         self._sampled = math.inf  # loop.time() of the loop watch's last sample (none yet)
         self._woke = -math.inf  # loop.time() the loop last ran again after standing still
@@ -440,6 +440,30 @@ class StudServer:
         self.check_accounts()
         self.push_all_wallets()
 
+    def _data_back(self) -> None:
+        """The store's data is back after it was found lost: restored from a backup, most
+        likely, which holds the rounds in play here only in part or not at all. They start
+        over (before any write waiting for the store runs), then are claimed afresh; and
+        every connected player's wallet is sent (the restore may have changed it)."""
+        rooms = [room for room in self.rooms.values() if room.active]
+        for room in rooms:
+            room.start_over()
+        if rooms:
+            self.spawn(self._claim_afresh(rooms))
+        self.push_all_wallets()
+
+    async def _claim_afresh(self, rooms: list[Room]) -> None:
+        """Until every room starting over is claimed afresh (or lost to another process)."""
+        while not self.stopping:
+            waiting = [room for room in rooms if room.starting_over and room.active]
+            if not waiting:
+                return
+            try:
+                await self.hosting.claim(waiting, afresh=True)
+            except StoreError as e:
+                log.warning("tables not claimed afresh yet: %s", e.cause)
+            await asyncio.sleep(CLAIM_AFRESH_RETRY)
+
     def push_all_wallets(self) -> None:
         """Read and send every connected player's wallet (news of it may be lost)."""
         players = sorted({s.player.player_id for s in self.sessions if s.player})
@@ -564,6 +588,8 @@ PING_INTERVAL = 20.0
 PING_TIMEOUT = 20.0
 #: Seconds between looks for connections whose buffer never drains.
 SWEEP_INTERVAL = 1.0
+#: Seconds between tries to claim afresh the tables that start over after a restore.
+CLAIM_AFRESH_RETRY = 1.0
 
 #: Seconds between samples of the event loop's lag.
 LOOP_SAMPLE = 0.05

@@ -76,8 +76,9 @@ class Pending:
 
 
 class GaveUp(Exception):
-    """The server is stopping: a write's outcome stays unknown (the round journal keeps a
-    table's, so its next host voids whatever landed); a request of it is answered nothing."""
+    """The server is stopping, or the write's table started over (the store's data was
+    restored): a write's outcome stays unknown (the round journal keeps a table's, so
+    its next host voids whatever landed); a request of it is answered nothing."""
 
 
 async def until_known(
@@ -155,7 +156,7 @@ async def until_known(
             pending.retries += 1
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_DELAY)
-            if pending.giving_up():  # the server stopped meanwhile: no try more
+            if (stop is not None and stop()) or pending.giving_up():  # no try more
                 raise GaveUp(f"stopped before the {what} ({op}) was confirmed")
     finally:
         if key is not None:

@@ -71,11 +71,13 @@ class Hosting:
         await self.claim([room])
         return room.active
 
-    async def claim(self, rooms: list[Room]) -> None:
+    async def claim(self, rooms: list[Room], *, afresh: bool = False) -> None:
         """Claim or renew the tables' leases in one store call; a new epoch first voids
-        what an older host left open."""
+        what an older host left open. `afresh`: as if they were not held here (their
+        rooms start over: `Room.start_over`), so the claim voids what the journal holds
+        open of them and each room gets a new engine."""
         sent = asyncio.get_running_loop().time()
-        held = {r.id: r.lease.epoch if r.lease is not None else 0 for r in rooms}
+        held = {r.id: r.lease.epoch if r.lease is not None and not afresh else 0 for r in rooms}
         claims = await self.leases.claim_many(held, self.process_id, self.ttl)
         took = asyncio.get_running_loop().time() - sent
         if self.ttl is not None and took > self.ttl / 3:

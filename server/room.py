@@ -91,6 +91,11 @@ class RoomHost(AudienceHost, Protocol):
 
 
 PAUSED = "the casino has paused this table: the round in play finishes, no new one starts"
+ROUND_VOIDED = (
+    "the round was voided before this was confirmed: the game's data was restored from a"
+    " backup meanwhile, and what it holds of the round is refunded; your wallet is as it"
+    " holds it"
+)
 
 
 class Room:
@@ -119,6 +124,7 @@ class Room:
         self.moved_to = ""  # where the table went when it was lost ("" not known)
         self.suspended: Suspension | None = None
         self.paused: dict[str, Any] | None = None  # an operator's pause: {reason, since_ms}
+        self.starting_over = False  # the store's data came back restored: `start_over`
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._probe: asyncio.Task[None] | None = None
@@ -166,10 +172,17 @@ class Room:
     def hosted(self, lease: Lease, *, fresh: bool) -> None:
         """This process holds the table under `lease`; `fresh`: a new epoch, so whatever
         round an older one had is void (the store's recovery refunded it)."""
-        if fresh and self.lease is not None:
+        if self.starting_over and not fresh:
+            self.lease = lease  # renewed; the round goes on only under the fresh claim
+            return
+        if fresh and self.lease is not None and not self.starting_over:
             self.lose()  # the epoch moved under us: whatever this room had is void
         if fresh or self.lease is None:
             self._reset(lease.first_seq)
+            if self.starting_over:
+                self.starting_over = False
+                self.table.touch()
+                self.publish()  # its viewers stayed: they see the table start over
         self.lease = lease
         self.moved_to = ""
         # a renewal only moves the end later: the timer set for an earlier end re-arms
@@ -215,6 +228,24 @@ class Room:
         self.host.table_lost(self)
         self._reset()
         self.host.lobby_changed()
+
+    def start_over(self) -> None:
+        """The store's data came back (a backup restored) while this room was playing:
+        its round is not the store's any more (it began after the backup, or the backup
+        holds only part of it). Every write out gives up, the table waits, and the claim
+        made afresh (`Hosting.claim_afresh`) voids what the restored journal holds of
+        the round and gives the room a new engine: no bet of the lost round moves money
+        on data that never took it."""
+        if self.lease is None:
+            return
+        self.starting_over = True
+        self.writes.give_up_all()
+        self._log(
+            "round given up: the store's data was restored",
+            logging.WARNING,
+            round_id=self.table.round_id,
+        )
+        self._suspend("lease", self.now())  # unless suspended already (the data was lost)
 
     def _fenced_off(self, holder: str) -> None:
         """A write was refused for its epoch: another process holds the table, unless
@@ -278,7 +309,7 @@ class Room:
 
     def _resume(self) -> None:
         """The store answers (the lock is held): the clock runs again, where it stopped."""
-        if self.suspended is None:
+        if self.suspended is None or self.starting_over:
             return
         if not self._lease_valid():  # the store answers, but the lease must be renewed first
             if self.suspended.reason != "lease" and self.lease is not None:
@@ -368,21 +399,18 @@ class Room:
         when it writes for one `seat` alone (reserved for it while the write is out:
         another write for it meanwhile is refused with `busy`)."""
         self.queued += 1
+        generation = self.writes.generation
         began = False
         try:
             async with self.turns.turn(exclusive=seat is None):
                 self.queued -= 1
                 began = True
                 try:
-                    if seat is None:
-                        return await action()
-                    if seat in self._reserved:
-                        raise busy or Refusal("wrong_phase", f"seat {seat} is being written")
-                    self._reserved.add(seat)
-                    try:
-                        return await action()
-                    finally:
-                        self._reserved.discard(seat)
+                    return await self._action(action, seat, busy)
+                except GaveUp as e:
+                    if self.writes.generation == generation:
+                        raise  # the server is stopping: no answer is true but none
+                    raise Refusal("round_voided", ROUND_VOIDED) from e
                 finally:
                     self._note_deal()
                     self.host.seated(self.id, self.table.players())
@@ -392,6 +420,19 @@ class Room:
             if not began:  # cancelled while waiting for its turn
                 self.queued -= 1
                 self.publish()  # a send put off for this command must not wait for another
+
+    async def _action(
+        self, action: Callable[[], Awaitable[T]], seat: int | None, busy: Refusal | None
+    ) -> T:
+        if seat is None:
+            return await action()
+        if seat in self._reserved:
+            raise busy or Refusal("wrong_phase", f"seat {seat} is being written")
+        self._reserved.add(seat)
+        try:
+            return await action()
+        finally:
+            self._reserved.discard(seat)
 
     def _note_deal(self) -> None:
         """Log each deal once, with its epoch (the fencing record of who dealt when)."""

@@ -54,6 +54,18 @@ class TableWrites:
         self._ops = itertools.count(1)
         self.duties_out = 0  # owed writes out: the engine moved already, not yet durable
         self.doubts_out = 0  # writes whose outcome is in doubt now: the table resumes at 0
+        #: bumped when the table starts over (`give_up_all`): writes begun before it stop
+        self.generation = 0
+
+    def give_up_all(self) -> None:
+        """Every write out stops trying (GaveUp): the engine they were made for is gone
+        (the store's data was restored: their outcome is the restored data's, and the
+        table's claim under a new engine voids whatever of its round the data holds)."""
+        self.generation += 1
+
+    def _stop(self) -> Callable[[], bool]:
+        generation = self.generation
+        return lambda: self.generation != generation
 
     def op(self, round_id: str, step: str) -> str:
         """An operation id: the round, the seat and step, and a number unique to this
@@ -78,6 +90,7 @@ class TableWrites:
                     patience=self.host.store_patience,
                     abandon=lambda: store.abandon(op, round_id=round_id),
                     in_doubt=doubted,
+                    stop=self._stop(),
                 )
             finally:
                 doubted.over()
@@ -110,6 +123,7 @@ class TableWrites:
                 pending=self.host.pending,
                 duty=True,
                 in_doubt=doubted,
+                stop=self._stop(),
             )
         except NotOwner as e:
             self._lost(e.holder)

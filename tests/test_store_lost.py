@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import shutil
 from collections import Counter
 
 import pytest
 
-from clients.connection import StudClient
+from clients.connection import ServerError, StudClient
 from server.app import StudServer
 from server.fleet import Fleet
 from server.stores.base import StoreError
@@ -192,3 +193,41 @@ def test_a_link_dropped_without_closing_hides_no_later_loss() -> None:
     later = RedisStore(url, namespace="lost-count")
     assert later._lost_here(+1) == 1  # the next loss is the first again: logged
     assert later._lost_here(-1) == 0
+
+
+async def test_a_round_begun_after_the_backup_moves_no_money_once_it_is_restored(
+    private_redis: RedisServer,
+) -> None:
+    """A backup restored while a round taken after it was in play: the table played the
+    round on against data that never took its antes. A raise was answered ok, and the
+    settlement paid back antes the restored wallets had never paid, with nothing in the
+    round's ledger. The table now starts over once the data is back: the round's writes
+    give up, the claim made afresh voids what the journal holds of it, and the wallets
+    are the backup's, to the cent."""
+    namespace = fresh_namespace()
+    server, store, side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        backup = ann.balance["balance"]
+        assert private_redis.command("SAVE") == "+OK"  # the backup
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        await ann.request("deal", table="alpha")
+        await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        await flushed(private_redis, store, side)  # the data lost
+        private_redis.stop()  # and restored from the backup, as OPERATIONS.md says
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        await ann.wait_table(
+            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
+        )
+        with pytest.raises(ServerError):
+            await ann.request("raise", table="alpha", seat=0)
+        assert (await store.wallet(ann.player_id)).balance == backup
+        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+    finally:
+        await ann.close()
+        await server.stop(grace=0)

@@ -101,9 +101,10 @@ class RedisLink:
         self.reconnects = 0
         self.origin = ""  # the namespace's mark, found on the first connection
         self.data_lost = False  # Redis came back without it: unavailable until it is back
-        #: called once the data is back (restored) and the connection ready: what was
-        #: shown meanwhile may differ from the restored data, and reads of it had failed
+        #: called once the data is back (restored), as the connection becomes ready: what
+        #: was shown meanwhile may differ from the restored data, and reads of it failed
         self.on_data_back: Callable[[], None] | None = None
+        self.returns = 0  # how many times the data came back after it was found lost
         self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
 
     @property
@@ -157,9 +158,11 @@ class RedisLink:
             conn.close()
             raise
         self._conn = conn
+        if back:
+            self.returns += 1  # a call waiting for the connection meanwhile sends nothing
+            if self.on_data_back is not None:
+                self.on_data_back()  # before any waiting call runs on the data back
         self._ready.set()
-        if back and self.on_data_back is not None:
-            self.on_data_back()
 
     async def _check_origin(self, conn: Any) -> bool:
         """Raise DataLost while the namespace's mark is not the one found first; True when
@@ -217,6 +220,7 @@ class RedisLink:
         if conn is not None:
             self._lost(conn, None)
         self._start_reconnect()
+        returns = self.returns
         try:
             await asyncio.wait_for(self._ready.wait(), self.reconnect_wait)
         except TimeoutError:
@@ -225,6 +229,10 @@ class RedisLink:
             raise self._unavailable("is unreachable; reconnecting in the background") from None
         if self._conn is None:
             raise self._unavailable("was lost again while reconnecting")
+        if self.returns != returns:
+            # the data came back (a restore) while this call waited: what it was made for
+            # may not be in the data now, so it goes back to its caller unsent
+            raise self._unavailable("came back with its data restored; nothing was sent")
         return self._conn
 
     def _lost(self, conn: Any, exc: BaseException | None) -> None:
