@@ -133,12 +133,15 @@ class Gateway:
     def _hello_overdue(self, session: Session) -> None:
         """Close a connection that has not said hello in time. One whose hello is being
         answered is not closed for it: a new player's creation in doubt (a stalled store)
-        is repeated until its outcome is known, and the answer says which."""
+        is repeated until its outcome is known, and the answer says which; a hello
+        answered with an error (nothing made) leaves a whole timeout for another."""
         if session.player is not None or session.ws.protocol.state is not OPEN:
             return
-        if session.busy:
-            loop = asyncio.get_running_loop()
-            loop.call_later(self.limits.hello_timeout, self._hello_overdue, session)
+        timeout = self.limits.hello_timeout
+        since = time.monotonic() - session.answered_at
+        if session.busy or since < timeout:
+            later = timeout if session.busy else timeout - since
+            asyncio.get_running_loop().call_later(later, self._hello_overdue, session)
             return
         self.spawn(self.sessions.close(session.ws, CloseCode.POLICY_VIOLATION, "no hello in time"))
 
@@ -152,7 +155,11 @@ class Gateway:
             # a `login` may come first, instead of `hello`: no guest is made to sign in
             if session.player is None and not isinstance(msg, Hello | Ping | Login):
                 raise ProtocolError(ErrorCode.NOT_WELCOMED, "say hello first")
-            await self.handle(session, msg, started)
+            try:
+                await self.handle(session, msg, started)
+            finally:
+                if isinstance(msg, Hello | Login) and session.player is None:
+                    session.answered_at = time.monotonic()  # refused: time for another
         except ProtocolError as e:
             self.sessions.send_error(session, e, request_id)
             if e.code is ErrorCode.UNSUPPORTED_VERSION:

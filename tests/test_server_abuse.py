@@ -12,10 +12,12 @@ import msgpack
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.protocol import State
 
 from clients.connection import ServerError, StudClient
 from protocol.codec import encode
 from server.app import StudServer
+from server.stores.base import StoreUnavailable
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 
@@ -389,6 +391,37 @@ async def test_a_hello_the_store_is_slow_to_answer_is_answered_not_closed_for_ti
     patient = await asyncio.wait_for(joining, 5)
     assert patient.welcome["resumed"] is False and patient.token
     assert (await patient.request("ping"))["t"] == "pong"
+
+
+async def test_a_hello_answered_late_with_an_error_leaves_time_for_another(
+    make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new player's hello held past the hello timeout by a stalled store, then answered
+    `store_unavailable` (no player was made): the connection was closed "no hello in
+    time" at the next look, before the client could say hello again."""
+    server = await make_server(limits={"hello_timeout": 0.3})
+    entered, gate = asyncio.Event(), asyncio.Event()
+
+    async def stalled(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await gate.wait()
+        raise StoreUnavailable("the game's data store (Redis) did not answer")
+
+    monkeypatch.setattr(server.store, "create_player", stalled)
+    client = await connect(server, None)
+    hello = asyncio.ensure_future(client.request("hello", v=1, name="patient"))
+    await asyncio.wait_for(entered.wait(), 5)
+    await asyncio.sleep(0.5)  # past the hello timeout, the write still in hand
+    gate.set()
+    with pytest.raises(ServerError) as refused:
+        await asyncio.wait_for(hello, 5)
+    assert refused.value.code == "store_unavailable"
+    [session] = [s for s in server.sessions.all if s.player is None]
+    server.gateway._hello_overdue(session)  # the look that came due meanwhile
+    await asyncio.sleep(0)
+    assert session.ws.protocol.state is State.OPEN  # its time runs anew from the answer
+    monkeypatch.undo()
+    assert (await client.hello(name="patient"))["resumed"] is False
 
 
 async def test_a_replaced_connection_answers_the_request_in_hand_before_it_closes(
