@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from clients.connection import StudClient
 from server.admin import operators
 from server.admin.operators import Operators
 from server.admin.store_watch import StoreWatch
@@ -216,3 +217,42 @@ async def test_a_redis_standing_still_costs_the_console_one_wait_not_one_per_req
         assert (await op.get("/api/overview"))["store_reachable"] is True
     finally:
         await console.stop(grace=0)
+
+
+async def test_a_table_with_a_write_in_doubt_shows_its_snapshot_of_now(
+    make_console: ConsoleFactory,
+) -> None:
+    """While a write was in hand at a table, the console showed the snapshot it had seen
+    when it last looked at an idle table: minutes old, another round, another phase,
+    marked as fresh. The table's snapshot then is what its viewers see: the deal."""
+    server = await make_console(timers={"betting": 30, "decision": 30, "results": 30})
+    op = await Operator.sign_in(server)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("sit", table="alpha", seat=0)
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        looked = await op.get("/api/tables/alpha")  # while betting, the table idle
+        assert looked["view"]["phase"] == "betting"
+        await ann.request("deal", table="alpha")
+        await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        entered, gate = asyncio.Event(), asyncio.Event()
+        apply = server.store.apply
+
+        async def held(*args: Any) -> Any:
+            entered.set()
+            await gate.wait()
+            return await apply(*args)
+
+        setattr(server.store, "apply", held)  # noqa: B010 - held at the store
+        raised = asyncio.ensure_future(ann.request("raise", table="alpha", seat=0))
+        await asyncio.wait_for(entered.wait(), 5)
+        try:
+            now = await op.get("/api/tables/alpha")
+            assert now["view"]["phase"] == "deciding"
+            assert now["view"]["round_id"] == looked["view"]["round_id"]
+        finally:
+            gate.set()
+            await raised
+    finally:
+        await ann.close()

@@ -82,7 +82,6 @@ class Agent:
         self._step = 0
         self._fresh: dict[str, list[RoundStat]] = {}  # table -> rounds settled, not noted yet
         self._stats_due = 0.0
-        self._views: dict[str, dict[str, Any]] = {}  # table -> the last snapshot seen
         self._failing = False
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -303,12 +302,14 @@ class Agent:
     # ----- what the console shows ----------------------------------------------------------
 
     def view(self, room: Room) -> dict[str, Any] | None:
-        """The snapshot the table's viewers see now (while commands are at the table,
-        the last one seen: nothing that is not written yet)."""
-        if room.active and not room.turns.busy():
-            view: dict[str, Any] = decode(room.audience.snapshot(shown=False), SERVER_FRAME_LIMITS)
-            self._views[room.id] = view
-        return self._views.get(room.id) if room.active else None
+        """The snapshot the table's viewers see now. Nothing not written yet is in it: a
+        command changes the engine only once its write lands, and while a settlement is
+        being written the snapshot is the one shown before (server/snapshots.py). (A
+        copy kept from when a command was last not at the table showed another round.)"""
+        if not room.active:
+            return None
+        view: dict[str, Any] = decode(room.audience.snapshot(shown=False), SERVER_FRAME_LIMITS)
+        return view
 
     def detail(self, room: Room) -> dict[str, Any]:
         return {
