@@ -103,6 +103,8 @@ async def test_the_console_shows_this_process_s_tables_while_redis_is_away(
 
     books = await http(op.port, "GET", "/api/books", token=op.token)
     assert books.status == 503 and books.json["error"] == "store_unavailable"
+    # said to an operator as what it is: nothing was applied (not "lost during a script")
+    assert "nothing was applied" in books.json["message"]
     # only a token the store confirmed to this process, and not signed out, is taken
     for token in (gone.token, "a-token-nobody-was-given"):
         refused = await http(op.port, "GET", "/api/overview", token=token)

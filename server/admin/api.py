@@ -40,6 +40,9 @@ QUERY_PARAMETERS: dict[str, tuple[str, ...]] = {
 }
 EXPORT_CHUNK = 1000
 
+#: A 503's words: the store did not answer, so nothing was applied.
+UNAVAILABLE = "the game's data store (Redis) did not answer: nothing was applied; try again"
+
 Route = Callable[[str, Request, list[str]], Awaitable[Response]]
 
 
@@ -82,7 +85,10 @@ class Api:
             response = error(HTTPStatus(e.status), e.code, e.message, field=e.field)
         except StoreError as e:
             self.watch.failed()
-            response = error(HTTPStatus.SERVICE_UNAVAILABLE, e.code, e.message)
+            # an act whose outcome is unknown is answered 202 by the acts; here nothing was
+            # applied, whatever the store's words (written for players) said of the call
+            words = UNAVAILABLE if e.code == "store_unavailable" else e.message
+            response = error(HTTPStatus.SERVICE_UNAVAILABLE, e.code, words)
         except PasswordsBusy:
             response = error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many sign-ins: retry")
         log.info(
