@@ -41,7 +41,7 @@ from server.outbox import Outbox
 from server.passwords import Passwords
 from server.room import Room
 from server.seating import Seating
-from server.sessions import SIGNED_OUT, Sessions
+from server.sessions import SIGNED_OUT, UNKNOWN_AFTER_RESTORE, Sessions
 from server.stores.base import Store, StoreError, Wallet
 from server.stores.memory import MemoryStore
 from server.stores.redis import RedisStore
@@ -451,6 +451,27 @@ class StudServer:
         if rooms:
             self.spawn(self._claim_afresh(rooms))
         self.push_all_wallets()
+        players = sorted({s.player.player_id for s in self.sessions if s.player})
+        if players:
+            self.spawn(self._retire_the_unknown(players))
+
+    async def _retire_the_unknown(self, player_ids: Sequence[str]) -> None:
+        """Close the connections of players the restored data does not hold (made after
+        the backup): their wallet is gone with them, and every bet of theirs would be
+        refused for funds while they played on."""
+        for player_id in player_ids:
+            try:
+                known = await self.store.player_known(player_id)
+            except StoreError as e:
+                log.warning("players not checked after the restore: %s", e.cause)
+                return
+            if known:
+                continue
+            log.info("player not in the restored data", extra={"player_id": player_id})
+            for session in self.sessions.of(player_id):
+                await self.sessions.retire(
+                    session, CloseCode.POLICY_VIOLATION, UNKNOWN_AFTER_RESTORE
+                )
 
     async def _claim_afresh(self, rooms: list[Room]) -> None:
         """Until every room starting over is claimed afresh (or lost to another process)."""

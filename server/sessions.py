@@ -28,6 +28,10 @@ from server.stores.base import Player, Wallet
 REPLACED = "replaced by a new connection"
 #: The close reason of a connection whose token was revoked while it was open.
 SIGNED_OUT = "signed out: this session's token was revoked (a logout, or a password change)"
+UNKNOWN_AFTER_RESTORE = (
+    "the game's data was restored from a backup made before this player was: say hello"
+    " again, as a new player"
+)
 
 
 @dataclass(eq=False)

@@ -231,3 +231,32 @@ async def test_a_round_begun_after_the_backup_moves_no_money_once_it_is_restored
     finally:
         await ann.close()
         await server.stop(grace=0)
+
+
+async def test_a_player_made_after_the_backup_is_told_once_it_is_restored(
+    private_redis: RedisServer,
+) -> None:
+    """A player made after the backup was taken was kept connected once it was restored:
+    their wallet gone with them, every ante was refused for funds, on and on. Their
+    connection is closed, saying why; a player the backup holds stays."""
+    namespace = fresh_namespace()
+    server, store, side = await solo(private_redis.url, namespace)
+    old = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    new = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await old.hello(name="old")
+        assert private_redis.command("SAVE") == "+OK"  # the backup
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        await new.hello(name="new")
+        await flushed(private_redis, store, side)
+        private_redis.stop()
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        await asyncio.wait_for(new.closed, 30)
+        assert new.ws.close_code == 1008
+        assert "restored from a backup" in str(new.ws.close_reason)
+        assert (await old.request("ping"))["t"] == "pong"
+    finally:
+        await old.close()
+        await new.close()
+        await server.stop(grace=0)
