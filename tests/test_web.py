@@ -583,6 +583,35 @@ async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
     assert problems == []
 
 
+async def test_bets_built_but_never_placed_are_said_and_cleared_when_betting_closes(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Bob built $15 on his seat and never pressed Deal; the betting clock closed. The
+    chips were hidden while the round played, then came back under the next round's:
+    a $5 click on what looked like an empty circle showed $20. They are said now, and
+    cleared, so the next round's circles start empty as the README says."""
+    server = await make_server(timers={"betting": 2, "decision": 60, "results": 1})
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    ann = await open_page(browser, url, problems)
+    bob = await open_page(browser, url, problems)
+    for page, name in ((ann, "Ann"), (bob, "Bob")):
+        await enter(page, name)
+        await page.get_by_test_id("play-alpha").click()
+    await expect(bob.get_by_test_id("seat-1-name")).to_contain_text("Bob")
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()
+    await build_ante(bob, 1, [(500, "left"), (1000, "left")])
+    await expect_phase((ann, bob), "deciding")  # the clock closed betting
+    told = bob.locator('.toast[data-code="unplaced"]')
+    await expect(told).to_contain_text("the $15.00 built on seat #2 was not bet")
+    await ann.get_by_test_id("fold-0").click()
+    await expect_phase((ann, bob), "waiting")
+    await expect_cents(bob, "ante-1", 0)
+    assert await bob.evaluate("Object.keys(window.stud.state.builds).length") == 0
+    assert problems == []
+
+
 async def test_a_page_reached_by_another_name_still_plays_its_own_tables(
     browser: Browser,
 ) -> None:

@@ -14,21 +14,36 @@ import { buildAmount, buildable, rebetSeats } from "./table.js";
 import { KEYS } from "./tabstore.js";
 
 /**
- * Drop built bets of seats that are no longer ours, and of seats whose ante is
- * placed: the chips are on the table now, and the next round starts empty.
+ * Drop built bets of seats that are no longer ours, of seats whose ante is placed (the
+ * chips are on the table now, and the next round starts empty), and of seats dealt out
+ * without them: betting closed before Deal placed them. Those were hidden while the
+ * round played, then came back under the next round's chips; they are said instead.
  */
 export function forgetStaleBuilds(snap) {
   let changed = false;
+  const dealt = snap.phase === "deciding" || snap.phase === "showdown";
+  const unplaced = [];
   for (const key of Object.keys(state.builds)) {
     const [table, seat] = key.split(":");
     if (table !== snap.table) continue;
     const s = snap.seats[Number(seat)];
-    if (!s || s.player_id !== state.me?.player_id || s.ante > 0) {
+    if (!s || s.player_id !== state.me?.player_id || s.ante > 0 || dealt) {
+      const amount = buildAmount(state.builds[key]);
+      if (s?.player_id === state.me?.player_id && !(s.ante > 0) && dealt && amount > 0) {
+        unplaced.push([Number(seat), amount]);
+      }
       delete state.builds[key];
       changed = true;
     }
   }
   if (changed) saveBuilds();
+  if (unplaced.length) {
+    unplaced.sort((a, b) => a[0] - b[0]);
+    const total = unplaced.reduce((sum, [, amount]) => sum + amount, 0);
+    const seats = unplaced.map(([seat]) => `#${seat + 1}`).join(", ");
+    showError(`Betting closed before Deal: the ${dollars(total)} built on seat ${seats} `
+      + "was not bet, and is cleared.", { code: "unplaced", tone: "warn" });
+  }
 }
 
 /** Once a round's cards are out, its antes on our seats are "last round's bets" (for Rebet). */
