@@ -120,12 +120,15 @@ async def test_an_operator_pauses_resumes_and_voids_from_the_console(
     await expect_wallet(ann, won)
     await expect_phase([ann], "waiting")
     await expect(ann.get_by_test_id("table-message")).to_contain_text("paused")
+    # no round in play, none to start: not "Waiting for bets"
+    await expect(ann.get_by_test_id("phase")).to_contain_text("Paused")
     await build_ante(ann, 0, [(500, "left")])
     await expect(ann.get_by_test_id("deal")).to_be_disabled()
 
     # ----- resumed: Ann plays again
     await act(console, "act-resume", "back to normal")
     await expect(paused).to_be_hidden(timeout=WAIT_MS)
+    await expect(ann.get_by_test_id("phase")).to_contain_text("Waiting for bets")
     await expect(ann.get_by_test_id("deal")).to_be_enabled()
     await ann.get_by_test_id("deal").click()
     await expect_phase([ann], "deciding")

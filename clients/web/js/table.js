@@ -154,7 +154,10 @@ function tableHead(v) {
       "data-testid": "to-side", "aria-controls": "side-body", "aria-label": "Paytable, rules & fair deal, below the table",
       title: "The paytable, the rules and the provably fair deal, below the table" }, "Paytable ↓"),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
-      v.suspension ? "Paused" : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
+      // no round in play and none to start (an operator's pause, a shutdown): not "waiting
+      // for bets", every ante being refused; a round in play goes on, and says its phase
+      v.suspension || (snap.paused && snap.phase === "waiting") ? "Paused"
+        : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       clockEl(v, "countdown", "countdown")),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
