@@ -128,6 +128,7 @@ export async function tellMoved(prev, snap, { restarted = false } = {}) {
     round = roundFate(roundId, records);
   }
   if (!gone.length && !round) return;
-  showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round, restarted }),
+  const shutdown = Boolean(prev.paused?.shutdown); // the old host said it was going
+  showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round, restarted, shutdown }),
     { code: "table-moved", tone: "ok", sticky: true }); // news of money and seats: not to go by unseen
 }

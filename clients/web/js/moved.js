@@ -43,14 +43,16 @@ function seatList(seats) {
  * The notice, once the table shows at its new host. `seats`: the player's seats there
  * before (gone now); `round`: roundFate's answer for their round in play, or null when
  * they had none; `restarted`: the table is back at the address it had (one server,
- * stopped and started again: nothing moved, the new process voided what the old left).
+ * stopped and started again: nothing moved, the new process voided what the old left);
+ * `shutdown`: the old server said it was shutting down (not that it failed).
  */
-export function movedNotice({ title, seats = [], round = null, restarted = false }) {
+export function movedNotice({ title, seats = [], round = null, restarted = false, shutdown = false }) {
   const there = restarted ? "" : " there";
   const before = restarted ? "the restart" : "the move";
+  const why = shutdown ? "its own was shut down."
+    : "its own stopped answering, or lost its hold on the table.";
   const parts = [restarted ? `“${title}” is back: its server restarted.`
-    : `“${title}” moved to another server of the casino: its own stopped answering, or lost `
-      + "its hold on the table."];
+    : `“${title}” moved to another server of the casino: ${why}`];
   const yours = restarted ? "Your round in play" : "Your round there";
   if (round?.fate === "voided") {
     parts.push(`${yours} was voided: every bet of it (antes, raises, progressive) was refunded.`);

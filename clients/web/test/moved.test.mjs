@@ -66,3 +66,9 @@ test("a table back at the same address says its server restarted, not that it mo
   const unknown = movedNotice({ title: "T", round: { fate: "unknown" }, restarted: true });
   assert.match(unknown, /either settled before the restart or voided/);
 });
+
+test("a table whose server said it was shutting down is not said to have failed", () => {
+  const text = movedNotice({ title: "Shared", seats: [0], round: { fate: "voided" }, shutdown: true });
+  assert.match(text, /^“Shared” moved to another server of the casino: its own was shut down\. /);
+  assert.doesNotMatch(text, /stopped answering|lost its hold/);
+});
