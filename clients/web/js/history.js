@@ -139,6 +139,19 @@ function seatLine(s, r, mine) {
           "data-outcome": res.outcome, "data-cents": res.net },
         `${OUTCOMES[res.outcome] ?? res.outcome} ${signedDollars(res.net)}`),
         prize ? h("span", { class: "prize", "data-testid": "history-seat-prize", "data-cents": prize },
-          ` Progressive ${dollars(prize)}`) : null)
+          ` Progressive ${dollars(prize)}`) : null,
+        sideBetLost(s, res) ? h("span", { class: "prize lost", "data-testid": "history-seat-side-bet",
+          "data-cents": -sideBetLost(s, res), title: "The progressive bet won nothing; the net counts it" },
+        ` incl. JP ${dollars(-sideBetLost(s, res), { short: true })}`) : null)
       : null));
+}
+
+/** The progressive stake a seat lost (its bet won nothing), as the table's seat says it
+ * ("incl. JP −$1"); 0 for none. The record keeps what went back and the net: the stake
+ * is what the seat put in beyond its ante and raise. */
+export function sideBetLost(s, res) {
+  if (!s.progressive || res?.progressive_prize !== 0) return 0;
+  const raised = s.decision === "raise" ? 2 * s.ante : 0;
+  const stake = (res.returned ?? 0) - res.net - s.ante - raised;
+  return stake > 0 ? stake : 0;
 }

@@ -199,7 +199,8 @@ test("one word for each thing: the progressive bet, and a dealer who did not qua
   Object.assign(snap, { phase: "showdown", round_id: "alpha-1" });
   Object.assign(snap.seats[0], { ante: 500, progressive: true, ready: true, decision: "raise",
     cards: ["Ah", "Kc", "9h", "7d", "2c"], hand: { category: "high_card", label: "Ace-King" },
-    result: { outcome: "no_qualify", net: 400, returned: 1000, progressive_prize: 0 } });
+    // no qualify: the ante paid 1:1 ($10) and the raise back ($10); staked $5 + $10 + $1
+    result: { outcome: "no_qualify", net: 400, returned: 2000, progressive_prize: 0 } });
   const arc = renderTable({
     snap, me: { player_id: "p-bob" }, row: null, build: () => ({ chips: [], progressive: false }),
     chip: 500, busy: false, maxSeats: 3, receivedAt: 0, now: 0, online: true, jackpot: 100000,
@@ -219,7 +220,8 @@ test("History says the progressive bet in words", async () => {
   const { renderHistory } = await import("../js/history.js");
   const seat = (n, who, name) => ({ seat: n, player_id: who, name, ante: 500, progressive: true,
     decision: "raise", cards: ["Ah", "Kc", "9h", "7d", "2c"], hand: { label: "Ace-King" },
-    result: { outcome: "no_qualify", net: 400, returned: 1000, progressive_prize: 0 } });
+    // no qualify: the ante paid 1:1 ($10) and the raise back ($10); staked $5 + $10 + $1
+    result: { outcome: "no_qualify", net: 400, returned: 2000, progressive_prize: 0 } });
   const root = renderHistory({
     history: { open: true, loading: false, error: null, rounds: [{ round_id: "alpha-1", table: "alpha",
       variant: "casino-stud", dealer: ["Kc", "Qh", "9d", "6s", "2c"], dealer_hand: { label: "King High" },
@@ -230,6 +232,10 @@ test("History says the progressive bet in words", async () => {
   assert.match(text, /ante \$5 \+ progressive/);
   assert.doesNotMatch(text, /\+ JP/);
   assert.match(text, /Seat 5/); // another player's hand says its seat
+  // the stake that won nothing, as the table's seat and the rack say it
+  const lost = root.byTestId("history-seat-side-bet");
+  assert.equal(lost?.getAttribute("data-cents"), "-100");
+  assert.match(lost.textContent, /incl\. JP −\u2060\$1/);
 });
 
 test("a seat sitting the round out can be stood up from in any phase, on the arc too", () => {
