@@ -178,7 +178,12 @@ class Room:
         if fresh and self.lease is not None and not self.starting_over:
             self.lose()  # the epoch moved under us: whatever this room had is void
         if fresh or self.lease is None:
-            self._reset(lease.first_seq)
+            # starting over under the same epoch: its viewers stayed, and a `seq` never
+            # goes back for them
+            first = lease.first_seq
+            if self.starting_over:
+                first = max(first, self.table.seq + 1)
+            self._reset(first)
             if self.starting_over:
                 self.starting_over = False
                 self.table.touch()

@@ -217,13 +217,15 @@ async def test_a_round_begun_after_the_backup_moves_no_money_once_it_is_restored
         await ann.request("ante", table="alpha", seat=0, amount=500)
         await ann.request("deal", table="alpha")
         await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        dealt = ann.tables["alpha"]["seq"]
         await flushed(private_redis, store, side)  # the data lost
         private_redis.stop()  # and restored from the backup, as OPERATIONS.md says
         shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
         private_redis.start()
-        await ann.wait_table(
+        fresh = await ann.wait_table(
             "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
         )
+        assert fresh["seq"] > dealt  # its viewers stayed: a seq never goes back for them
         with pytest.raises(ServerError):
             await ann.request("raise", table="alpha", seat=0)
         assert (await store.wallet(ann.player_id)).balance == backup
