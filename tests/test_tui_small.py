@@ -3,6 +3,9 @@ line, the player's own seat in view, the keys of the moment rather than all of t
 
 from __future__ import annotations
 
+from typing import cast
+
+import pytest
 from rich.cells import cell_len
 from textual import events
 from textual.widgets._footer import FooterKey
@@ -174,3 +177,51 @@ async def test_keys_typed_in_one_burst_act_on_the_seat_selected_as_each_is_press
         burst(app, "x", "3", "p", "tab", "2", "tab", "1", "p")
         await until(p, lambda: app.selected == 0, "two tabs on again")
         assert app.built_bets() == {1: (1_000, True), 2: (500, False), 0: (100, True)}
+
+
+#: names of letters two cells wide: Chinese, and emoji
+WIDE_NAMES = ["王小明的超级幸运牌桌大赢家", "李娜", "🃏🎰💰🍀"]
+
+
+def wide_hands() -> dict[str, object]:
+    """`two_hands` with three more hands, of players whose names have wide letters."""
+    round_ = two_hands()
+    seats = cast(list[dict[str, object]], round_["seats"])
+    others = [
+        {**seats[0], "seat": n + 2, "player_id": f"w{n}", "name": name}
+        for n, name in enumerate(WIDE_NAMES)
+    ]
+    return {**round_, "seats": seats + others}
+
+
+def columns_at(lines: list[str], word: str) -> set[int]:
+    """The cells before `word` on each line of a hand that holds it."""
+    return {cell_len(x[: x.index(word)]) for x in lines if x.lstrip().startswith("seat ")}
+
+
+@pytest.mark.parametrize("width", [None, 76, 116])
+def test_the_history_lines_up_names_of_wide_letters(width: int | None) -> None:
+    """A Chinese name or emoji pushed the bet column 2-14 cells right: names were padded
+    by letters, and such a letter takes two cells."""
+    from clients.tui.render import history_text
+
+    lines = history_text([wide_hands()], "me", {}, width=width).plain.splitlines()
+    assert len(columns_at(lines, "$5.00")) == 1, lines
+    assert len(columns_at(lines, "+$10.00")) == 1, lines
+    if width is None or width > 100:  # cards beside the bets: their column too
+        assert len(columns_at(lines, "2♣")) == 1, lines
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_history_screen_lines_up_names_of_wide_letters(size: tuple[int, int]) -> None:
+    """As the terminal draws it, a wide letter two cells."""
+    app = StudApp("ws://127.0.0.1:1/ws", "Ann")
+    async with app.run_test(size=size) as p:
+        await app.link.stop()
+        app.link.welcome = {"player_id": "me"}
+        app.history = [wide_hands()]
+        await app.push_screen(HistoryScreen())
+        await until(p, lambda: "李娜" in shown(app, "#history"), "the history")
+        rows = [s.text for s in app.screen._compositor.render_strips()]
+        assert len(columns_at(rows, "$5.00")) == 1, rows
+        assert len(columns_at(rows, "+$10.00")) == 1, rows

@@ -799,7 +799,7 @@ def history_text(
         # "you" where the others' names go: the columns line up; then the others' hands,
         # as the browser's history shows them
         hands = [(s, "you" if me else None) for s in mine] + [
-            (s, escape(fit_name(str(s.get("name", "")), 16)))
+            (s, str(s.get("name", "")))
             for s in r.get("seats") or []
             if isinstance(s, dict) and s not in mine
         ]
@@ -842,7 +842,8 @@ def history_text(
 def history_hand(
     seat: Frame, name: str | None = None, *, two_lines: bool = False, short: bool = False
 ) -> str:
-    """A hand of a past round: seat (and `name`, another player's), bets, cards, result;
+    """A hand of a past round: seat (and `name`, another player's, fitted into 16 cells
+    as on the seats: a Chinese letter or an emoji takes two), bets, cards, result;
     `two_lines`: the seat, bets and result, then the cards, the hand and the decision
     below them (beside the result, an 80-column line had no room for its progressive's
     part); `short`: the result in fewer words."""
@@ -850,7 +851,7 @@ def history_hand(
     decision += how_decided(seat)
     ante = money(int(seat.get("ante") or 0))
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
-    who = f" [dim]{name:<16}[/]" if name is not None else ""
+    who = f" [dim]{name_cell(name, 16)}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))
     result = seat_status(seat, short=short, how=False) if seat.get("result") else ""
