@@ -85,11 +85,12 @@ FIND_INTERVAL = 0.5
 
 
 def money(cents: int, *, sign: bool = False) -> str:
-    """Integer cents as dollars: 12345 -> "$123.45", with sign=True -> "+$123.45"."""
+    """Integer cents as dollars: 12345 -> "$123.45", with sign=True -> "+$123.45"; zero
+    is "$0.00" either way, as the browser says it (clients/web/js/format.js)."""
     text = f"${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
     if cents < 0:
         return "-" + text
-    return ("+" + text) if sign else text
+    return ("+" + text) if sign and cents > 0 else text
 
 
 def hand_net(seat: SeatView) -> int:

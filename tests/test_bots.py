@@ -182,7 +182,7 @@ async def test_an_action_is_seen_even_when_the_round_moves_on_at_once() -> None:
 
 
 def test_money_and_hand_net() -> None:
-    assert money(12345) == "$123.45" and money(-5) == "-$0.05" and money(0, sign=True) == "+$0.00"
+    assert money(12345) == "$123.45" and money(-5) == "-$0.05" and money(0, sign=True) == "$0.00"
     assert money(100_000_00, sign=True) == "+$100,000.00"
     won = {"progressive": True, "result": {"net": 9_600, "progressive_prize": 10_000}}
     assert hand_net(won) == 9_600 and prize_paid(won) == 10_000

@@ -70,7 +70,7 @@ def unseen_round_text(record: Frame | None, *, shutdown: bool) -> str:
             "(antes, raises, progressive) was refunded."
         )
     net = round_net(record)
-    signed = "" if net is None else f" ({money(net, sign=net > 0)})"
+    signed = "" if net is None else f" ({money(net, sign=True)})"
     return f"Your round ended while you were away{signed}: History shows how it went."
 
 
