@@ -56,6 +56,13 @@ from clients.connection import (
     with_own_hands,
 )
 from clients.tui.bets import BetSlip
+from clients.tui.leaving import (
+    PLAYED_ON_EVERY,
+    PlayedOn,
+    left_text,
+    played_on,
+    played_on_text,
+)
 from clients.tui.link import LEFT_BEHIND, Link, NotConnected
 from clients.tui.moves import MOMENT_CODES, TableMoves
 from clients.tui.render import (
@@ -199,6 +206,7 @@ class StudApp(App[None]):
         self.account_suspended: str | None = None
         self.round_watch = RoundWatch()  # our round in play, to tell if it ends out of sight
         self.seat_watch = SeatWatch()  # our seats at the table, to tell if a move loses them
+        self.played_on: PlayedOn | None = None  # a round our raised hands play on in, left
 
     # ----- the model ------------------------------------------------------------------
 
@@ -407,6 +415,7 @@ class StudApp(App[None]):
             self._reopen_awaited(frame)
         elif t == "balance":
             self.balance = {k: v for k, v in frame.items() if k not in ("t", "id")}
+            self._ask_played_on()  # a settlement moves the wallet (unless the hand lost)
         elif t == "history":
             self.history = [r for r in frame.get("rounds") or [] if isinstance(r, dict)]
             self.history_verdicts = {
@@ -499,6 +508,7 @@ class StudApp(App[None]):
             self.slip.reset()
             self.round_watch.forget()  # the old player's rounds: not this one's to be told
             self.seat_watch.forget()  # nor the old player's seats
+            self.played_on = None  # nor the round the old player left
             self.purchase, self.purchase_lost = None, False  # the old player's, not the new one's
             self.last_round = ()  # the old player's results, beside a History of none
             self.say(session_lost_text(self.link.signed_out, self.watch_only), error=True)
@@ -569,6 +579,11 @@ class StudApp(App[None]):
         screen = self._top()
         if isinstance(screen, WatchScreen) and self.deadline is not None:
             screen.refresh_clock()
+        if (
+            self.played_on is not None
+            and asyncio.get_running_loop().time() >= self.played_on.next_ask
+        ):
+            self._ask_played_on()
 
     # ----- lifecycle ----------------------------------------------------------------------
 
@@ -653,6 +668,8 @@ class StudApp(App[None]):
             self.say(leave_warning(snap, folds), error=True)
             return
         self._leave_armed_until = 0.0
+        # what the leave does with the money on our seats, said once left (as the browser)
+        told, follow = left_text(snap, self.own_seats()), played_on(snap, self.own_seats(), now)
 
         async def job() -> None:
             table_id = self._close_table()
@@ -660,8 +677,47 @@ class StudApp(App[None]):
             self.seat_watch.forget()  # and its seats were given up, not lost to a move
             if table_id is not None:
                 await self.link.request("leave", table=table_id)
+                if told is not None:
+                    self.say(told[0], error=told[1])
+                if follow is not None:  # the leave may have ended its round: look now
+                    self.played_on = follow
+                    self._ask_played_on()
 
         self.submit(job)
+
+    def _ask_played_on(self) -> None:
+        """Look in the history for the round our raised hands play on in, once at a time."""
+        wait = self.played_on
+        if wait is not None and not wait.asking:
+            wait.asking = True
+            self.submit(self._tell_played_on)
+
+    async def _tell_played_on(self) -> None:
+        """If the round left with raised hands in it has settled, say what they came to.
+        Nothing of it reaches a player no longer at the table but, at times, a wallet push
+        (a hand that loses moves nothing then: its raise was paid when raised), so the
+        history is also asked every few seconds, for a while."""
+        wait, now = self.played_on, asyncio.get_running_loop().time()
+        if wait is None:
+            return
+        wait.next_ask = now + PLAYED_ON_EVERY
+        try:
+            if now > wait.until:
+                self.played_on = None
+                return
+            if not self.link.connected:
+                return  # asked again once back
+            await self.link.request("history", limit=UNSEEN_ROUNDS)  # `history` comes first
+        except (ServerError, NotConnected, ConnectionError, TimeoutError, WebSocketException):
+            return  # asked again at the next push or tick
+        finally:
+            wait.asking = False
+        record = next((r for r in self.history or [] if r.get("round_id") == wait.round_id), None)
+        if record is None or self.played_on is not wait:
+            return  # not settled yet, or another round waited for
+        self.played_on = None
+        words, net = played_on_text(wait, record, self.player_id)
+        self.say(words, error=net < 0)
 
     def _close_table(self) -> str | None:
         """Back to the lobby from the table on screen (None: none was); returns its id."""

@@ -1,0 +1,97 @@
+"""What the terminal says once a player has left a table mid-decision: the hands the
+leave folded and what they cost, the raised hands that play on, and how those ended."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.bots import money
+from clients.tui import PlayScreen, StudApp
+from clients.tui.screens import LobbyScreen
+from tests.conftest import ClientFactory, ServerFactory
+from tests.test_tui import LONG, phase, sees, until, url
+from tests.test_tui_words import screen_lines
+
+
+def seat_of(app: StudApp, seat: int) -> dict[str, Any]:
+    return dict((app.snapshot or {})["seats"][seat] or {})
+
+
+async def test_at_80x24_leaving_mid_decision_says_the_fold_and_how_the_raised_hand_ended(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """After the second l the lobby said nothing: not that the hand on seat #3 was
+    folded for $5.00, nor that the raised hand on seat #2 played on, nor, once its round
+    settled, what it came to. Seat #1 sits the round out, so the round's record lists
+    the player's hands first and second: each is named by its own seat."""
+    server = await make_server(timers=LONG)
+    bob = await connect(server, "bob")
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1, 2], "three seats")
+        await until(p, lambda: app.selected == 2, "the last seat taken selected")
+        await bob.request("sit", table="alpha", seat=3)
+        await bob.request("ante", table="alpha", seat=3, amount=100)
+        await p.press("2", "tab", "tab")  # $5 on seat 3, then seat 2 selected
+        await until(p, lambda: app.selected == 1, "seat 2")
+        await p.press("2", "d")
+        await until(p, lambda: seat_of(app, 2)["ready"] and seat_of(app, 1)["ready"], "bets")
+        await bob.request("deal", table="alpha")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert not seat_of(app, 0)["ante"]  # seat 1 sits the round out
+        await p.press("r")
+        await until(p, lambda: seat_of(app, 1)["decision"] == "raise", "seat 2 raised")
+        title = str((app.snapshot or {}).get("title") or "alpha")
+        await p.press("l")
+        await sees(p, app, "#message", "Leaving now folds your undecided hand on seat #3")
+        await p.press("l")
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        said = await sees(p, app, "#message", "You left")
+        assert said == (
+            f"You left {title}: your hand on seat #3 was folded, losing $5.00 of antes. "
+            "Your raised hand on seat #2 plays on to the showdown; the result goes to your "
+            "wallet and History."
+        ), said
+        assert "History." in " ".join(screen_lines(app))  # whole on screen
+        await bob.request("fold", table="alpha", seat=3)
+        said = await sees(p, app, "#message", "the round you left settled")
+        record = next(r for r in app.history or [] if r.get("table") == "alpha")
+        raised = next(s for s in record["seats"] if s["seat"] == 1)
+        assert raised["decision"] == "raise" and record["seats"][0] is raised
+        assert said == (
+            f"{title}: the round you left settled: your raised hand on seat #2 came to "
+            f"{money(raised['result']['net'], sign=True)}. History shows it."
+        ), said
+        assert "History shows it." in " ".join(screen_lines(app))
+
+
+def test_what_a_leave_says_between_the_deal_and_after_the_showdown() -> None:
+    """The browser's other words for a leave: bets returned while betting, the result
+    at the showdown; and a settled round's raised hands named by their own seats."""
+    from clients.tui.leaving import PlayedOn, left_text, played_on_text
+
+    def seat(ante: int, progressive: bool = False, net: int | None = None) -> dict[str, Any]:
+        result = None if net is None else {"net": net}
+        return {"ante": ante, "progressive": progressive, "decision": None, "result": result}
+
+    betting = {"table": "alpha", "title": "Alpha", "phase": "betting", "progressive_stake": 100}
+    betting["seats"] = [seat(500, True), seat(0), seat(1_000)]
+    assert left_text(betting, [0, 1, 2]) == (
+        "You left Alpha: your bets ($16.00) were returned.",
+        False,
+    )
+    showdown = {**betting, "phase": "showdown", "seats": [seat(500, net=-500), seat(500, net=0)]}
+    assert left_text(showdown, [0, 1]) == (
+        "You left Alpha at the showdown: your hands on seat #1, #2 came to -$5.00; "
+        "History shows the round.",
+        True,
+    )
+    record = {"seats": [{"seat": 4, "player_id": "me", "decision": "raise", "result": {"net": 0}}]}
+    said, net = played_on_text(PlayedOn("alpha", "Alpha", "r-1", 0.0), record, "me")
+    assert said == (
+        "Alpha: the round you left settled: your raised hand on seat #5 came to $0.00. "
+        "History shows it."
+    )
+    assert net == 0
