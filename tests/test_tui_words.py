@@ -514,3 +514,37 @@ async def test_the_lobby_keeps_one_order_and_gives_a_long_title_the_spare_room(
         firsts = [line.split()[0] for line in lines[head + 1 : head + 5]]
         assert firsts == ["bermuda-1", "Nine", "solo", "stud-1"], lines
         assert cell_len(lines[head]) == 80 - 1, lines  # Watch ends where the screen does
+
+
+async def test_a_table_paused_between_rounds_says_paused_not_waiting_for_bets(
+    make_console: Callable[..., Awaitable[StudServer]],
+) -> None:
+    """An operator paused the table with no round in play: every ante was refused, and
+    its phase still read "Waiting for bets" above the banner saying it was paused. It
+    says Paused (the browser's word), the banner kept; once resumed, Waiting for bets."""
+    server = await make_console(timers=LONG)
+    op = await Operator.sign_in(server)
+    app = StudApp(url(server), "sam", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        assert (app.snapshot or {}).get("phase") == "waiting"
+        await sees(p, app, "#info", "Waiting for bets")
+        await op.act("/api/tables/alpha/pause", "new cards")
+        info = await sees(p, app, "#info", "PAUSED by the casino: new cards")
+        phase_line = info.splitlines()[1]
+        assert phase_line.startswith("Paused") and "Waiting" not in info, info
+        assert "Paused" in (Path(__file__).parent.parent / "clients/web/js/table.js").read_text()
+        await op.act("/api/tables/alpha/resume", "done")
+        info = await sees(p, app, "#info", "Waiting for bets")
+        assert "PAUSED" not in info and "Paused" not in info, info
+
+
+def test_a_round_in_play_under_a_pause_keeps_its_phase() -> None:
+    """It plays on to its end: its phase is said, with the banner."""
+    snap = {**nine("deciding"), "min_ante": 100, "max_ante": 500, "paused": {"reason": "x"}}
+    lines = info_text(snap, None, None, width=76).plain.splitlines()
+    assert lines[1].startswith("Fold or raise") and "PAUSED by the casino: x" in lines, lines
+    waiting = info_text({**snap, "phase": "waiting"}, None, None, width=76).plain.splitlines()
+    assert waiting[1].startswith("Paused") and "Waiting" not in waiting[1], waiting
+    offline = info_text({**snap, "phase": "waiting"}, None, None, offline=True).plain.splitlines()
+    assert offline[1].startswith("OFFLINE: the table as last seen (Paused)"), offline

@@ -28,6 +28,8 @@ PHASES: Final = {
     "deciding": "Fold or raise",
     "showdown": "Showdown",
 }
+#: the phase of a table paused with no round in play: no ante is taken (the browser's word)
+PAUSED_PHASE: Final = "Paused"
 #: why a suspended table waits (the browser says the same)
 PAUSED: Final = {
     "store": "the game's data store is not answering or not taking writes. Nothing is lost; "
@@ -267,7 +269,6 @@ def info_text(
     on one line it was cut: "CLOSING: … a round not over wi…").
     `offline`: the link is down: the table is as last seen, its clock not known.
     `width`: the first two lines are cut to it (the notice wraps)."""
-    phase = str(snap.get("phase", ""))
     jp = snap.get("jackpot") or {}
     amount = jackpot if jackpot is not None else jp.get("amount")
     head = [
@@ -291,12 +292,13 @@ def info_text(
         line1 = line1.removesuffix(f" · {stake_words}")
         watching = f"{stake_words} · {watching}"
     clock = countdown(seconds_left) if snap.get("ends_in_ms") is not None else ""
-    line2 = f"[b]{PHASES.get(phase, phase)}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
+    label = phase_label(snap)
+    line2 = f"[b]{label}[/b]" + (f"  [yellow]{clock} left[/]" if clock else "")
     paused = snap.get("paused")
     suspension = snap.get("suspension")
     notices = []
     if isinstance(suspension, dict):  # a suspended table (clients/connection.py as_it_stands)
-        line2 = f"[b red]Paused[/b red] ({PHASES.get(phase, phase)})"
+        line2 = "[b red]Paused[/b red]" + ("" if label == PAUSED_PHASE else f" ({label})")
         # why, on lines of its own, whole (cut at the line's end, it read "… Nothi…")
         notices.append(f"[red]{paused_why(str(suspension.get('reason')), width)}[/]")
     if paused:  # the casino paused the table: the round in play finishes, no ante is taken
@@ -304,7 +306,7 @@ def info_text(
         who = "CLOSING" if paused.get("shutdown") else "PAUSED by the casino"
         notices.append(f"[b red]{who}{reason}[/]")
     if offline:
-        line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({PHASES.get(phase, phase)})"
+        line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({label})"
     if amount is not None:
         named = f"{jackpot_name(str(jp.get('name', '')))} jackpot" if several_jackpots else ""
         line2 += f"    [b magenta]{escape(named or 'Jackpot')} {money(amount)}[/]"
@@ -324,6 +326,13 @@ def info_text(
     if not offline:
         lines += [Text.from_markup(notice) for notice in notices]
     return Text("\n").join(lines)
+
+
+def phase_label(snap: Frame) -> str:
+    """The phase in words; a table the casino paused (or a shutdown) with no round in play
+    and none to start is Paused, not "Waiting for bets": a round in play goes on."""
+    phase = str(snap.get("phase", ""))
+    return PAUSED_PHASE if snap.get("paused") and phase == "waiting" else PHASES.get(phase, phase)
 
 
 def paused_why(reason: str, width: int | None) -> str:
