@@ -24,6 +24,7 @@ from clients.tui.render import (
 )
 from clients.tui.screens import HistoryScreen
 from clients.tui.words import describe_error
+from server.admin.agent import set_paused
 from server.app import StudServer
 from tests.conftest import ClientFactory, ServerFactory
 from tests.console import Operator
@@ -548,3 +549,34 @@ def test_a_round_in_play_under_a_pause_keeps_its_phase() -> None:
     assert waiting[1].startswith("Paused") and "Waiting" not in waiting[1], waiting
     offline = info_text({**snap, "phase": "waiting"}, None, None, offline=True).plain.splitlines()
     assert offline[1].startswith("OFFLINE: the table as last seen (Paused)"), offline
+
+
+@pytest.mark.parametrize("how", ["pause", "lease"])
+async def test_a_paused_table_offers_b_which_buys_and_no_deal_the_table_refuses(
+    make_server: ServerFactory, how: str
+) -> None:
+    """Paused by the casino, the keys line went on offering the chips and d deal, and d
+    was refused ("the casino has paused this table"): no ante is taken until it resumes.
+    The footer's b stays: a purchase is the wallet's, which a paused or suspended table
+    does not hold, and it buys."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        room = server.rooms["alpha"]
+        if how == "pause":
+            set_paused(room, {"reason": "a dealer change", "since_ms": 1})
+            await until(p, lambda: (app.snapshot or {}).get("paused"), "the pause")
+        else:
+            room._suspend(how, room.now())
+            await until(p, lambda: "suspension" in (app.snapshot or {}), "the suspension")
+        await p.pause()
+        keys = shown(app, "#keys")
+        for offered in ("s sit", "d deal", "1-5", "f fold", "r raise"):
+            assert offered not in keys, keys
+        assert "resumes" in keys, keys
+        assert {"b", "c", "h", "l", "q"} <= footer_keys(app)
+        await p.press("b")
+        await sees(p, app, "#message", "Bought $100.00 of chips.")

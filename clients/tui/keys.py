@@ -51,6 +51,10 @@ OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back"
 #: the keys line while the table is suspended: it refuses every bet, decision and seat
 #: until it resumes (the chips, f fold and s sit were offered)
 PAUSED_KEYS: Final = "paused: the table's keys act once it resumes"
+#: the keys line while bets are open at a table the casino paused (or a server shutting
+#: down): no ante is taken, so the chips and d deal were offered and d was refused
+CASINO_PAUSED_KEYS: Final = "paused by the casino: no ante is taken until it resumes"
+CLOSING_KEYS: Final = "closing: this server takes no new bets or seats"
 
 
 def play_keys(

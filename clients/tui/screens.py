@@ -19,6 +19,8 @@ from textual.widgets import DataTable, Footer, Static
 
 from clients.bots import money
 from clients.tui.keys import (
+    CASINO_PAUSED_KEYS,
+    CLOSING_KEYS,
     FULL_NO_SEAT_KEYS,
     HISTORY_KEYS,
     LOBBY_KEYS,
@@ -334,16 +336,23 @@ class PlayScreen(WatchScreen):
 
     def keys_line(self, snap: dict[str, Any]) -> str:
         """The keys that act now: none of the table's while the link is down (the betting
-        keys were listed, and sent nothing), no s with every seat taken, and with no seat
-        none but s (the chips and d deal were offered to a player with no seat)."""
+        keys were listed, and sent nothing), no s with every seat taken, with no seat
+        none but s (the chips and d deal were offered to a player with no seat), and no
+        bet keys while a pause takes no ante (the footer's b still buys: the wallet's)."""
         if not self.stud.link.connected:
             return OFFLINE_KEYS
         if snap.get("suspension"):
             return PAUSED_KEYS
         seats = snap.get("seats") or []
+        mine = self.stud.own_seats()
+        paused = snap.get("paused")
+        open_bets = snap.get("phase") in ("waiting", "betting")
+        if paused and open_bets and not any(seats[i].get("ante") for i in mine):
+            # no ante is taken (a round whose antes are in is still dealt)
+            shutdown = isinstance(paused, dict) and paused.get("shutdown")
+            return CLOSING_KEYS if shutdown else CASINO_PAUSED_KEYS
         barred = self.stud.account_suspended is not None  # no seat or bet is taken
         free = any(s is None for s in seats) and not barred
-        mine = self.stud.own_seats()
         if not mine:  # no seat: the chips, deal and decisions act on none
             return SUSPENDED_KEYS if barred else NO_SEAT_KEYS if free else FULL_NO_SEAT_KEYS
         undecided = any(seats[i].get("cards") and not seats[i].get("decision") for i in mine)
