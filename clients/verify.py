@@ -36,9 +36,11 @@ OUTCOMES: Final = {
     "win": "Win",
     "lose": "Lose",
     "push": "Push",
-    "fold": "Fold",
-    "no_qualify": "Dealer did not qualify",  # the terminal's words (clients/tui/render.py)
+    "fold": "Folded",
+    "no_qualify": "Dealer did not qualify",
 }
+#: a decision, as the table and every history say it (clients/web/js/format.js)
+DECISIONS: Final = {"raise": "Raised", "fold": "Folded"}
 NO_PROOF: Final = "no fairness proof: this deal was not made by the provably fair shuffler"
 
 
@@ -383,6 +385,21 @@ def round_net(record: Mapping[str, Any]) -> int | None:
     return after - before if isinstance(before, int) and isinstance(after, int) else None
 
 
+def how_decided(seat: Mapping[str, Any]) -> str:
+    """ " (left)": folded for a player who left with it undecided; " (timer)": by the
+    clock; "" by the player."""
+    if seat.get("left"):
+        return " (left)"
+    return " (timer)" if seat.get("auto") else ""
+
+
+def decision_words(seat: Mapping[str, Any]) -> str:
+    """A hand's decision: "Raised", "Folded", "Folded (timer)", "Folded (left)"; "-"
+    for none (the history said "raised" and "folded" where the table says "Folded")."""
+    words = DECISIONS.get(str(seat.get("decision")))
+    return words + how_decided(seat) if words else "-"
+
+
 def history_lines(record: Mapping[str, Any], me: str | None, verdict: Verdict) -> list[str]:
     """A history round in plain words, for `stud-client history`."""
     net = round_net(record)
@@ -396,9 +413,7 @@ def history_lines(record: Mapping[str, Any], me: str | None, verdict: Verdict) -
         bet = f"ante {money(int(s.get('ante') or 0))}" + (
             " + progressive" if s.get("progressive") else ""
         )
-        decision = {"raise": "raised", "fold": "folded"}.get(str(s.get("decision")), "-")
-        if s.get("auto"):
-            decision += " (left)" if s.get("left") else " (timer)"
+        decision = decision_words(s)
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome", "")))
         seat_net, prize = result.get("net"), result.get("progressive_prize")
         lines.append(

@@ -11,15 +11,17 @@ import asyncio
 import copy
 import io
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 
 from clients.cli import main
 from clients.connection import StudClient
-from clients.tui.render import OUTCOMES
+from clients.tui.render import OUTCOMES, history_hand
 from clients.verify import NO_PROOF, check, history_lines, round_from_record
 from tests.conftest import ClientFactory, ServerFactory
 
@@ -381,3 +383,35 @@ def test_the_history_says_a_dealer_not_qualifying_in_the_terminal_s_words() -> N
     lines = history_lines(record, "p1", check(round_from_record(record)))
     seat = next(line for line in lines if line.lstrip().startswith("seat 1"))
     assert OUTCOMES["no_qualify"] in seat and "doesn't" not in seat, seat
+
+
+@pytest.mark.parametrize(
+    ("decided", "outcome", "words"),
+    [
+        ({"decision": "raise"}, "win", "Raised"),
+        ({"decision": "fold"}, "fold", "Folded"),
+        ({"decision": "fold", "auto": True}, "fold", "Folded (timer)"),
+        ({"decision": "fold", "auto": True, "left": True}, "fold", "Folded (left)"),
+    ],
+)
+def test_a_decision_reads_the_same_in_every_history_and_at_the_table(
+    decided: dict[str, Any], outcome: str, words: str
+) -> None:
+    """`stud-client history` said "raised", "folded" and a fold's outcome "Fold" where the
+    table and the clients' History say "Raised" and "Folded"; the terminal's History said
+    "folded" beside its own "Folded", and the operator console the wire's "fold". One
+    wording for one decision."""
+    record = worked_example()
+    seat = record["seats"][0]
+    seat.update(player_id="p1", ante=100, result={"outcome": outcome, "net": -100}, **decided)
+    lines = history_lines(record, "p1", check(round_from_record(record)))
+    cli = next(line for line in lines if line.lstrip().startswith("seat 1"))
+    terminal = Text.from_markup(history_hand(seat)).plain
+    for line in (cli, terminal):
+        assert f" {words} " in f"{line} ", line
+        assert not re.search(r"\b(raised|folded|Fold)\b", line), line
+    web = Path(__file__).resolve().parent.parent / "clients"
+    assert f'"{words}"' in (web / "web" / "js" / "format.js").read_text(encoding="utf-8")
+    console = (web / "admin" / "js" / "views.js").read_text(encoding="utf-8")
+    assert "decisionLabel(s)" in console and "s.decision ??" not in console
+    assert "OUTCOMES[s.result.outcome]" in console

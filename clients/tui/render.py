@@ -16,7 +16,16 @@ from rich.markup import escape
 from rich.text import Text
 
 from clients.bots import hand_net, money, prize_paid
-from clients.verify import Verdict, own_hands, round_net, settled_at, short
+from clients.verify import OUTCOMES as OUTCOMES  # a settled hand's outcome, in the browser's words
+from clients.verify import (
+    Verdict,
+    decision_words,
+    how_decided,
+    own_hands,
+    round_net,
+    settled_at,
+    short,
+)
 
 SUIT_SYMBOLS: Final = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 RED_SUITS: Final = frozenset("dh")
@@ -57,14 +66,6 @@ LOBBY_PHASES: Final = {
 }
 #: a lobby row whose server has stopped or frozen: its phase is stale (PROTOCOL.md `silent`)
 SILENT_HOST: Final = "No answer"
-#: a settled hand's outcome, in the browser's words (clients/web/js/format.js)
-OUTCOMES: Final = {
-    "win": "Win",
-    "lose": "Lose",
-    "push": "Push",
-    "fold": "Folded",
-    "no_qualify": "Dealer did not qualify",
-}
 
 #: the same, where a line is short of room (the browser's badges say "No qualify" too)
 SHORT_OUTCOMES: Final = {"no_qualify": "No qualify"}
@@ -357,14 +358,6 @@ def dealer_text(snap: Frame) -> Text:
     return Text.from_markup(line)
 
 
-def how_decided(seat: Frame) -> str:
-    """ " (left)": folded for a player who left with it undecided; " (timer)": by the
-    clock; "" by the player."""
-    if seat.get("left"):
-        return " (left)"
-    return " (timer)" if seat.get("auto") else ""
-
-
 def progressive_part(seat: Frame) -> int:
     """What a settled hand's progressive bet put in its net, in cents: its prize, or its
     stake lost when it won nothing (the net counts both: "No qualify +$0.00" was an ante
@@ -405,7 +398,7 @@ def seat_status(
         return f"{words} {result_amounts(seat, short=short)}"
     decision = seat.get("decision")
     if decision:
-        return ("Raised" if decision == "raise" else "Folded") + how_decided(seat)
+        return decision_words(seat)
     if phase == "deciding" and seat.get("cards"):
         return "Deciding…"
     if phase == "betting" and seat.get("ready"):
@@ -856,8 +849,7 @@ def history_hand(
     `two_lines`: the seat, bets and result, then the cards, the hand and the decision
     below them (beside the result, an 80-column line had no room for its progressive's
     part); `short`: the result in fewer words."""
-    decision = {"raise": "raised", "fold": "folded"}.get(str(seat.get("decision")), "-")
-    decision += how_decided(seat)
+    decision = decision_words(seat)
     ante = money(int(seat.get("ante") or 0))
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
     who = f" [dim]{name_cell(name, 16)}[/]" if name is not None else ""

@@ -3,7 +3,7 @@
 
 import { cardRow } from "/web/js/cards.js";
 import { h } from "/web/js/dom.js";
-import { dollars } from "/web/js/format.js";
+import { OUTCOMES, decisionLabel, dollars } from "/web/js/format.js";
 import { seatLayout } from "/web/js/layout.js";
 import { renderTable } from "/web/js/table.js";
 
@@ -280,8 +280,9 @@ export function renderRound(state) {
         h("tbody", {}, (rec.seats ?? []).map((s) => h("tr", {},
           h("td", {}, `#${s.seat + 1}`), h("td", {}, s.name),
           h("td", { class: "num" }, dollars(s.ante)), h("td", {}, cardRow(s.cards ?? [], { small: true })),
-          h("td", {}, s.decision ?? "—"),
-          h("td", { class: "num" }, s.result ? `${s.result.outcome} ${signedCents(s.result.net)}` : "—"))))) : null,
+          h("td", {}, decisionLabel(s) || "—"), // the players' words, not the wire's "fold"
+          h("td", { class: "num" }, s.result
+            ? `${OUTCOMES[s.result.outcome] ?? s.result.outcome} ${signedCents(s.result.net)}` : "—"))))) : null,
       r.journal ? h("details", {}, h("summary", {}, `Ledger (${r.journal.ledger.length} entries)`),
         h("table", { class: "grid" }, h("tbody", {}, r.journal.ledger.map((t) => h("tr", {},
           h("td", {}, t[2]), h("td", { class: "mono" }, t[3]), h("td", { class: "mono" }, t[4]),

@@ -79,6 +79,11 @@ export function foldLabel(seat) {
   return seat.auto ? "Folded (timer)" : "Folded";
 }
 
+/** A hand's decision as the table and every history say it: "Raised", a fold's label, "" for none. */
+export function decisionLabel(seat) {
+  return seat.decision === "raise" ? "Raised" : seat.decision === "fold" ? foldLabel(seat) : "";
+}
+
 /** The client seeds of a proof ("a,,b": one per seat that anted) in words: “a”, none, “b”; "none" when no seat set one. */
 export function clientSeedsText(joined) {
   const parts = String(joined ?? "").split(",");

@@ -5,7 +5,7 @@
 import { cardRow } from "./cards.js";
 import { h } from "./dom.js";
 import { shortHex, verdictEl, verifyButton } from "./fairview.js";
-import { OUTCOMES, dollars, foldLabel, progressivePaid, qualifies, signedDollars } from "./format.js";
+import { OUTCOMES, decisionLabel, dollars, progressivePaid, qualifies, signedDollars } from "./format.js";
 
 const TIME_FORMAT = new Intl.DateTimeFormat(undefined, {
   year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
@@ -116,7 +116,7 @@ export function settledResult(s, record) {
 function seatLine(s, r, mine) {
   const res = settledResult(s, r);
   const prize = progressivePaid(res?.progressive_prize);
-  const decision = s.decision === "raise" ? "Raised" : s.decision === "fold" ? foldLabel(s) : "";
+  const decision = decisionLabel(s);
   return h("div", { class: `hist-hand${mine ? " mine" : ""}`, "data-testid": mine ? "history-seat" : "history-other",
     "data-seat": s.seat },
   // another player's hand: its seat beside the cards (two hands of one player told
