@@ -96,7 +96,7 @@ export function setupAccount(hooks) {
   const notice = sessionStorage.getItem(NOTICE);
   if (notice) {
     sessionStorage.removeItem(NOTICE);
-    app.showError(notice, { code: "signed-out", sticky: true });
+    app.showError(notice, { code: "signed-out", tone: "info", sticky: true });
   }
 }
 

@@ -13,7 +13,7 @@ const MAX_WIRE_CENTS = 10 ** 12; // the most any money field may hold (PROTOCOL.
 
 export const purchases = new Purchases(conn, {
   onWaiting: (amount) => showError(`No answer yet to your purchase of ${dollars(amount)}: `
-    + "it is sent again once connected, and bought only once.", { code: "purchase-waiting" }),
+    + "it is sent again once connected, and bought only once.", { code: "purchase-waiting", tone: "info" }),
   onError: (err) => {
     dismissToasts("purchase-waiting");
     const amount = amountAfterRefusal(err); // over the limit: not left for the next Buy

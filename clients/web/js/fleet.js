@@ -38,7 +38,7 @@ export function tableMoved(frame) {
   const text = `${title} moved to another server of the casino: your seats there are gone, and `
     + "its new host voids any round still in play there, refunding every bet. "
     + (href ? "Open it there:" : "It shows in the lobby again within seconds.");
-  showError(text, { code: "table_moved", open: href });
+  showError(text, { code: "table_moved", tone: "info", open: href });
 }
 
 /** Keep the table's last snapshot aside (what is told once it shows again) and off screen. */

@@ -61,7 +61,7 @@ export async function hello() {
           + "the password changed, this device went unused for a long time, or the server "
           + "restarted without keeping its data). Meanwhile you play as a new guest."
         : "New player, new wallet: the server no longer knows your previous session (unused "
-          + "for a long time, or the server restarted without keeping its data), so you start again.", { code: "session-ended", sticky: true });
+          + "for a long time, or the server restarted without keeping its data), so you start again.", { code: "session-ended", tone: "info", sticky: true });
       if (conn.open) hello();
       return;
     }

@@ -158,7 +158,7 @@ export async function tellPlayedOn() {
   showError(`${wait.title}: the round you left settled: your raised ${handsOn(raised.map((s) => s.seat))} `
     + `came to ${signedDollars(net)}. History shows it.`,
   // news of money, come while the player looks at something else: not to go by unseen
-  { code: "left-settled", tone: net >= 0 ? "ok" : null, sticky: true });
+  { code: "left-settled", tone: net >= 0 ? "ok" : "info", sticky: true });
 }
 
 export async function leaveTable() {
@@ -187,7 +187,7 @@ export async function leaveTable() {
       delete state.tables[table];
     }
     const lost = folded.seats.length > 0 || settledHands(snap).net < 0;
-    if (told) showError(told, { code: "left", tone: lost ? null : "ok" });
+    if (told) showError(told, { code: "left", tone: lost ? "info" : "ok" }); // news, not a refusal
     if (playingOn(snap)) watchPlayedOn(table, snap.title ?? table, snap.round_id);
   });
 }

@@ -12,6 +12,9 @@ import { lobbyRow, state, titleOf } from "./state.js";
 const ERROR_TTL_MS = 10000;
 const NOTICE_TTL_MS = 5000;
 const BANNER_TTL_MS = 12000;
+/** Toasts and banners the lobby holds at once, above its tables (four toasts and the
+ * banners under them went down over the tables and their Play buttons). */
+const LOBBY_MAX = 2;
 
 /** Toasts about a moment of play ("No decision is due now", a refused ante): stale once
  * the table's phase moves on or the player leaves it. */
@@ -37,8 +40,9 @@ export function dismissRefusals(about) {
 
 /**
  * An error in words, in a visible, dismissable toast; `code` names its kind when it
- * is not a server error, `tone: "ok"` makes it good news, `tone: "warn"` a warning or
- * news of a loss (not a refusal); `about` names the attempt a refusal is about, whose
+ * is not a server error, `tone: "ok"` makes it good news, `tone: "warn"` a warning,
+ * `tone: "info"` news that is neither good nor a refusal (a hand folded by a leave, a
+ * session ended: they came in a refusal's red); `about` names the attempt a refusal is about, whose
  * success takes it away (`dismissRefusals`). A `sticky` one stays until
  * dismissed: news of money (a wallet gone with a forgotten session, a round voided
  * and refunded) must not go by while the player looks elsewhere. Once the page has been
@@ -66,7 +70,7 @@ export function showError(err, { code = null, tone = null, sticky = false, open 
   for (const read of list.querySelectorAll('.toast.collapsed[data-seen="true"]')) read.remove();
   const last = list.lastElementChild;
   if (last && last.querySelector(".msg")?.textContent === text) last.remove(); // no duplicates
-  const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" ? "status" : "alert",
+  const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" || tone === "info" ? "status" : "alert",
     "data-testid": tone === "ok" ? "notice" : "error",
     "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client",
     "data-sticky": sticky ? "true" : null, "data-about": about },
@@ -110,11 +114,12 @@ function afterSeen(ms, then) {
   });
 }
 
-/** At most `max` toasts: the oldest go first, a sticky one (news of money) last. */
+/** At most `max` toasts: the oldest go first, a sticky one (news of money) last, the
+ * newest never (two sticky ones took a refusal away as it came). */
 function trimToasts(max) {
   const list = $("errors");
   while (list.children.length > max) {
-    (list.querySelector('.toast:not([data-sticky="true"])') ?? list.firstElementChild).remove();
+    (list.querySelector('.toast:not([data-sticky="true"]):not(:last-child)') ?? list.firstElementChild).remove();
   }
 }
 
@@ -135,6 +140,8 @@ export function placeToasts() {
   // the history panel has its head (and its close button) up there: below it, then
   const low = state.history.open;
   list.classList.toggle("low", low);
+  // in the lobby they are in the page's flow above its tables (notices.css): a few
+  if (document.body.dataset.view === "lobby") trimToasts(LOBBY_MAX);
   const atTable = !low && Boolean(state.current) && !$("table").hidden;
   const side = atTable ? document.querySelector("#table .table-layout > .side") : null;
   const panel = side?.getBoundingClientRect();
@@ -273,6 +280,7 @@ export function showBanner(frame) {
   host.append(banner);
   if (atTable) placeToasts();
   else { // under the top bar, whatever its height (two rows on a phone): not over the wallet
+    while (host.children.length > LOBBY_MAX) host.firstElementChild.remove(); // the newest stay
     const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
     host.style.top = `${Math.max(8, Math.round(bottom) + 6)}px`;
   }

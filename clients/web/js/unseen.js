@@ -106,5 +106,5 @@ async function tellUnseenRound(roundId, undecided, shutdown) {
       + `${timed.map((t) => `#${t.seat + 1}`).join(", ")} ${timed.length > 1 ? "were" : "was"} folded${net}.`
       + lostDecisionsNote(roundId, timed.map((t) => t.seat))
     : `Your round ended while you were away${net}: History shows how it went.`,
-  { code: "unseen-round", sticky: true }); // news of money the player was not there to see
+  { code: "unseen-round", tone: "info", sticky: true }); // news of money the player was not there to see
 }

@@ -1,0 +1,109 @@
+"""The browser's notices in the lobby: news that is not an error (a hand folded by a
+leave, a purchase on its way, a session ended) is told in a neutral style, not the
+red of a refusal, and the notices and the jackpot's banners neither cover the lobby
+nor stack without bound over it.
+
+Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, Page, ViewportSize, expect
+
+from tests.conftest import ServerFactory
+from tests.test_web import VIEWPORT, WAIT_MS, browser, build_ante, collect_problems, needs_chromium
+from tests.test_web import enter as enter_by_keyboard
+from tests.test_web_layout import PHONE
+from tests.test_web_layout import enter as enter_by_tap
+
+__all__ = ["browser"]  # the fixture, used below
+
+pytestmark = needs_chromium
+
+ERROR_RED = "rgb(59, 13, 20)"  # a refusal's background (notices.css .toast)
+LONG = {"betting": 60, "decision": 60, "results": 60}  # nothing moves by the clock
+
+# Six notices, sticky news among them, an error, and three jackpot banners at once, as
+# the page's own modules show them (the same instances: one module graph a page).
+MANY = """async () => {
+  const n = await import("./js/notices.js");
+  for (let k = 0; k < 6; k++) {
+    n.showError(`News ${k}: a thing happened that is not an error.`, { code: `news-${k}`,
+      tone: "info", sticky: k % 2 === 0 });
+  }
+  n.showError("A refusal, in an error's style.", { code: "a-refusal" });
+  for (let k = 0; k < 3; k++) {
+    n.showBanner({ round_id: "r-many", seat: k, name: `Winner ${k}`, amount: 100000,
+      category: "ROYAL_FLUSH", table: "alpha" });
+  }
+}"""
+
+# The notices and banners drawn over the lobby's heading or its tables.
+OVER_LOBBY = """() => {
+  const lobby = document.getElementById("lobby").getBoundingClientRect();
+  const over = [];
+  for (const el of document.querySelectorAll("#errors > *, #banners > *")) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    const ix = Math.min(r.right, lobby.right) - Math.max(r.left, lobby.left);
+    const iy = Math.min(r.bottom, lobby.bottom) - Math.max(r.top, lobby.top);
+    if (ix > 0.5 && iy > 0.5) over.push(el.textContent.slice(0, 40));
+  }
+  return over;
+}"""
+
+
+async def style_of(page: Page, selector: str) -> list[str]:
+    style: list[str] = await page.locator(selector).evaluate(
+        "(el) => { const s = getComputedStyle(el); return [s.backgroundColor, s.borderLeftColor]; }"
+    )
+    return style
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+async def test_news_in_the_lobby_is_neutral_and_beside_the_tables_not_over_them(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> None:
+    """ "You left alpha: your hand on seat #1 was folded" came in the red of a refusal,
+    and notices came one under another over the lobby's tables (four toasts and the
+    banners behind them covered the tables and their Play buttons)."""
+    server = await make_server(timers=LONG)
+    phone = size == "phone"
+    viewport: ViewportSize = PHONE if phone else VIEWPORT
+    context = await browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    if phone:
+        await enter_by_tap(page, "Ann")
+    else:
+        await enter_by_keyboard(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    await page.get_by_test_id("leave").click()
+    await page.get_by_test_id("leave-confirm-button").click()
+    await expect(page.get_by_test_id("lobby")).to_be_visible()
+    told = page.locator('.toast[data-code="left"]')
+    await expect(told).to_contain_text("your hand on seat #1 was folded")
+    assert (await style_of(page, '.toast[data-code="left"]'))[0] != ERROR_RED
+    await expect(told).to_have_attribute("role", "status")
+    assert await page.evaluate(OVER_LOBBY) == []
+    await page.screenshot(path=f"test-artifacts/notices-lobby-left-{size}.png")
+
+    await page.evaluate(MANY)
+    refusal = '.toast[data-code="a-refusal"]'
+    await expect(page.locator(refusal)).to_be_visible()
+    red = await style_of(page, refusal)
+    assert await style_of(page, '.toast[data-code="news-4"]') != red
+    assert await page.locator("#errors .toast").count() <= 2
+    assert await page.locator("#banners .banner").count() <= 2
+    assert await page.evaluate(OVER_LOBBY) == []
+    await page.screenshot(path=f"test-artifacts/notices-lobby-many-{size}.png")
+    await context.close()
+    assert problems == []
