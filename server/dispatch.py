@@ -173,6 +173,7 @@ class Requests:
                 await room.remove_player(self._pid(session))
                 session.tables.discard(msg.table)
                 room.remove_viewer(session.ws)
+                self.lobby.send_now(session.ws)  # the lobby the player goes back to
                 sessions.reply(session, msg)
             case Sit():
                 room = self._room(msg.table)

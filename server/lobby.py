@@ -95,6 +95,14 @@ class Lobby:
             "servers": self.servers,
         }
 
+    def send_now(self, ws: ServerConnection) -> None:
+        """Send the lobby at once to `ws`, if it watches it: a player leaving a table
+        goes back to the lobby, which the leave just changed; the one in hand is the
+        last throttled push, from before the leave (a full table left read "Free seats
+        0 of 9" and "Table full" until the next one, seconds for a big lobby)."""
+        if ws in self.watchers:
+            self.metrics.frames_out += self.outbox.send_all((ws,), encode(self.frame()))
+
     def flush(self) -> None:
         """Send the lobby to its watchers if it changed since the last push, and the
         last push's bytes have had their time (it stays marked until then)."""

@@ -1,5 +1,6 @@
 """Lobby pushes are spaced by their size: a watcher of a 1,000-table lobby (1.2 MB)
-is not sent megabytes every push interval; a small lobby goes out every interval."""
+is not sent megabytes every push interval; a small lobby goes out every interval. A
+leave is answered with the lobby it changed, not left to the next push."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Any
 
 from server.lobby import PUSH_BYTES_PER_SECOND, Lobby
 from server.metrics import Metrics
+from tests.conftest import ClientFactory, ServerFactory
+
+LONG = {"betting": 60, "decision": 60, "results": 60}  # nothing moves by the clock
 
 
 class CountingOutbox:
@@ -74,3 +78,26 @@ def test_a_table_just_taken_over_is_listed_once_where_it_is_hosted() -> None:
         ("other", "ws://here/ws"),
         ("casino-1", "ws://here/ws"),
     ]
+
+
+async def test_a_leave_is_answered_with_the_lobby_as_it_leaves_it(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """A player who left went back to the lobby last pushed before the leave: a full
+    table left read "Free seats 0 of 9" and "Table full" until the next throttled push
+    (an interval, or seconds for a big lobby). A watcher of the lobby is sent it with
+    the leave's answer, its seats free; a connection that does not watch it is not."""
+    nine = [{"id": "nine", "title": "Nine", "variant": "casino-stud", "seats": 9}]
+    # no throttled push during the test: only what the leave sends
+    server = await make_server(tables=nine, timers=LONG, jackpot_push_interval=3600)
+    ann, bob, cy = [await connect(server, name) for name in ("ann", "bob", "cy")]
+    await ann.request("lobby", watch=True)
+    for player in (ann, bob, cy):
+        await player.request("join", table="nine")
+        for _ in range(3):
+            await player.request("sit", table="nine")
+    assert ann.lobby is not None and ann.lobby["tables"][0]["taken"] < 9
+    await ann.request("leave", table="nine")
+    assert ann.lobby["tables"][0]["taken"] == 6
+    await bob.request("leave", table="nine")
+    assert bob.lobby is None

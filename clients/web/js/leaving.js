@@ -178,10 +178,9 @@ export async function leaveTable() {
   const told = leftNotice(snap);
   await act(async () => {
     try {
+      // the server sends the lobby as the leave left it before the ok (PROTOCOL.md
+      // `leave`): the one in hand, the last throttled push, said "Table full"
       await conn.request("leave", { table });
-      // the lobby as it is now, before it shows: the one in hand is the last throttled
-      // push, from before the leave (a full table left read "Table full" for seconds)
-      await conn.request("lobby", { watch: true }).catch(() => {});
     } finally {
       setCurrent(null);
       delete state.tables[table];
