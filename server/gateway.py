@@ -155,11 +155,7 @@ class Gateway:
             # a `login` may come first, instead of `hello`: no guest is made to sign in
             if session.player is None and not isinstance(msg, Hello | Ping | Login):
                 raise ProtocolError(ErrorCode.NOT_WELCOMED, "say hello first")
-            try:
-                await self.handle(session, msg, started)
-            finally:
-                if isinstance(msg, Hello | Login) and session.player is None:
-                    session.answered_at = time.monotonic()  # refused: time for another
+            await self.handle(session, msg, started)
         except ProtocolError as e:
             self.sessions.send_error(session, e, request_id)
             if e.code is ErrorCode.UNSUPPORTED_VERSION:
@@ -170,6 +166,10 @@ class Gateway:
             self.sessions.send_error(session, refusal_error(e), request_id)
         except StoreError as e:
             self.sessions.send_error(session, store_error(e), request_id)
+            if session.player is None and e.code == "store_unavailable":
+                # a hello or login the store failed (held past the timeout, perhaps):
+                # a whole timeout for another; a wrong password or token gives none
+                session.answered_at = time.monotonic()
         except GaveUp as e:
             # the server stopped with the write in doubt: no answer is true but none (it
             # may have landed); the connection closes with 1001, the next host settles it

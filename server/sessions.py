@@ -44,7 +44,7 @@ class Session:
     tables: set[str] = field(default_factory=set)
     version: int = PROTOCOL_VERSION  # the one its hello chose
     busy: bool = False  # a request of this connection is being handled
-    answered_at: float = 0.0  # when (monotonic) its last hello or login was refused
+    answered_at: float = 0.0  # when (monotonic) the store last failed its hello or login
     closing: tuple[int, str] | None = None  # (code, reason) to close with after that request
 
 

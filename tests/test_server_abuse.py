@@ -424,6 +424,26 @@ async def test_a_hello_answered_late_with_an_error_leaves_time_for_another(
     assert (await client.hello(name="patient"))["resumed"] is False
 
 
+async def test_refused_logins_do_not_keep_an_unwelcomed_connection_open(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Only a hello the store failed leaves time for another: a connection sending wrong
+    passwords over and over, never welcomed, goes at its deadline like a silent one."""
+    server = await make_server(limits={"hello_timeout": 0.3})
+    client = await connect(server, None)
+    refused = 0
+    with contextlib.suppress(ConnectionClosed):
+        for _ in range(40):  # ten timeouts' worth, had each refusal given a new one
+            if client.closed.done():
+                break
+            with contextlib.suppress(ServerError):
+                await client.request("login", username="nobody", password="wrong-password")
+            refused += 1
+            await asyncio.sleep(0.075)
+    assert client.closed.done() and refused < 40  # closed among the refusals, not after
+    assert client.ws.close_code == 1008
+
+
 async def test_a_replaced_connection_answers_the_request_in_hand_before_it_closes(
     make_server: ServerFactory, connect: ClientFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
