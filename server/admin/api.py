@@ -84,7 +84,8 @@ class Api:
         except BadAct as e:
             response = error(HTTPStatus(e.status), e.code, e.message, field=e.field)
         except StoreError as e:
-            self.watch.failed()
+            if e.code == "store_unavailable":  # not a refusal the store answered
+                self.watch.failed()
             # an act whose outcome is unknown is answered 202 by the acts; here nothing was
             # applied, whatever the store's words (written for players) said of the call
             words = UNAVAILABLE if e.code == "store_unavailable" else e.message
