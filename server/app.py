@@ -72,6 +72,8 @@ class StudServer:
             # restored: a wallet may differ from the one shown (a buy after the backup was
             # taken), and the reads of wallets meanwhile failed
             self.store.on_data_back = self._data_back
+        if fleet is not None and isinstance(fleet.store, RedisStore):
+            fleet.store.on_data_back = self._data_back  # whichever link sees it first
         self.stopping = False
         self._sampled = math.inf  # loop.time() of the loop watch's last sample (none yet)
         self._woke = -math.inf  # loop.time() the loop last ran again after standing still
@@ -445,7 +447,7 @@ class StudServer:
         likely, which holds the rounds in play here only in part or not at all. They start
         over (before any write waiting for the store runs), then are claimed afresh; and
         every connected player's wallet is sent (the restore may have changed it)."""
-        rooms = [room for room in self.rooms.values() if room.active]
+        rooms = [room for room in self.rooms.values() if room.active and not room.starting_over]
         for room in rooms:
             room.start_over()
         if rooms:

@@ -96,6 +96,8 @@ class Hosting:
 
     async def _take(self, room: Room, claim: Claim, sent: float) -> None:
         if not claim.granted:
+            if room.starting_over and room.active and not claim.owner:
+                return  # free, its lapsed lease waited out first: claimed at a next try
             if room.active:
                 log.error(
                     "lost table %s to another process",

@@ -238,7 +238,7 @@ class Room:
         """The store's data came back (a backup restored) while this room was playing:
         its round is not the store's any more (it began after the backup, or the backup
         holds only part of it). Every write out gives up, the table waits, and the claim
-        made afresh (`Hosting.claim_afresh`) voids what the restored journal holds of
+        made afresh (`Hosting.claim(afresh=True)`) voids what the restored journal holds of
         the round and gives the room a new engine: no bet of the lost round moves money
         on data that never took it."""
         if self.lease is None:
@@ -404,12 +404,12 @@ class Room:
         when it writes for one `seat` alone (reserved for it while the write is out:
         another write for it meanwhile is refused with `busy`)."""
         self.queued += 1
-        generation = self.writes.generation
         began = False
         try:
             async with self.turns.turn(exclusive=seat is None):
                 self.queued -= 1
                 began = True
+                generation = self.writes.generation  # its writes begin now
                 try:
                     return await self._action(action, seat, busy)
                 except GaveUp as e:
@@ -773,7 +773,7 @@ class Room:
 
         try:
             await self.run(act)
-        except (NotOwner, GaveUp) as e:
+        except (NotOwner, GaveUp, Refusal) as e:  # Refusal: round_voided (a restore)
             self._log("timer's writes stopped", logging.WARNING, reason=str(e))
         except Exception:
             log.exception("timer failed", extra={"table": self.id})
@@ -795,7 +795,8 @@ class Room:
         self._resumed.set()  # waiting departures go on (and find the table closing)
         try:
             await self.run(lambda: self._void("shutdown"))
-        except (NotOwner, GaveUp) as e:  # the journal keeps the round: the next host voids it
+        except (NotOwner, GaveUp, Refusal) as e:  # the journal keeps the round: the next
+            # host voids it (Refusal: round_voided, the table starting over after a restore)
             self._log("round left to the next host", logging.WARNING, reason=str(e))
 
     async def _void(self, why: str) -> str | None:
