@@ -134,7 +134,7 @@ class Gateway:
         """Close a connection that has not said hello in time. One whose hello is being
         answered is not closed for it: a new player's creation in doubt (a stalled store)
         is repeated until its outcome is known, and the answer says which; a hello
-        answered with an error (nothing made) leaves a whole timeout for another."""
+        the store failed (nothing made) leaves a whole timeout for another."""
         if session.player is not None or session.ws.protocol.state is not OPEN:
             return
         timeout = self.limits.hello_timeout
