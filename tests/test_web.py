@@ -536,19 +536,27 @@ async def test_two_players_and_a_spectator_play_rounds(
     assert problems == []
 
 
-async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
-    make_server: ServerFactory, browser: Browser
-) -> None:
-    # a long betting timer: only Bob's sit-out can close betting in time
-    server = await make_server(timers={"betting": 60, "decision": 60, "results": 6})
+async def ann_and_bob_at_alpha(
+    server: StudServer, browser: Browser, problems: list[str]
+) -> tuple[Page, Page]:
+    """Ann's and Bob's pages at alpha, seated at #1 and #2 (their problems collected)."""
     url = f"http://127.0.0.1:{server.port}/"
-    problems: list[str] = []
     ann = await open_page(browser, url, problems)
     bob = await open_page(browser, url, problems)
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         await enter(page, name)
         await page.get_by_test_id("play-alpha").click()
     await expect(bob.get_by_test_id("seat-1-name")).to_contain_text("Bob")
+    return ann, bob
+
+
+async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    # a long betting timer: only Bob's sit-out can close betting in time
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 6})
+    problems: list[str] = []
+    ann, bob = await ann_and_bob_at_alpha(server, browser, problems)
     # before anyone bets there is nothing to sit out of: Deal waits for a bet
     await expect(bob.get_by_test_id("deal")).to_have_text("Deal")
     await expect(bob.get_by_test_id("deal")).to_be_disabled()
@@ -591,14 +599,8 @@ async def test_bets_built_but_never_placed_are_said_and_cleared_when_betting_clo
     a $5 click on what looked like an empty circle showed $20. They are said now, and
     cleared, so the next round's circles start empty as the README says."""
     server = await make_server(timers={"betting": 2, "decision": 60, "results": 1})
-    url = f"http://127.0.0.1:{server.port}/"
     problems: list[str] = []
-    ann = await open_page(browser, url, problems)
-    bob = await open_page(browser, url, problems)
-    for page, name in ((ann, "Ann"), (bob, "Bob")):
-        await enter(page, name)
-        await page.get_by_test_id("play-alpha").click()
-    await expect(bob.get_by_test_id("seat-1-name")).to_contain_text("Bob")
+    ann, bob = await ann_and_bob_at_alpha(server, browser, problems)
     await build_ante(ann, 0, [(500, "left")])
     await ann.get_by_test_id("deal").click()
     await build_ante(bob, 1, [(500, "left"), (1000, "left")])
