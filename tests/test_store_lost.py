@@ -262,3 +262,71 @@ async def test_a_player_made_after_the_backup_is_told_once_it_is_restored(
         await old.close()
         await new.close()
         await server.stop(grace=0)
+
+
+async def test_a_backup_restored_while_redis_was_down_throughout_starts_the_round_over(
+    private_redis: RedisServer,
+) -> None:
+    """Redis stopped, and came back on an older backup of the same data: the origin mark
+    was there, the same, so nothing looked lost. The round in play, whose antes the
+    backup never took, played on: a raise was answered ok with no round to hold it, and
+    the settlement paid back antes never paid. The store's age, bumped by each of its
+    writes, now says the data went back in time, and the table starts over as after a
+    loss found: the wallets are the backup's, to the cent."""
+    namespace = fresh_namespace()
+    server, store, _side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        backup = ann.balance["balance"]
+        assert private_redis.command("SAVE") == "+OK"  # the backup
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        await ann.request("deal", table="alpha")
+        await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        dealt = ann.tables["alpha"]["seq"]
+        private_redis.stop()  # down, then back on the backup: never seen empty
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        fresh = await ann.wait_table(
+            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
+        )
+        assert fresh["seq"] > dealt
+        with pytest.raises(ServerError):
+            await ann.request("raise", table="alpha", seat=0)
+        assert (await store.wallet(ann.player_id)).balance == backup
+        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+    finally:
+        await ann.close()
+        await server.stop(grace=0)
+
+
+async def test_a_redis_back_with_all_its_data_lets_the_round_play_on(
+    private_redis: RedisServer,
+) -> None:
+    """The other side of the store's age: a Redis restarted on everything it was told
+    (saved as it stopped) is no restore, and the round in play goes on to its end."""
+    namespace = fresh_namespace()
+    server, store, side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        await ann.request("deal", table="alpha")
+        deciding = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        private_redis.stop()  # saves as it stops
+        private_redis.start()
+        await ann.wait_for(lambda c: store.connected and side.connected, timeout=30)
+        await ann.request("raise", table="alpha", seat=0)
+        done = await ann.wait_table("alpha", lambda t: t["phase"] == "showdown", timeout=30)
+        assert done["round_id"] == deciding["round_id"]
+        assert done["seats"][0] is not None
+    finally:
+        await ann.close()
+        await server.stop(grace=0)
+    assert store.age > 0  # its writes were counted, and the count goes with it
+    assert not {k for k in await keys(private_redis.url) if k.startswith(f"{{{namespace}}}:age:")}

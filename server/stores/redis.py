@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -129,6 +130,7 @@ class RedisStore(RedisLink):
         self.retention = retention
         self.wall_clock: Callable[[], float] = time.time  # when a session token was used
         self._batches = Batches(self._send_writes, self._unknown)
+        self.age_key = f"{self.prefix}age:{secrets.token_hex(8)}"  # this store's writes
 
     @classmethod
     async def connect(
@@ -175,10 +177,11 @@ class RedisStore(RedisLink):
             if text is not None:
                 args.append(text)
             what = f"the {name} script"
+            keys = [self.age_key] if write and self.age_key else []
             reply = await self._evalsha(
-                what, self._shas[name], [], args, self._load_scripts, write=write
+                what, self._shas[name], keys, args, self._load_scripts, write=write
             )
-            data = orjson.loads(reply)
+            data = orjson.loads(self._aged(reply))
         if data.get("err") == "store_lost":  # a FLUSHALL under this live connection
             self.check_origin_again()
             raise self._data_lost()
@@ -207,8 +210,9 @@ class RedisStore(RedisLink):
                     items.append([name, request, 2 + len(texts)])  # its ARGV index
             sha, what = self._shas["batch"], f"{len(writes)} table writes"
             args = [self.prefix, _request_json(items), *texts]
+        keys = [self.age_key] if self.age_key else []
         reply = orjson.loads(
-            await self._evalsha(what, sha, [], args, self._load_scripts, write=True)
+            self._aged(await self._evalsha(what, sha, keys, args, self._load_scripts, write=True))
         )
         return [reply] if len(writes) == 1 else list(reply)
 

@@ -18,6 +18,7 @@ asyncio-redis' own auto_reconnect is off: it retries forever inside
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import random
@@ -106,6 +107,12 @@ class RedisLink:
         self.on_data_back: Callable[[], None] | None = None
         self.returns = 0  # how many times the data came back after it was found lost
         self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
+        #: the store's age (scripts/_lib.lua `aged`): a counter of this link's writes, and
+        #: the highest value a write was answered with. Data found younger on a reconnect
+        #: went back in time (a backup restored while Redis was down): the data is back,
+        #: as after a loss found. None: this link's writes keep no age (the fleet's).
+        self.age_key: str | None = None
+        self.age = 0
 
     @property
     def connected(self) -> bool:
@@ -123,6 +130,10 @@ class RedisLink:
             await asyncio.gather(task, return_exceptions=True)
         conn, self._conn = self._conn, None
         self._ready.clear()
+        if conn is not None and self.age and self.age_key and not self.data_lost:
+            with contextlib.suppress(*LOST, TimeoutError, asyncio_redis.Error):
+                async with asyncio.timeout(min(self.timeout, 1.0)):
+                    await conn.delete([self.age_key])  # no one else reads it
         if conn is not None:
             conn.close()
             await asyncio.sleep(0)  # let the transport finish closing
@@ -153,7 +164,7 @@ class RedisLink:
             if self.db:
                 await conn.select(self.db)
             await self._load_scripts(conn)
-            back = await self._check_origin(conn)
+            back = await self._check_origin(conn) or await self._went_back(conn)
         except BaseException:
             conn.close()
             raise
@@ -184,6 +195,33 @@ class RedisLink:
         if back and self._lost_here(-1) == 0:
             log.warning("Redis has its data again", extra=where)
         return back
+
+    async def _went_back(self, conn: Any) -> bool:
+        """Whether the data is older than this link's last write answered: a backup
+        restored with its origin mark, never seen empty. It is the data back, as after a
+        loss found; the age goes on from the restored one."""
+        if self.age_key is None or not self.age:
+            return False
+        found = int(await conn.get(self.age_key) or 0)
+        if found >= self.age:
+            return False
+        log.error(
+            "Redis came back on older data (a backup restored?): writes answered here are "
+            "missing from it (the store's age is %d, this process was answered %d)",
+            found,
+            self.age,
+            extra={"redis": self._where()},
+        )
+        self.age = found
+        return True
+
+    def _aged(self, reply: str) -> str:
+        """A script's reply without the age a write puts in front ("<age>;<reply>")."""
+        if reply[0] in "{[":
+            return reply
+        age, _, rest = reply.partition(";")
+        self.age = max(self.age, int(age))
+        return rest
 
     def _lost_here(self, change: int) -> int:
         """Count this link in (`change` +1) or out (-1) of those finding the data gone;

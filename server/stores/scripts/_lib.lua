@@ -66,6 +66,17 @@ local function num(v) return tonumber(v or '0') or 0 end
 -- writes nothing then, and answers store_lost (redis_origin.py).
 local function store_lost() return redis.call('EXISTS', P .. 'origin') == 0 end
 
+-- The store's age (redis_link.py): KEYS[1], when given, is a counter of one process's
+-- writes; a write that succeeds bumps it, and its reply goes out as "<age>;<reply>".
+-- The process remembers the highest age it was answered, so a Redis back on older
+-- data (a backup, with the same origin mark) is known by an age gone down.
+local function aged(reply)
+  if KEYS[1] and string.find(reply, '{"ok":', 1, true) then
+    return string.format('%d', redis.call('INCR', KEYS[1])) .. ';' .. reply
+  end
+  return reply
+end
+
 -- A script runs alone, so what it has read or written of the balances, bonuses and
 -- holds (and, below, of the epochs and the rounds' states) stays true until it
 -- ends: a batch of many writes asks Redis once per field, and every write of
