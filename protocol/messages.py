@@ -368,6 +368,7 @@ SERVER_TYPES: Final = frozenset(
         "table",
         "hand",
         "table_moved",
+        "table_restarted",
         "balance",
         "jackpot",
         "jackpot_won",

@@ -110,6 +110,10 @@ class Audience:
             self.watchers_changed()
         return player_id
 
+    def tell(self, frame: bytes) -> None:
+        """Send every viewer a frame about the table (news that is no snapshot)."""
+        self.host.metrics.frames_out += self.host.send_all(self.viewers, frame)
+
     def dismiss(self, frame: bytes) -> None:
         """Send every viewer a last frame (the table went elsewhere) and forget them."""
         self.host.metrics.frames_out += self.host.send_all(self.viewers, frame)

@@ -245,11 +245,13 @@ class Room:
             return
         self.starting_over = True
         self.writes.give_up_all()
+        given_up = self.table.round_id
         self._log(
-            "round given up: the store's data was restored",
-            logging.WARNING,
-            round_id=self.table.round_id,
+            "round given up: the store's data was restored", logging.WARNING, round_id=given_up
         )
+        # the seats go with the fresh claim's new engine: say why before they vanish
+        restarted = {"t": "table_restarted", "table": self.id, "round_id": given_up}
+        self.audience.tell(encode({**restarted, "reason": "restored"}))
         self._suspend("lease", self.now())  # unless suspended already (the data was lost)
 
     def _fenced_off(self, holder: str) -> None:

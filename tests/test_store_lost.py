@@ -285,8 +285,8 @@ async def test_a_backup_restored_while_redis_was_down_throughout_starts_the_roun
         shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
         await ann.request("ante", table="alpha", seat=0, amount=500)
         await ann.request("deal", table="alpha")
-        await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
-        dealt = ann.tables["alpha"]["seq"]
+        deciding = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        dealt = deciding["seq"]
         private_redis.stop()  # down, then back on the backup: never seen empty
         shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
         private_redis.start()
@@ -298,6 +298,13 @@ async def test_a_backup_restored_while_redis_was_down_throughout_starts_the_roun
             await ann.request("raise", table="alpha", seat=0)
         assert (await store.wallet(ann.player_id)).balance == backup
         await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+        [told] = [f for f in ann.frames if f["t"] == "table_restarted"]
+        assert told == {
+            "t": "table_restarted",
+            "table": "alpha",
+            "round_id": deciding["round_id"],
+            "reason": "restored",
+        }
     finally:
         await ann.close()
         await server.stop(grace=0)
@@ -325,6 +332,7 @@ async def test_a_redis_back_with_all_its_data_lets_the_round_play_on(
         done = await ann.wait_table("alpha", lambda t: t["phase"] == "showdown", timeout=30)
         assert done["round_id"] == deciding["round_id"]
         assert done["seats"][0] is not None
+        assert not [f for f in ann.frames if f["t"] == "table_restarted"]
     finally:
         await ann.close()
         await server.stop(grace=0)

@@ -6,6 +6,7 @@ other process opens there. Needs redis-server on the PATH."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -473,3 +474,33 @@ async def test_a_table_its_crashed_host_claims_again_in_place_is_followed_back(
             "the table followed back to its address",
         )
         await until(p, lambda: len(a.rooms["east"].audience.viewers) == 1, "joined there")
+
+
+async def test_a_table_restarted_on_a_restored_backup_says_why_the_seat_went(
+    casino: Casino,
+) -> None:
+    """Redis went down and came back on a backup taken before the player's round: the
+    table starts over with every seat free. The terminal said the round "was voided,
+    every bet refunded", which a bet the backup never took was not; it now says what
+    happened, and that the seat is free again."""
+    server = await casino.start("only", ["east"])
+    app = StudApp(ws(server), "ann", table="east", backoff=FAST)
+    async with app.run_test(size=(120, 40)) as p:
+        await seated(p, app, processes=0)
+        await settle(app)
+        assert casino.redis.command("SAVE") == "+OK"  # the backup
+        shutil.copy(casino.redis.dir / "dump.rdb", casino.redis.dir / "backup.rdb")
+        await p.press("3", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        casino.redis.stop()  # and back on the backup
+        shutil.copy(casino.redis.dir / "backup.rdb", casino.redis.dir / "dump.rdb")
+        casino.redis.start()
+        message = await sees(p, app, "#message", "starts over")
+        assert message == (
+            "The casino restored its data from a backup: table east starts over. Your round "
+            "there was given up: what the backup holds of it is refunded, and your wallet "
+            "shows what you have. Your seat #1 is free again: press s to sit."
+        )
+        await until(p, lambda: phase(app) == "waiting" and not app.own_seats(), "the start")
+        assert VOIDED not in shown(app, "#message")
+        await until(p, lambda: app.balance.get("balance") == START, "the backup's wallet")

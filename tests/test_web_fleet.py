@@ -9,6 +9,7 @@ redis-server on the PATH.
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -21,7 +22,16 @@ from server.fleet import Fleet
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.redis_fixture import RedisServer, free_port, private_redis, time_limit
-from tests.test_web import WAIT_MS, browser, dollars, needs_chromium, open_page
+from tests.test_web import (
+    WAIT_MS,
+    browser,
+    build_ante,
+    dollars,
+    expect_phase,
+    needs_chromium,
+    open_page,
+    shot,
+)
 
 __all__ = ["browser", "private_redis", "time_limit"]  # fixtures used below
 
@@ -175,6 +185,43 @@ async def test_a_table_that_moves_to_the_other_server_is_followed_there(
         await page.get_by_test_id("take-seat").click()
         await expect(page.get_by_test_id("seat-0-name")).to_contain_text("rover")
         assert any(s.player_id for s in second.rooms["east"].table.seats if s is not None)
+        assert problems == []
+    finally:
+        for server in (first, second):
+            await server.stop(grace=0)
+
+
+async def test_a_table_restarted_on_a_restored_backup_says_why_the_seat_went(
+    private_redis: RedisServer, browser: Browser
+) -> None:
+    """Redis went down and came back on a backup taken before the player's round: the
+    table starts over with every seat free. The seat and the bet just vanished from the
+    page; it now says why, and what became of the round."""
+    first, second = await start_pair(private_redis.url, ["east"])
+    try:
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{first.port}/", problems)
+        await enter_name(page, "rover")
+        await page.get_by_test_id("play-east").click()
+        await expect(page.get_by_test_id("seat-0-name")).to_contain_text("rover")
+        assert private_redis.command("SAVE") == "+OK"  # the backup
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("deal").click()
+        await expect_phase([page], "deciding")
+        private_redis.stop()  # and back on the backup
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        told = page.locator('.toast[data-code="table_restarted"]')
+        await expect(told).to_contain_text(
+            "The casino restored its data from a backup: “east” starts over", timeout=30_000
+        )
+        await expect(told).to_contain_text("Your round there was given up")
+        await expect(told).to_contain_text("Your seat #1 is free again")
+        view = page.get_by_test_id("table-view")
+        await expect(view).to_have_attribute("data-phase", "waiting", timeout=30_000)
+        await expect(page.get_by_test_id("seat-0-name")).to_have_count(0)
+        await shot(page, "restarted-on-backup-1280.png")
         assert problems == []
     finally:
         for server in (first, second):

@@ -94,6 +94,7 @@ from clients.tui.words import (
     jackpot_won_text,
     moved_text,
     not_here_text,
+    restarted_text,
     seats_gone_text,
     session_lost_text,
     unseen_round_text,
@@ -429,6 +430,12 @@ class StudApp(App[None]):
         elif t == "table_moved" and frame.get("table") == self.table_id:
             self.awaiting = self._close_table()  # followed where the lobby next puts it
             self.say(moved_text(frame), error=True)
+        elif t == "table_restarted" and frame.get("table") == self.table_id:
+            given_up = frame.get("round_id")
+            in_round = given_up is not None and self.round_watch.round_id == given_up
+            if given_up is not None:  # given up, not voided with every bet refunded
+                self.round_watch.give_up(str(given_up))
+            self.say(restarted_text(frame, self.own_seats(), in_round=in_round), error=True)
         elif t == "error" and frame.get("id") is None:  # replies' errors are raised instead
             self.say(describe_error(frame), error=True)
         self.redraw_soon()

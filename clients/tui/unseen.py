@@ -43,6 +43,7 @@ class RoundWatch:
         self.table: str | None = None
         self.round_id: str | None = None
         self.untold: Untold | None = None
+        self.given_up: str | None = None  # a round the server said it gave up: told
 
     def note(self, snap: Mapping[str, Any], me: str | None) -> Untold | None:
         """A snapshot of the table on screen; returns the round it shows gone, if so.
@@ -56,7 +57,7 @@ class RoundWatch:
             gone = self.untold = Untold(table, self.round_id, shutdown)
             self.round_id = None
         if rid is not None and as_it_stands(dict(snap)).get("phase") in IN_PLAY:
-            if own_bet(snap, me):
+            if own_bet(snap, me) and rid != self.given_up:
                 self.table, self.round_id = table, str(rid)
             elif table == self.table and rid == self.round_id:
                 self.round_id = None  # the bet withdrawn: nothing of ours in it any more
@@ -68,6 +69,12 @@ class RoundWatch:
         """The player left the table, or is another player now: nothing to tell."""
         self.table = self.round_id = None
         self.untold = None
+
+    def give_up(self, round_id: str) -> None:
+        """The table starts over (`table_restarted`), its round given up and said so: the
+        snapshots still showing it (suspended) and the one without it tell nothing."""
+        self.forget()
+        self.given_up = round_id
 
 
 def seats_of(snap: Mapping[str, Any], me: str | None) -> list[int]:

@@ -13,9 +13,10 @@ import { MOVED, notHere, reopenAwaited, tableMoved, tellMoved } from "./fleet.js
 import { absorbHand, forgetStaleHands } from "./hands.js";
 import { followArmedLeave, playedOn, tellPlayedOn } from "./leaving.js";
 import { conn, connectedTo } from "./link.js";
+import { restartedNotice } from "./moved.js";
 import { dismissMomentToasts, dismissRefusals, dismissToasts, showBanner, showError } from "./notices.js";
 import { loadHistory, rememberRound, sendSeed } from "./rounds.js";
-import { mySeats, render, setCurrent, state } from "./state.js";
+import { mySeats, render, setCurrent, state, titleOf } from "./state.js";
 import { KEYS } from "./tabstore.js";
 import { linkWentDown, noticeClockRanOn, noticeUnseenDecisions } from "./unseen.js";
 
@@ -194,6 +195,13 @@ export function absorb(frame) {
       break;
     case "table_moved":
       tableMoved(frame);
+      break;
+    case "table_restarted":
+      if (state.tables[frame.table]) {
+        const text = restartedNotice({ title: titleOf(frame.table), frame, snap: state.tables[frame.table],
+          playerId: state.me?.player_id });
+        showError(text, { code: "table_restarted", tone: "info", sticky: true });
+      }
       break;
     case "error":
       showError({ frame });

@@ -4,7 +4,8 @@
 // round its old host left open, refunding every bet; a round settled before the move
 // stands. A server restarted at the same address is said so (nothing moved), with
 // the same fate of the round. Which of the two it was is read from what the server keeps: the player's
-// history holds every settled round and no voided one. No DOM.
+// history holds every settled round and no voided one. And a table that starts over
+// where it is, on data the casino restored from a backup (`table_restarted`). No DOM.
 
 import { signedDollars } from "./format.js";
 
@@ -68,5 +69,25 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
     parts.push(`Your seat${many ? "s" : ""} ${seatList(seats)}${there} `
       + `${restarted ? (many ? "were let go" : "was let go") : many ? "are gone" : "is gone"}: take a seat to play on.`);
   }
+  return parts.join(" ");
+}
+
+/**
+ * The notice for `table_restarted`: the casino restored its data from a backup, and the
+ * table starts over with every seat free (PROTOCOL.md). `snap`: the table as last seen,
+ * for the player's seats and whether they had bets on the round given up.
+ */
+export function restartedNotice({ title, frame, snap, playerId }) {
+  const { seats, roundId } = atStake(snap, playerId);
+  const head = `The casino restored its data from a backup: “${title}” starts over`;
+  if (!seats.length) return `${head}, every seat free.`;
+  const parts = [`${head}.`];
+  if (roundId && roundId === frame.round_id) {
+    parts.push("Your round there was given up: what the backup holds of it is refunded, "
+      + "and your wallet shows what you have.");
+  }
+  const many = seats.length > 1;
+  parts.push(`Your seat${many ? "s" : ""} ${seatList(seats)} ${many ? "are" : "is"} free again: `
+    + "take a seat to play on.");
   return parts.join(" ");
 }

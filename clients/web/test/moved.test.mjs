@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { atStake, movedNotice, roundFate } from "../js/moved.js";
+import { atStake, movedNotice, restartedNotice, roundFate } from "../js/moved.js";
 
 const ME = "p-ann";
 const seat = (ante, extra = {}) => ({ player_id: ME, name: "Ann", ante, ...extra });
@@ -71,4 +71,19 @@ test("a table whose server said it was shutting down is not said to have failed"
   const text = movedNotice({ title: "Shared", seats: [0], round: { fate: "voided" }, shutdown: true });
   assert.match(text, /^“Shared” moved to another server of the casino: its own was shut down\. /);
   assert.doesNotMatch(text, /stopped answering|lost its hold/);
+});
+
+test("a table restarted on restored data says why the seats went, and what of the round", () => {
+  const deciding = { table: "alpha", round_id: "r-7", phase: "deciding", seats: [seat(500), other, seat(200)] };
+  const frame = { t: "table_restarted", table: "alpha", round_id: "r-7", reason: "restored" };
+  const text = restartedNotice({ title: "Alpha", frame, snap: deciding, playerId: ME });
+  assert.match(text, /^The casino restored its data from a backup: “Alpha” starts over\./);
+  assert.match(text, /Your round there was given up: what the backup holds of it is refunded/);
+  assert.match(text, /Your seats #1, #3 are free again: take a seat to play on\.$/);
+  const seatedOnly = restartedNotice({ title: "Alpha", frame: { ...frame, round_id: null },
+    snap: { ...deciding, round_id: null, phase: "waiting", seats: [seat(0), other] }, playerId: ME });
+  assert.doesNotMatch(seatedOnly, /round/);
+  assert.match(seatedOnly, /Your seat #1 is free again/);
+  const watching = restartedNotice({ title: "Alpha", frame, snap: deciding, playerId: "p-eve" });
+  assert.equal(watching, "The casino restored its data from a backup: “Alpha” starts over, every seat free.");
 });
