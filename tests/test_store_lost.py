@@ -16,7 +16,8 @@ import pytest
 from clients.connection import ServerError, StudClient
 from server.app import StudServer
 from server.fleet import Fleet
-from server.stores.base import StoreError
+from server.stores.admin_redis import RedisAdmin
+from server.stores.base import Player, StoreError
 from server.stores.redis import RedisStore
 from tests.conftest import make_config
 from tests.redis_fixture import (
@@ -26,6 +27,7 @@ from tests.redis_fixture import (
     raw_connection,
     time_limit,
 )
+from tests.test_store_admin import act
 
 __all__ = ["private_redis", "time_limit"]  # fixtures used below
 
@@ -338,3 +340,34 @@ async def test_a_redis_back_with_all_its_data_lets_the_round_play_on(
         await server.stop(grace=0)
     assert store.age > 0  # its writes were counted, and the count goes with it
     assert not {k for k in await keys(private_redis.url) if k.startswith(f"{{{namespace}}}:age:")}
+
+
+async def test_an_operator_s_credit_lost_to_a_restore_is_found_too(
+    private_redis: RedisServer,
+) -> None:
+    """An operator's act is a write answered like any other: one the backup does not
+    hold makes the data older than the process was told, and the data is back."""
+    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
+    back: list[int] = []
+    store.on_data_back = lambda: back.append(store.age)
+    try:
+        pat = Player("p-pat", "pat", "a-token")
+        await store.create_player("pat", 100_000, 0, pat)
+        assert private_redis.command("SAVE") == "+OK"  # the backup
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        told = store.age
+        await RedisAdmin(store).adjust(act("credit", "player:p-pat", amount=2_500), "p-pat", 2_500)
+        assert store.age > told
+        private_redis.stop()
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        for _ in range(200):
+            try:
+                await store.ping()
+                break
+            except StoreError:
+                await asyncio.sleep(0.05)
+        assert back == [told]  # found, and its age goes on from the backup's
+        assert (await store.wallet("p-pat")).balance == 100_000
+    finally:
+        await store.close()

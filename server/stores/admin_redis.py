@@ -38,6 +38,7 @@ from server.stores.admin import (
 )
 from server.stores.base import MAX_CENTS, StoreError, StoreUnavailable, token_hash
 from server.stores.redis import RedisStore
+from server.stores.redis_scripts import with_age
 
 __all__ = ["RedisAdmin"]
 
@@ -49,7 +50,7 @@ def _sources() -> dict[str, str]:
     root = resources.files("server.stores") / "scripts"
     lib = "\n".join((root / f).read_text(encoding="utf-8") for f in ("_lib.lua", "_admin.lua"))
     return {
-        name: f"{lib}\n-- {name}.lua\n{(root / f'{name}.lua').read_text(encoding='utf-8')}"
+        name: with_age(lib, name, (root / f"{name}.lua").read_text(encoding="utf-8"))
         for name in ("admin_acts", "admin_write", "admin_read")
     }
 
@@ -74,8 +75,9 @@ class RedisAdmin:
         args = [self.store.prefix, json.dumps(request, separators=(",", ":"))]
         if text is not None:
             args.append(text)
-        reply = await self.store.eval_script(self._sources[script], [], args, write=write)
-        data = json.loads(reply)
+        keys = [self.store.age_key] if write and self.store.age_key else []
+        reply = await self.store.eval_script(self._sources[script], keys, args, write=write)
+        data = json.loads(self.store.take_age(reply))
         if "err" in data:
             if data["err"] == "store_lost":  # a FLUSHALL under the live connection
                 self.store.check_origin_again()

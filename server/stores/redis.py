@@ -181,7 +181,7 @@ class RedisStore(RedisLink):
             reply = await self._evalsha(
                 what, self._shas[name], keys, args, self._load_scripts, write=write
             )
-            data = orjson.loads(self._aged(reply))
+            data = orjson.loads(self.take_age(reply))
         if data.get("err") == "store_lost":  # a FLUSHALL under this live connection
             self.check_origin_again()
             raise self._data_lost()
@@ -211,10 +211,9 @@ class RedisStore(RedisLink):
             sha, what = self._shas["batch"], f"{len(writes)} table writes"
             args = [self.prefix, _request_json(items), *texts]
         keys = [self.age_key] if self.age_key else []
-        reply = orjson.loads(
-            self._aged(await self._evalsha(what, sha, keys, args, self._load_scripts, write=True))
-        )
-        return [reply] if len(writes) == 1 else list(reply)
+        reply = await self._evalsha(what, sha, keys, args, self._load_scripts, write=True)
+        data = orjson.loads(self.take_age(reply))
+        return [data] if len(writes) == 1 else list(data)
 
     # ----- identity -----------------------------------------------------------
 

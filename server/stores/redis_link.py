@@ -215,7 +215,7 @@ class RedisLink:
         self.age = found
         return True
 
-    def _aged(self, reply: str) -> str:
+    def take_age(self, reply: str) -> str:
         """A script's reply without the age a write puts in front ("<age>;<reply>")."""
         if reply[0] in "{[":
             return reply

@@ -36,17 +36,18 @@ def script_sources() -> dict[str, str]:
     root = resources.files("server.stores") / "scripts"
     lib = (root / "_lib.lua").read_text(encoding="utf-8")
     body = {name: (root / f"{name}.lua").read_text(encoding="utf-8") for name in SCRIPTS}
-    sources = {name: _aged(lib, name, body[name]) for name in SCRIPTS}
+    sources = {name: with_age(lib, name, body[name]) for name in SCRIPTS}
     wrapped = "".join(
         f"\n-- {name}.lua\nBATCHED['{name}'] = function(REQ, TEXT)\n{body[name]}\nend\n"
         for name in BATCHED
     )
     batch = (root / "batch.lua").read_text(encoding="utf-8")
-    sources["batch"] = _aged(f"{lib}\nlocal BATCHED = {{}}\n{wrapped}", "batch", batch)
+    sources["batch"] = with_age(f"{lib}\nlocal BATCHED = {{}}\n{wrapped}", "batch", batch)
     return sources
 
 
-def _aged(head: str, name: str, body: str) -> str:
-    """The script's body as a function whose reply goes out through `aged` (_lib.lua):
-    a write that succeeds bumps the store's age (KEYS[1]) and says it."""
+def with_age(head: str, name: str, body: str) -> str:
+    """The script's body, after `head` (the helpers), as a function whose reply goes out
+    through `aged` (_lib.lua): a write that succeeds bumps the store's age (KEYS[1])
+    and says it."""
     return f"{head}\n-- {name}.lua\nlocal function main()\n{body}\nend\nreturn aged(main())\n"
