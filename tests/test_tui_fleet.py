@@ -497,9 +497,10 @@ async def test_a_table_restarted_on_a_restored_backup_says_why_the_seat_went(
         casino.redis.start()
         message = await sees(p, app, "#message", "starts over")
         assert message == (
-            "The casino restored its data from a backup: table east starts over. Your round "
-            "there was given up: what the backup holds of it is refunded, and your wallet "
-            "shows what you have. Your seat #1 is free again: press s to sit."
+            "The casino restored its data from a backup: what was played since is undone, and "
+            "table east starts over. Your round there was given up: what the backup holds of "
+            "it is refunded. Your wallet shows what you have. Your seat #1 is free again: "
+            "press s to sit."
         )
         await until(p, lambda: phase(app) == "waiting" and not app.own_seats(), "the start")
         assert VOIDED not in shown(app, "#message")

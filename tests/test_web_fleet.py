@@ -214,7 +214,9 @@ async def test_a_table_restarted_on_a_restored_backup_says_why_the_seat_went(
         private_redis.start()
         told = page.locator('.toast[data-code="table_restarted"]')
         await expect(told).to_contain_text(
-            "The casino restored its data from a backup: “east” starts over", timeout=30_000
+            "The casino restored its data from a backup: what was played since is undone, "
+            "and “east” starts over",
+            timeout=30_000,
         )
         await expect(told).to_contain_text("Your round there was given up")
         await expect(told).to_contain_text("Your seat #1 is free again")

@@ -72,8 +72,10 @@ class RoundWatch:
 
     def give_up(self, round_id: str) -> None:
         """The table starts over (`table_restarted`), its round given up and said so: the
-        snapshots still showing it (suspended) and the one without it tell nothing."""
-        self.forget()
+        snapshots still showing it (suspended) and the one without it tell nothing (a
+        round gone earlier and not yet told still is)."""
+        if round_id == self.round_id:
+            self.round_id = None
         self.given_up = round_id
 
 

@@ -44,15 +44,16 @@ def restarted_text(frame: Frame, seats: Sequence[int], *, in_round: bool) -> str
     and the table starts over, every seat free. `seats`: the player's there (0-based);
     `in_round`: they had bets on the round given up. The browser's words
     (clients/web/js/moved.js `restartedNotice`), with the key to sit."""
-    head = f"The casino restored its data from a backup: table {frame.get('table')} starts over"
+    head = (
+        "The casino restored its data from a backup: what was played since is undone, and "
+        f"table {frame.get('table')} starts over"
+    )
     if not seats:
         return f"{head}, every seat free."
     parts = [f"{head}."]
     if in_round:
-        parts.append(
-            "Your round there was given up: what the backup holds of it is refunded, and "
-            "your wallet shows what you have."
-        )
+        parts.append("Your round there was given up: what the backup holds of it is refunded.")
+    parts.append("Your wallet shows what you have.")
     where = ", ".join(f"#{i + 1}" for i in seats)
     seat_is = "seats {} are" if len(seats) > 1 else "seat {} is"
     parts.append(f"Your {seat_is.format(where)} free again: press s to sit.")

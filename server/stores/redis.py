@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -130,7 +129,7 @@ class RedisStore(RedisLink):
         self.retention = retention
         self.wall_clock: Callable[[], float] = time.time  # when a session token was used
         self._batches = Batches(self._send_writes, self._unknown)
-        self.age_key = f"{self.prefix}age:{secrets.token_hex(8)}"  # this store's writes
+        self.keep_age()  # its writes' count: a restore that undoes them is found
 
     @classmethod
     async def connect(

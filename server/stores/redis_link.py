@@ -21,7 +21,10 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import random
+import secrets
+import socket
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -107,10 +110,10 @@ class RedisLink:
         self.on_data_back: Callable[[], None] | None = None
         self.returns = 0  # how many times the data came back after it was found lost
         self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
-        #: the store's age (scripts/_lib.lua `aged`): a counter of this link's writes, and
-        #: the highest value a write was answered with. Data found younger on a reconnect
-        #: went back in time (a backup restored while Redis was down): the data is back,
-        #: as after a loss found. None: this link's writes keep no age (the fleet's).
+        #: the store's age (scripts/_lib.lua `aged`): a counter of this link's script
+        #: writes, and the highest value a write was answered with. Data found younger on
+        #: a reconnect went back in time (a backup restored while Redis was down): the
+        #: data is back, as after a loss found. None: no age kept (`keep_age` turns it on).
         self.age_key: str | None = None
         self.age = 0
 
@@ -165,6 +168,11 @@ class RedisLink:
                 await conn.select(self.db)
             await self._load_scripts(conn)
             back = await self._check_origin(conn) or await self._went_back(conn)
+            if back and self.age_key is not None:
+                # a new line of time: the restored data's counts are not this link's
+                old = self.age_key
+                self.keep_age()
+                await conn.delete([old])
         except BaseException:
             conn.close()
             raise
@@ -196,10 +204,16 @@ class RedisLink:
             log.warning("Redis has its data again", extra=where)
         return back
 
+    def keep_age(self) -> None:
+        """Count this link's writes from now on, under a key of its own: named for the
+        host and process, so an operator can tell whose it is."""
+        where = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.age_key, self.age = f"{self.prefix}age:{where}", 0
+
     async def _went_back(self, conn: Any) -> bool:
         """Whether the data is older than this link's last write answered: a backup
         restored with its origin mark, never seen empty. It is the data back, as after a
-        loss found; the age goes on from the restored one."""
+        loss found."""
         if self.age_key is None or not self.age:
             return False
         found = int(await conn.get(self.age_key) or 0)
@@ -212,12 +226,11 @@ class RedisLink:
             self.age,
             extra={"redis": self._where()},
         )
-        self.age = found
         return True
 
     def take_age(self, reply: str) -> str:
         """A script's reply without the age a write puts in front ("<age>;<reply>")."""
-        if reply[0] in "{[":
+        if not reply[:1].isdigit():
             return reply
         age, _, rest = reply.partition(";")
         self.age = max(self.age, int(age))

@@ -79,13 +79,14 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
  */
 export function restartedNotice({ title, frame, snap, playerId }) {
   const { seats, roundId } = atStake(snap, playerId);
-  const head = `The casino restored its data from a backup: “${title}” starts over`;
+  const head = `The casino restored its data from a backup: what was played since is undone, `
+    + `and “${title}” starts over`;
   if (!seats.length) return `${head}, every seat free.`;
   const parts = [`${head}.`];
   if (roundId && roundId === frame.round_id) {
-    parts.push("Your round there was given up: what the backup holds of it is refunded, "
-      + "and your wallet shows what you have.");
+    parts.push("Your round there was given up: what the backup holds of it is refunded.");
   }
+  parts.push("Your wallet shows what you have.");
   const many = seats.length > 1;
   parts.push(`Your seat${many ? "s" : ""} ${seatList(seats)} ${many ? "are" : "is"} free again: `
     + "take a seat to play on.");

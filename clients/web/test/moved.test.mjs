@@ -77,13 +77,15 @@ test("a table restarted on restored data says why the seats went, and what of th
   const deciding = { table: "alpha", round_id: "r-7", phase: "deciding", seats: [seat(500), other, seat(200)] };
   const frame = { t: "table_restarted", table: "alpha", round_id: "r-7", reason: "restored" };
   const text = restartedNotice({ title: "Alpha", frame, snap: deciding, playerId: ME });
-  assert.match(text, /^The casino restored its data from a backup: “Alpha” starts over\./);
-  assert.match(text, /Your round there was given up: what the backup holds of it is refunded/);
+  assert.match(text, /^The casino restored its data from a backup: what was played since is undone, and “Alpha” starts over\./);
+  assert.match(text, /Your round there was given up: what the backup holds of it is refunded\. Your wallet shows what you have\./);
   assert.match(text, /Your seats #1, #3 are free again: take a seat to play on\.$/);
   const seatedOnly = restartedNotice({ title: "Alpha", frame: { ...frame, round_id: null },
     snap: { ...deciding, round_id: null, phase: "waiting", seats: [seat(0), other] }, playerId: ME });
   assert.doesNotMatch(seatedOnly, /round/);
+  assert.match(seatedOnly, /Your wallet shows what you have\./);
   assert.match(seatedOnly, /Your seat #1 is free again/);
   const watching = restartedNotice({ title: "Alpha", frame, snap: deciding, playerId: "p-eve" });
-  assert.equal(watching, "The casino restored its data from a backup: “Alpha” starts over, every seat free.");
+  assert.equal(watching, "The casino restored its data from a backup: what was played since is undone, "
+    + "and “Alpha” starts over, every seat free.");
 });

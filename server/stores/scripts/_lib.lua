@@ -70,9 +70,12 @@ local function store_lost() return redis.call('EXISTS', P .. 'origin') == 0 end
 -- writes; a write that succeeds bumps it, and its reply goes out as "<age>;<reply>".
 -- The process remembers the highest age it was answered, so a Redis back on older
 -- data (a backup, with the same origin mark) is known by an age gone down.
+-- A write Redis refuses at its maxmemory (noeviction) goes without its age: a replay
+-- that writes nothing must still be answered there.
 local function aged(reply)
   if KEYS[1] and string.find(reply, '{"ok":', 1, true) then
-    return string.format('%d', redis.call('INCR', KEYS[1])) .. ';' .. reply
+    local age = redis.pcall('INCR', KEYS[1])
+    if type(age) == 'number' then return string.format('%d', age) .. ';' .. reply end
   end
   return reply
 end
