@@ -95,3 +95,46 @@ def test_what_a_leave_says_between_the_deal_and_after_the_showdown() -> None:
         "History shows it."
     )
     assert net == 0
+
+
+async def test_quitting_mid_decision_says_what_it_folds_and_takes_a_second_q(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """`q` at the decision left the table at once, folding every undecided hand without
+    a word, where `l` warns first and closing the browser's tab lets the clock decide.
+    The first q now says what quitting folds and that a raised hand plays on; the
+    second quits. The first l's warning says that of the raised hand too."""
+    server = await make_server(timers=LONG)
+    eve = await connect(server, "eve")
+    await eve.request("join", table="alpha")
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1], "two seats")
+        await p.press("2", "tab", "2", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await until(p, lambda: app.selected == 0, "seat 1 selected")
+        await p.press("r")
+        await until(p, lambda: seat_of(app, 0)["decision"] == "raise", "seat 1 raised")
+        plays_on = (
+            "Your raised hand on seat #1 plays on to the showdown; the result goes to your "
+            "wallet and History."
+        )
+        await p.press("l")
+        said = await sees(p, app, "#message", "Leaving now folds")
+        assert said == (
+            f"Leaving now folds your undecided hand on seat #2: you lose $5.00 of antes. "
+            f"{plays_on} Press l again to fold and leave."
+        ), said
+        await p.press("q")
+        said = await sees(p, app, "#message", "Quitting now folds")
+        assert said == (
+            f"Quitting now folds your undecided hand on seat #2: you lose $5.00 of antes. "
+            f"{plays_on} Press q again to fold and quit."
+        ), said
+        assert app.is_running and seat_of(app, 1)["decision"] is None
+        await p.press("q")
+        await until(p, lambda: not app.is_running, "the quit")
+    seen = await eve.wait_table("alpha", lambda t: t["seats"][1] is None or t["seats"][1]["left"])
+    assert seen["seats"][0] is not None and seen["seats"][0]["decision"] == "raise"

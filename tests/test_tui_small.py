@@ -225,3 +225,21 @@ async def test_the_history_screen_lines_up_names_of_wide_letters(size: tuple[int
         rows = [s.text for s in app.screen._compositor.render_strips()]
         assert len(columns_at(rows, "$5.00")) == 1, rows
         assert len(columns_at(rows, "+$10.00")) == 1, rows
+
+
+async def test_at_the_seat_limit_the_keys_offer_no_seat(make_server: ServerFactory) -> None:
+    """With the most seats a player may hold (three) at a table with seats free, the
+    keys line offered "s sit (next round)", and s was refused for the seat limit."""
+    server = await make_server(timers=LONG, tables=NINE)
+    app = StudApp(url(server), "ann", table="nine")
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s")
+        await until(p, lambda: len(app.own_seats()) == 2, "two seats")
+        assert "s sit" in shown(app, "#keys")
+        await p.press("s")
+        await until(p, lambda: len(app.own_seats()) == 3, "three seats")
+        assert "s sit" not in shown(app, "#keys")
+        await p.press("2", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert "s sit" not in shown(app, "#keys")

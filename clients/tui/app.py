@@ -59,6 +59,7 @@ from clients.tui.bets import BetSlip
 from clients.tui.leaving import (
     PLAYED_ON_EVERY,
     PlayedOn,
+    leave_warning,
     left_text,
     played_on,
     played_on_text,
@@ -72,7 +73,6 @@ from clients.tui.render import (
     jackpots_text,
     joined_to_fit,
     last_round_text,
-    leave_warning,
     player_text,
     record_round_text,
 )
@@ -174,6 +174,7 @@ class StudApp(App[None]):
         self._link_up = False  # as last heard by `_on_status`
         self.deadline: float | None = None
         self._leave_armed_until = 0.0  # a leave that folds hands needs a second l by then
+        self._quit_armed_until = 0.0  # and a quit that does, a second q
         self.link = Link(
             url,
             name,
@@ -604,6 +605,15 @@ class StudApp(App[None]):
         await self.link.stop()
 
     async def action_quit_app(self) -> None:
+        """Quit, leaving the table (its seats free at once, not after the reconnect
+        grace); when that folds undecided hands, only at a second q, as for l."""
+        seats = self.own_seats() if self.table_id is not None else []
+        snap, now = self.snapshot, asyncio.get_running_loop().time()
+        folds = folded_by_leaving(snap, seats) if self.link.connected else []
+        if snap is not None and folds and now > self._quit_armed_until:
+            self._quit_armed_until = now + LEAVE_ARMED_SECONDS
+            self.say(leave_warning(snap, folds, seats, quitting=True), error=True)
+            return
         if self.table_id is not None and self.own_seats() and self.link.connected:
             # free the seats now rather than after the reconnect grace
             with contextlib.suppress(ServerError, ConnectionError, TimeoutError):
@@ -672,7 +682,7 @@ class StudApp(App[None]):
         folds = folded_by_leaving(snap, self.own_seats())
         if snap is not None and folds and now > self._leave_armed_until:
             self._leave_armed_until = now + LEAVE_ARMED_SECONDS
-            self.say(leave_warning(snap, folds), error=True)
+            self.say(leave_warning(snap, folds, self.own_seats()), error=True)
             return
         self._leave_armed_until = 0.0
         # what the leave does with the money on our seats, said once left (as the browser)

@@ -62,6 +62,20 @@ def playing_on(snap: Frame, seats: Sequence[int]) -> str:
     )
 
 
+def leave_warning(
+    snap: Frame, folds: Sequence[int], seats: Sequence[int], *, quitting: bool = False
+) -> str:
+    """What leaving (or quitting, which leaves) costs, said before the second l (or q)
+    does it, as the browser's Leave: the undecided hands `folds` of the player's `seats`
+    it folds, and the raised hands that play on."""
+    doing, key, verb = ("Quitting", "q", "quit") if quitting else ("Leaving", "l", "leave")
+    rest = playing_on(snap, seats)
+    return (
+        f"{doing} now folds your undecided {hands_on(folds)}: you lose {fold_cost(snap, folds)}."
+        f"{f' {rest}' if rest else ''} Press {key} again to fold and {verb}."
+    )
+
+
 def left_text(snap: Frame | None, seats: Sequence[int]) -> tuple[str, bool] | None:
     """What leaving the table `snap` (as it stands) did with the money on the player's
     `seats`, and whether it lost any; None when it touched none."""

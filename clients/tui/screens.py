@@ -352,7 +352,10 @@ class PlayScreen(WatchScreen):
             shutdown = isinstance(paused, dict) and paused.get("shutdown")
             return CLOSING_KEYS if shutdown else CASINO_PAUSED_KEYS
         barred = self.stud.account_suspended is not None  # no seat or bet is taken
-        free = any(s is None for s in seats) and not barred
+        limits = self.stud.link.welcome.get("limits") or {}
+        most = limits.get("max_seats_per_player")
+        at_most = isinstance(most, int) and len(mine) >= most  # s is refused `seat_limit`
+        free = any(s is None for s in seats) and not barred and not at_most
         if not mine:  # no seat: the chips, deal and decisions act on none
             return SUSPENDED_KEYS if barred else NO_SEAT_KEYS if free else FULL_NO_SEAT_KEYS
         undecided = any(seats[i].get("cards") and not seats[i].get("decision") for i in mine)
