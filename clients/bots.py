@@ -30,7 +30,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +103,24 @@ def prize_paid(seat: SeatView) -> int:
     """Cents the hand's progressive bet paid (fixed or from the meter), 0 if none."""
     prize = (seat.get("result") or {}).get("progressive_prize")
     return int(prize) if isinstance(prize, int) else 0
+
+
+def progressive_part(seat: Mapping[str, Any]) -> int:
+    """What a settled hand's progressive bet put in its net, in cents: its prize, or its
+    stake lost when it won nothing (the net counts both: "No qualify +$0.00" was an ante
+    won and a progressive lost, said as nothing); 0 without a progressive bet."""
+    result = seat.get("result") or {}
+    paid = prize_paid(dict(seat))
+    if paid or result.get("progressive_prize") != 0:
+        return paid
+    # the stake, from what the settlement says: net = returned - (ante + raise + stake)
+    ante = int(seat.get("ante") or 0)
+    raised = 2 * ante if seat.get("decision") == "raise" else 0
+    try:
+        stake = int(result["returned"]) - int(result["net"]) - ante - raised
+    except (KeyError, TypeError, ValueError):
+        return 0
+    return -stake if stake > 0 else 0
 
 
 @dataclass

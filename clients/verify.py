@@ -23,7 +23,7 @@ from typing import Any, Final, TextIO
 
 from websockets.exceptions import InvalidURI, WebSocketException
 
-from clients.bots import money
+from clients.bots import money, progressive_part
 from clients.connection import ServerError, StudClient
 from protocol.fairness import SEED_BYTES, commitment, dealt_hands, fair_order
 from protocol.messages import HISTORY_LIMIT, TOKEN
@@ -415,15 +415,22 @@ def history_lines(record: Mapping[str, Any], me: str | None, verdict: Verdict) -
         )
         decision = decision_words(s)
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome", "")))
-        seat_net, prize = result.get("net"), result.get("progressive_prize")
+        seat_net, side = result.get("net"), progressive_part(s)
+        # the progressive's part of the net, as both clients say it: "(incl. P -$1)"
+        part = f" (incl. P {money(side, sign=True).removesuffix('.00')})" if side else ""
         lines.append(
             f"  seat {int(s.get('seat', 0)) + 1}  {_show(s.get('cards') or [])}  "
             f"{(s.get('hand') or {}).get('label', '')}  {bet}  {decision}  {outcome} "
-            f"{money(seat_net, sign=True) if isinstance(seat_net, int) else ''}"
-            f"{f' (progressive {money(prize)})' if isinstance(prize, int) and prize else ''}"
+            f"{money(seat_net, sign=True) if isinstance(seat_net, int) else ''}{part}"
         )
     hand = record.get("dealer_hand") or {}
-    qualifies = " (qualifies)" if hand.get("category", "HIGH_CARD") != "HIGH_CARD" else ""
+    qualifies = (
+        ""
+        if not hand
+        else " (qualifies)"
+        if hand.get("category", "HIGH_CARD") != "HIGH_CARD"
+        else " (does not qualify)"
+    )
     dealer = f"  dealer  {_show(record.get('dealer') or [])}  {hand.get('label', '')}{qualifies}"
     lines.append(dealer.rstrip())
     for seat, amount in sorted((record.get("jackpots") or {}).items()):

@@ -415,3 +415,32 @@ def test_a_decision_reads_the_same_in_every_history_and_at_the_table(
     console = (web / "admin" / "js" / "views.js").read_text(encoding="utf-8")
     assert "decisionLabel(s)" in console and "s.decision ??" not in console
     assert "OUTCOMES[s.result.outcome]" in console
+
+
+def test_the_history_says_the_progressive_s_part_and_a_dealer_not_qualifying() -> None:
+    """`stud-client history` said "No qualify +$0.00" for an ante won and a progressive
+    stake lost, where both clients say "(incl. P -$1)"; and a dealer's high card without
+    "(does not qualify)", which the terminal's History says."""
+    record = worked_example()
+    record["dealer_hand"] = {"category": "HIGH_CARD", "label": "High Card"}
+    record["seats"][0].update(
+        player_id="p1",
+        ante=100,
+        progressive=True,
+        decision="raise",
+        result={"outcome": "no_qualify", "returned": 400, "net": 0, "progressive_prize": 0},
+    )
+    lines = history_lines(record, "p1", check(round_from_record(record)))
+    seat = next(line for line in lines if line.lstrip().startswith("seat 1"))
+    assert seat.endswith(f"{OUTCOMES['no_qualify']} $0.00 (incl. P -$1)"), seat
+    dealer = next(line for line in lines if line.lstrip().startswith("dealer"))
+    assert dealer.endswith("High Card (does not qualify)"), dealer
+    record["seats"][0]["result"] = {
+        "outcome": "win",
+        "returned": 5_500,
+        "net": 5_100,
+        "progressive_prize": 5_000,
+    }
+    lines = history_lines(record, "p1", check(round_from_record(record)))
+    seat = next(line for line in lines if line.lstrip().startswith("seat 1"))
+    assert seat.endswith("+$51.00 (incl. P +$50)"), seat

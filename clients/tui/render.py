@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.markup import escape
 from rich.text import Text
 
-from clients.bots import hand_net, money, prize_paid
+from clients.bots import hand_net, money, progressive_part
 from clients.verify import OUTCOMES as OUTCOMES  # a settled hand's outcome, in the browser's words
 from clients.verify import (
     Verdict,
@@ -135,22 +135,6 @@ def next_waiting(waiting: Sequence[int], seat: int) -> int | None:
     seat order, else the first, so f and r go down a player's hands in turn."""
     rest = [s for s in waiting if s != seat]
     return next((s for s in rest if s > seat), rest[0] if rest else None)
-
-
-def leave_warning(snap: Frame, folds: list[int]) -> str:
-    """What leaving costs, said before the second l leaves (as the browser's Leave)."""
-    antes = sum(int(snap["seats"][i]["ante"]) for i in folds)
-    staked = [i for i in folds if snap["seats"][i]["progressive"]]
-    stakes = len(staked) * int(snap.get("progressive_stake") or 0)
-    where = ", ".join(f"#{i + 1}" for i in folds)
-    lost = f"{money(antes)} of antes"
-    if stakes:
-        lost += f" and {money(stakes)} of progressive stakes"
-    plural = "s" if len(folds) > 1 else ""
-    return (
-        f"Leaving now folds your undecided hand{plural} on seat {where}: you lose {lost}. "
-        "Press l again to fold and leave."
-    )
 
 
 def table_titles(lobby: Frame | None) -> dict[str, str]:
@@ -356,24 +340,6 @@ def dealer_text(snap: Frame) -> Text:
             qualifies = str((dealer.get("hand") or {}).get("category", "")).lower() != "high_card"
         line += f"   {escape(hand)}" + (" (qualifies)" if qualifies else " (does not qualify)")
     return Text.from_markup(line)
-
-
-def progressive_part(seat: Frame) -> int:
-    """What a settled hand's progressive bet put in its net, in cents: its prize, or its
-    stake lost when it won nothing (the net counts both: "No qualify +$0.00" was an ante
-    won and a progressive lost, said as nothing); 0 without a progressive bet."""
-    result = seat.get("result") or {}
-    paid = prize_paid(dict(seat))
-    if paid or result.get("progressive_prize") != 0:
-        return paid
-    # the stake, from what the settlement says: net = returned - (ante + raise + stake)
-    ante = int(seat.get("ante") or 0)
-    raised = 2 * ante if seat.get("decision") == "raise" else 0
-    try:
-        stake = int(result["returned"]) - int(result["net"]) - ante - raised
-    except (KeyError, TypeError, ValueError):
-        return 0
-    return -stake if stake > 0 else 0
 
 
 def seat_status(
