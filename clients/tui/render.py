@@ -414,14 +414,16 @@ DEALT: Final = {
 
 def fit_name(name: str, cells: int) -> str:
     """`name` in at most `cells` cells (a Chinese letter takes two); one cut ends with
-    "…" (a cut was not seen)."""
+    "…" (a cut was not seen), right after the last whole letter: a wide letter cut in
+    half left a space before it ("王小明的 …"), the padding goes after it instead."""
     if cell_len(name) <= cells:
         return name
-    if cells <= 0:
-        return ""
-    cut = Text(name)
-    cut.truncate(cells, overflow="ellipsis")
-    return cut.plain
+    kept = ""
+    for letter in name:
+        if cell_len(kept + letter) + 1 > cells:
+            break
+        kept += letter
+    return f"{kept}…" if cells > 0 else ""
 
 
 def name_cell(name: str, cells: int) -> str:

@@ -1,0 +1,39 @@
+"""The terminal's words counted in cells, as the browser draws them: a name of wide
+letters cut to fit."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.cells import cell_len
+
+from clients.tui.render import fit_name, name_cell, seats_text
+from tests.test_tui_words import nine
+
+WIDE = "王小明的超级幸运牌桌大赢家"  # 13 letters, 26 cells
+
+
+@pytest.mark.parametrize("cells", range(2, 26))
+def test_a_name_of_wide_letters_cut_ends_flush_with_its_ellipsis(cells: int) -> None:
+    """A Chinese letter cut in half left a space before the "…" ("王小明的 …"): the cut
+    is made by cells, the "…" right after the last whole letter, the column padded after."""
+    cut = fit_name(WIDE, cells)
+    assert cut.endswith("…") and " " not in cut, repr(cut)
+    assert cells - 1 <= cell_len(cut) <= cells, (cells, repr(cut))
+    padded = name_cell(WIDE, cells)
+    assert cell_len(padded) == cells and padded.rstrip() == cut, repr(padded)
+
+
+@pytest.mark.parametrize("width", [76, 80, 96, 116])
+def test_a_seat_s_wide_name_cut_reads_with_no_gap_before_the_ellipsis(width: int) -> None:
+    """At a full table, a seat's Chinese name cut to the column's room: no "的 …"."""
+    for phase in ("betting", "deciding", "showdown"):
+        snap = nine(phase)
+        for n in (0, 3):
+            snap["seats"][n]["name"] = WIDE
+        lines = seats_text(snap, "p0", 0, width).plain.splitlines()
+        wide = [line for line in lines if "王" in line]
+        assert len(wide) == 2 and all("…" in line for line in wide), wide
+        assert not any(re.search(r"\s…", line) for line in wide), (width, phase, wide)
+        assert all(cell_len(line) <= width for line in lines), lines
