@@ -560,7 +560,7 @@ def test_the_shared_connection_and_bots_read_own_cards_from_the_hand_frame() -> 
 
 
 def test_the_lobby_keeps_the_jackpot_cents_at_120_columns() -> None:
-    from clients.tui.render import LOBBY_COLUMNS, lobby_rows
+    from clients.tui.lobby import LOBBY_COLUMNS, lobby_rows
 
     row = {
         "id": "casino-high",
@@ -590,7 +590,7 @@ def test_the_lobby_says_a_silent_server_paused_and_suspended_tables_in_words() -
     """The Now column: a stale phase is not shown as current (the browser's words)."""
     from pathlib import Path
 
-    from clients.tui.render import lobby_rows
+    from clients.tui.lobby import lobby_rows
 
     row = {"id": "t", "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
     now = {
@@ -601,7 +601,7 @@ def test_the_lobby_says_a_silent_server_paused_and_suspended_tables_in_words() -
             {"phase": "deciding", "silent": True, "paused": True},
         )
     }
-    assert now == {"Suspended", "Betting · paused", "No answer"}
+    assert now == {"Suspended", "Betting · Paused", "No answer"}
     lobby_js = (Path(__file__).resolve().parent.parent / "clients/web/js/lobby.js").read_text()
     assert '"No answer"' in lobby_js and '"Suspended"' in lobby_js
 
@@ -648,7 +648,8 @@ def test_the_two_clients_use_the_same_words() -> None:
     """The terminal's seat states, outcomes and phases are the browser's (clients/web/js)."""
     from pathlib import Path
 
-    from clients.tui.render import LOBBY_PHASES, OUTCOMES, PHASES, seat_status
+    from clients.tui.lobby import LOBBY_PHASES
+    from clients.tui.render import OUTCOMES, PHASES, seat_status
 
     web = Path(__file__).resolve().parent.parent / "clients" / "web" / "js"
     js = "".join((web / name).read_text(encoding="utf-8") for name in ("format.js", "table.js"))
@@ -857,7 +858,7 @@ async def test_the_lobby_cursor_stays_on_its_table_when_rows_come_and_go(
 def test_a_lobby_listing_a_table_twice_is_drawn_with_it_once() -> None:
     """Two rows of one table (a dead host's beside its new host's) made the lobby's
     table raise DuplicateKey, and the terminal exited."""
-    from clients.tui.render import lobby_rows
+    from clients.tui.lobby import lobby_rows
 
     row = {"id": "casino-1", "seats": 5, "taken": 0, "min_ante": 100, "max_ante": 10_000}
     rows = lobby_rows({"tables": [row, {**row, "taken": 1}, {**row, "id": "stud-1"}]}, {})

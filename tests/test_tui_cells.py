@@ -1,5 +1,5 @@
 """The terminal's words counted in cells, as the browser draws them: a name of wide
-letters cut to fit."""
+letters cut to fit, and the lobby's word for a paused table."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 import pytest
 from rich.cells import cell_len
 
+from clients.tui.lobby import lobby_rows
 from clients.tui.render import fit_name, name_cell, seats_text
 from tests.test_tui_words import nine
 
@@ -37,3 +38,19 @@ def test_a_seat_s_wide_name_cut_reads_with_no_gap_before_the_ellipsis(width: int
         assert len(wide) == 2 and all("…" in line for line in wide), wide
         assert not any(re.search(r"\s…", line) for line in wide), (width, phase, wide)
         assert all(cell_len(line) <= width for line in lines), lines
+
+
+def test_the_lobby_says_paused_as_the_browser_does() -> None:
+    """The lobby's Now read "Waiting · paused" for a table the casino paused, where the
+    browser shows its Paused badge and the table itself says Paused: between rounds it is
+    Paused, and a round in play under a pause says its phase and Paused."""
+    row = {"id": "t", "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
+    now = [
+        lobby_rows({"tables": [{**row, **extra}]}, {})[0][1][1]
+        for extra in (
+            {"phase": "waiting", "paused": {"reason": "a dealer change"}},
+            {"phase": "betting", "paused": {"reason": "a dealer change"}},
+            {"phase": "waiting"},
+        )
+    ]
+    assert now == ["Paused", "Betting · Paused", "Waiting"], now

@@ -15,10 +15,10 @@ from rich.cells import cell_len
 from textual.widgets import DataTable
 
 from clients.tui import PlayScreen, StudApp
+from clients.tui.lobby import lobby_rows
 from clients.tui.render import (
     info_text,
     legend_text,
-    lobby_rows,
     player_text,
     seats_text,
 )

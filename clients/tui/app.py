@@ -65,12 +65,12 @@ from clients.tui.leaving import (
     played_on_text,
 )
 from clients.tui.link import LEFT_BEHIND, Link, NotConnected
+from clients.tui.lobby import jackpots_text
 from clients.tui.moves import MOMENT_CODES, TableMoves
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
     fairness_text,
     folded_by_leaving,
-    jackpots_text,
     joined_to_fit,
     last_round_text,
     player_text,

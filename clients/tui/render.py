@@ -56,17 +56,6 @@ PAUSED_SHORT: Final = {
     "server takes it over, the round is voided and every bet refunded.",
     "store_lost": PAUSED["store_lost"],
 }
-#: the lobby's word for a table's phase (the browser's lobby uses the same)
-LOBBY_PHASES: Final = {
-    "waiting": "Waiting",
-    "betting": "Betting",
-    "deciding": "Deciding",
-    "showdown": "Showdown",
-    "suspended": "Suspended",
-}
-#: a lobby row whose server has stopped or frozen: its phase is stale (PROTOCOL.md `silent`)
-SILENT_HOST: Final = "No answer"
-
 #: the same, where a line is short of room (the browser's badges say "No qualify" too)
 SHORT_OUTCOMES: Final = {"no_qualify": "No qualify"}
 #: a fold not the player's, short: "Folded (timer) -$26.00 (P -$1)" took the room of
@@ -137,18 +126,6 @@ def next_waiting(waiting: Sequence[int], seat: int) -> int | None:
     return next((s for s in rest if s > seat), rest[0] if rest else None)
 
 
-def table_titles(lobby: Frame | None) -> dict[str, str]:
-    """Table id -> its title, from the lobby."""
-    rows = (lobby or {}).get("tables", [])
-    return {str(t.get("id")): str(t.get("title") or t.get("id")) for t in rows}
-
-
-def variant_titles(lobby: Frame | None) -> dict[str, str]:
-    """Variant name -> its title, from the lobby's rows."""
-    variants = [t.get("variant") or {} for t in (lobby or {}).get("tables", [])]
-    return {str(v["name"]): str(v.get("title") or v["name"]) for v in variants if v.get("name")}
-
-
 def jackpot_name(name: str) -> str:
     """A jackpot's id in words ("high_roller" -> "High Roller"): the protocol gives the
     meters no title, and one alone is just "Jackpot" (the browser's word)."""
@@ -165,77 +142,6 @@ def joined_to_fit(parts: Sequence[str], width: int | None) -> str:
         else:
             lines.append(part)
     return "\n".join(lines)
-
-
-def jackpots_text(jackpots: Mapping[str, int]) -> str:
-    """The meters for a heading: "jackpot $1,000.00", or each by name when several."""
-    if len(jackpots) == 1:
-        return f"jackpot {money(next(iter(jackpots.values())))}"
-    listed = " · ".join(f"{jackpot_name(k)} {money(v)}" for k, v in sorted(jackpots.items()))
-    return f"jackpots: {listed or '-'}"
-
-
-def lobby_rows(
-    lobby: Frame, jackpots: Mapping[str, int], width: int | None = None
-) -> list[tuple[str, list[str]]]:
-    """(table id, cells) per lobby table, by title, cells in the order of `LOBBY_COLUMNS`; within
-    `width` cells, the titles cut to what the other columns leave (a long title took the
-    room of the last ones at 80 columns: the game cut, Watch gone)."""
-    rows = []
-    listed: set[str] = set()
-    # one jackpot (the usual casino): its amount alone; several: each by its name
-    several = len({str(t.get("jackpot", "")) for t in lobby.get("tables", [])} | set(jackpots)) > 1
-    for t in lobby.get("tables", []):
-        if str(t["id"]) in listed:  # never twice (a row key is unique): the first stands
-            continue
-        listed.add(str(t["id"]))
-        variant = t.get("variant") or {}
-        seats, taken = int(t.get("seats", 0)), int(t.get("taken", 0))
-        jackpot = str(t.get("jackpot", ""))
-        meter = jackpots.get(jackpot)
-        named = jackpot_name(jackpot) if several else ""
-        rows.append(
-            (
-                str(t["id"]),
-                [
-                    str(t.get("title") or t["id"]),
-                    lobby_now(t),
-                    f"{seats - taken} of {seats}",
-                    f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",
-                    f"{named} {money(meter)}".strip() if meter is not None else named,
-                    str(variant.get("title") or variant.get("name", "")),
-                    str(t.get("spectators", 0)),
-                ],
-            )
-        )
-    # one order, whichever process answers (each lists its own tables first): by title
-    rows.sort(key=lambda row: (row[1][0].casefold(), row[0]))
-    if width is not None and rows:
-        others = sum(
-            max(cell_len(heading), *(cell_len(cells[k]) for _, cells in rows)) + LOBBY_PADDING
-            for k, heading in enumerate(LOBBY_COLUMNS)
-            if k
-        )
-        room = max(len(LOBBY_COLUMNS[0]), width - others - LOBBY_PADDING)
-        for _, cells in rows:
-            cells[0] = fit_name(cells[0], room)
-    return rows
-
-
-def lobby_now(row: Frame) -> str:
-    """A lobby row's Now cell: its phase, said to be paused, unless its server is silent."""
-    if row.get("silent"):
-        return SILENT_HOST
-    phase = LOBBY_PHASES.get(str(row.get("phase")), str(row.get("phase", "")))
-    return f"{phase} · paused" if row.get("paused") else phase
-
-
-#: What a player picks a table by first: an 80-column terminal cuts the last columns (the
-#: jackpot read "main $1", then the phase "Sh"); the game is mostly in the table's title.
-#: Short headings ("3 of 9" says seats; "Watching" was cut to "Wat" at 80 columns).
-LOBBY_COLUMNS: Final = ("Table", "Now", "Free", "Ante", "Jackpot", "Game", "Watch")
-#: the cells a lobby column takes beside its widest words (the DataTable's padding)
-LOBBY_PADDING: Final = 2
 
 
 def info_text(

@@ -34,18 +34,15 @@ from clients.tui.keys import (
     play_keys,
 )
 from clients.tui.link import Link
+from clients.tui.lobby import LOBBY_COLUMNS, lobby_rows, table_titles, variant_titles
 from clients.tui.moves import TableMoves
 from clients.tui.render import (
     CHIPS,
-    LOBBY_COLUMNS,
     dealer_text,
     history_text,
     info_text,
     legend_text,
-    lobby_rows,
     seats_text,
-    table_titles,
-    variant_titles,
 )
 from clients.tui.seed import SeedScreen
 from clients.tui.words import spectator_sit_text
