@@ -1,0 +1,75 @@
+"""The browser client's frame holding still and reading well, on every kind of screen:
+a refusal on a big screen as big as the frame around the felt; the top bar's name and
+buttons where they were as the wallet's figures change; a tablet's rack buttons with
+their words in the middle; a touch screen's seat buttons 44 px to aim at on a felt's
+arc; the lobby's tables where they were while notices come and go. Geometry only, as
+drawn (bounding boxes). Screenshots go to test-artifacts/steady-*.png.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Browser, ViewportSize, expect
+
+from clients.connection import StudClient
+from tests.conftest import ServerFactory
+from tests.test_web import ARTIFACTS, browser, needs_chromium
+from tests.test_web_layout import (
+    LONG,
+    NINE,
+    cy,
+    enter,
+    new_page,
+)
+
+__all__ = ["browser", "cy"]  # the fixtures used below
+
+pytestmark = needs_chromium
+
+LAPTOP: ViewportSize = {"width": 1280, "height": 800}
+TABLET: ViewportSize = {"width": 768, "height": 1024}
+TOUCH = {"has_touch": True, "is_mobile": True}
+
+
+#: How far each button's words sit from its middle, up or down (px as drawn).
+OFF_CENTRE = """(sel) => [...document.querySelectorAll(sel)]
+  .filter((el) => el.getClientRects().length)
+  .map((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const words = range.getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    return {id: el.dataset.testid, h: r.height,
+            off: (words.top + words.bottom) / 2 - (r.top + r.bottom) / 2};
+  })"""
+
+
+async def test_a_tablet_s_rack_buttons_have_their_words_in_the_middle(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """On a 768x1024 touch tablet Rebet, Clear and "Sit this round out" were 44 px tall
+    with their words along the top edge."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    url = f"http://127.0.0.1:{server.port}/"
+    _, tess = await new_page(browser, url, problems, viewport=TABLET, **TOUCH)
+    await enter(tess, "Tess", tap=True)
+    await tess.get_by_test_id("play-nine").tap()
+    await expect(tess.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    cy.append(bob)
+    await bob.hello(name="Bob")
+    await bob.request("join", table="nine")
+    reply = await bob.request("sit", table="nine")
+    await bob.request("ante", table="nine", seat=int(reply["seat"]), amount=500)
+    await expect(tess.get_by_test_id("sit-out")).to_be_visible()
+    buttons = '[data-testid="rebet"], [data-testid="clear"], [data-testid="sit-out"]'
+    got: list[dict[str, Any]] = await tess.evaluate(OFF_CENTRE, buttons)
+    ARTIFACTS.mkdir(exist_ok=True)
+    await tess.screenshot(path=str(ARTIFACTS / "steady-tablet-rack-768x1024.png"))
+    assert len(got) == 3 and all(b["h"] >= 44 - 0.5 for b in got), got
+    assert [b for b in got if abs(b["off"]) > 1.5] == [], got
+    assert problems == []
