@@ -12,17 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from playwright.async_api import Browser, ViewportSize, expect
 
 from clients.connection import StudClient
 from tests.conftest import ServerFactory
-from tests.test_web import ARTIFACTS, browser, needs_chromium
+from tests.decks import shuffles
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium
 from tests.test_web_layout import (
+    DEALER,
+    HANDS,
     LONG,
     NINE,
+    check_layout,
     cy,
     enter,
     new_page,
+    sit_three,
 )
 
 __all__ = ["browser", "cy"]  # the fixtures used below
@@ -31,6 +37,7 @@ pytestmark = needs_chromium
 
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
 TABLET: ViewportSize = {"width": 768, "height": 1024}
+WIDE_TOUCH: ViewportSize = {"width": 1024, "height": 768}
 TOUCH = {"has_touch": True, "is_mobile": True}
 
 
@@ -45,6 +52,13 @@ OFF_CENTRE = """(sel) => [...document.querySelectorAll(sel)]
     return {id: el.dataset.testid, h: r.height,
             off: (words.top + words.bottom) / 2 - (r.top + r.bottom) / 2};
   })"""
+
+#: Controls drawn smaller than 44 px either way.
+SMALL = """(sel) => [...document.querySelectorAll(sel)]
+  .filter((el) => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+  .map((el) => ({id: el.dataset.testid, r: el.getBoundingClientRect()}))
+  .filter(({r}) => Math.min(r.width, r.height) < 44 - 0.5)
+  .map(({id, r}) => `${id} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`)"""
 
 
 async def test_a_tablet_s_rack_buttons_have_their_words_in_the_middle(
@@ -72,4 +86,53 @@ async def test_a_tablet_s_rack_buttons_have_their_words_in_the_middle(
     await tess.screenshot(path=str(ARTIFACTS / "steady-tablet-rack-768x1024.png"))
     assert len(got) == 3 and all(b["h"] >= 44 - 0.5 for b in got), got
     assert [b for b in got if abs(b["off"]) > 1.5] == [], got
+    assert problems == []
+
+
+SEAT_BUTTONS = (
+    '[data-testid^="fold-"], [data-testid^="raise-"]:not([data-testid^="raise-spot"]), '
+    '[data-testid^="stand-"], [data-testid^="clear-"]'
+)
+
+
+@pytest.mark.parametrize("size", [WIDE_TOUCH, LAPTOP], ids=["1024x768", "1280x800"])
+async def test_a_touch_screen_s_seats_on_the_arc_have_44_px_buttons(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient], size: ViewportSize
+) -> None:
+    """A full table on a touch screen wide enough for the felt's arc: the player's own
+    Fold, Raise and Stand were 26-30 px tall, under a finger's 44; the seats still do not
+    meet, and nothing leaves its seat or the screen."""
+    server = await make_server(tables=NINE, shuffle=shuffles([*HANDS, DEALER]), timers=LONG)
+    problems: list[str] = []
+    url = f"http://127.0.0.1:{server.port}/"
+    _, ann = await new_page(browser, url, problems, viewport=size, **TOUCH)
+    await enter(ann, "Ann", tap=True)
+    await sit_three(ann, 0, tap=True)
+    for name in ("Bob", "Cy"):
+        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        for _ in range(3):
+            reply = await client.request("sit", table="nine")
+            await client.request("ante", table="nine", seat=int(reply["seat"]), amount=500)
+    await expect(ann.locator(".felt.arc")).to_have_count(1)
+    what = f"steady-touch-{size['width']}x{size['height']}"
+    small: list[str] = await ann.evaluate(SMALL, SEAT_BUTTONS)
+    await check_layout(ann, f"{what}-betting", None)
+    assert small == [], f"betting: {small}"
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").tap()
+        await ann.get_by_test_id(f"ante-{seat}").tap()
+    small = await ann.evaluate(SMALL, SEAT_BUTTONS)
+    await check_layout(ann, f"{what}-built", None)
+    assert small == [], f"bets built: {small}"
+    await ann.get_by_test_id("deal").tap()
+    for client in cy:
+        await client.request("deal", table="nine")
+    await expect_phase([ann], "deciding")
+    await expect(ann.get_by_test_id("fold-2")).to_be_visible()
+    await check_layout(ann, f"{what}-deciding", None)
+    small = await ann.evaluate(SMALL, SEAT_BUTTONS)
+    assert small == [], f"deciding: {small}"
     assert problems == []
