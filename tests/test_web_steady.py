@@ -10,6 +10,7 @@ Needs Debian's Chromium, like tests/test_web.py.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -41,6 +42,19 @@ WIDE_TOUCH: ViewportSize = {"width": 1024, "height": 768}
 TOUCH = {"has_touch": True, "is_mobile": True}
 
 
+#: Where the top bar's parts are: the name's box and whether it is cut, Sign up's and
+#: Sign in's, the wallet's and the connection's.
+TOP_BAR = """() => {
+  const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+                         return [Math.round(r.left * 10) / 10, Math.round(r.right * 10) / 10,
+                                 Math.round(r.top * 10) / 10]; };
+  const who = document.querySelector('[data-testid="player-name"]');
+  return {name: box('[data-testid="player-name"]'), cut: who.scrollWidth > who.clientWidth,
+          signup: box('[data-testid="signup"]'), signin: box('[data-testid="signin"]'),
+          wallet: box('[data-testid="wallet"]'), conn: box('[data-testid="conn-status"]'),
+          height: document.querySelector('.topbar').getBoundingClientRect().height};
+}"""
+
 #: How far each button's words sit from its middle, up or down (px as drawn).
 OFF_CENTRE = """(sel) => [...document.querySelectorAll(sel)]
   .filter((el) => el.getClientRects().length)
@@ -59,6 +73,41 @@ SMALL = """(sel) => [...document.querySelectorAll(sel)]
   .map((el) => ({id: el.dataset.testid, r: el.getBoundingClientRect()}))
   .filter(({r}) => Math.min(r.width, r.height) < 44 - 0.5)
   .map(({id, r}) => `${id} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`)"""
+
+
+@pytest.mark.parametrize("size", [LAPTOP, {"width": 1440, "height": 900}], ids=["1280", "1440"])
+async def test_the_top_bar_holds_still_as_the_wallet_s_figures_change(
+    make_server: ServerFactory, browser: Browser, size: ViewportSize
+) -> None:
+    """At 1280x800 the name read whole, then cut ("Alexandra Konsta…"), then whole
+    again as the wallet's figures grew and shrank a digit, and Sign up and Sign in moved
+    with it under the pointer. The same at 1440x900."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=size)
+    await enter(ann, "Alexandra Konstantinova")
+    await expect(ann.get_by_test_id("signup")).to_be_visible()
+    seen = []
+    for balance, held, bonus in (
+        (1_000_000, 0, 250_000),
+        (100, 0, 0),
+        (9_999_999, 0, 250_000),
+        (9_999_999, 999_999, 999_999),  # up to $99,999.99 balance, $9,999.99 held or bonus
+        (25_000, 2_500, 0),
+        (1_000_000, 30_000, 250_000),
+    ):
+        frame = {"t": "balance", "balance": balance, "held": held, "bonus": bonus}
+        frame["available"] = balance - held
+        await ann.evaluate(f"window.stud.absorb({json.dumps(frame)})")
+        await expect(ann.get_by_test_id("balance")).to_have_attribute("data-cents", str(balance))
+        seen.append((balance, held, bonus, await ann.evaluate(TOP_BAR)))
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(path=str(ARTIFACTS / f"steady-top-bar-{size['width']}.png"))
+    first = seen[0][3]
+    moved = [(b, h, n, got) for b, h, n, got in seen if got != first]
+    assert moved == [], (first, moved)
+    assert not first["cut"], first
+    assert problems == []
 
 
 async def test_a_tablet_s_rack_buttons_have_their_words_in_the_middle(
