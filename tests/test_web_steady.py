@@ -14,12 +14,12 @@ import json
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, ViewportSize, expect
+from playwright.async_api import Browser, Page, ViewportSize, expect
 
 from clients.connection import StudClient
 from tests.conftest import ServerFactory
 from tests.decks import shuffles
-from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium, resize
 from tests.test_web_layout import (
     DEALER,
     HANDS,
@@ -37,10 +37,24 @@ __all__ = ["browser", "cy"]  # the fixtures used below
 pytestmark = needs_chromium
 
 LAPTOP: ViewportSize = {"width": 1280, "height": 800}
+BIG: ViewportSize = {"width": 1920, "height": 1080}
 TABLET: ViewportSize = {"width": 768, "height": 1024}
 WIDE_TOUCH: ViewportSize = {"width": 1024, "height": 768}
 TOUCH = {"has_touch": True, "is_mobile": True}
 
+#: The newest toast's words as drawn (their size in px on the screen, zoom included), the
+#: toast's box, and the --frame the page draws its frame with.
+TOAST = """() => {
+  const toasts = document.querySelectorAll('#errors .toast');
+  const toast = toasts[toasts.length - 1];
+  const msg = toast.querySelector('.msg');
+  const px = parseFloat(getComputedStyle(msg).fontSize) * (msg.currentCSSZoom ?? 1);
+  const r = toast.getBoundingClientRect();
+  const root = getComputedStyle(document.documentElement);
+  const frame = parseFloat(root.getPropertyValue('--frame')) || 1;
+  return {text: msg.textContent, px, top: r.top, bottom: r.bottom,
+          left: r.left, right: r.right, width: r.width, frame, innerWidth, innerHeight};
+}"""
 
 #: Where the top bar's parts are: the name's box and whether it is cut, Sign up's and
 #: Sign in's, the wallet's and the connection's.
@@ -73,6 +87,42 @@ SMALL = """(sel) => [...document.querySelectorAll(sel)]
   .map((el) => ({id: el.dataset.testid, r: el.getBoundingClientRect()}))
   .filter(({r}) => Math.min(r.width, r.height) < 44 - 0.5)
   .map(({id, r}) => `${id} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`)"""
+
+
+async def refuse_an_ante(page: Page) -> dict[str, Any]:
+    """A $100 chip on a circle that holds $100 already: refused, in a toast."""
+    await page.get_by_test_id("chip-10000").click()
+    await page.get_by_test_id("ante-0").click()
+    told = page.locator("#errors .toast").last
+    await expect(told).to_contain_text("The most you can ante at this table is $100.00")
+    got: dict[str, Any] = await page.evaluate(TOAST)
+    return got
+
+
+async def test_a_refusal_on_a_big_screen_is_drawn_as_big_as_the_frame(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """At 1920x1080 "The most you can ante at this table is $100.00" came at a laptop's
+    size in the corner of a frame drawn a sixth bigger, and went by unread."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-nine").click()
+    await expect(ann.get_by_test_id("seat-0").locator(".you")).to_have_count(1)
+    await ann.get_by_test_id("chip-10000").click()
+    await ann.get_by_test_id("ante-0").click()
+    laptop = await refuse_an_ante(ann)
+    await resize(ann, BIG)
+    big = await refuse_an_ante(ann)
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(path=str(ARTIFACTS / "steady-refusal-1920x1080.png"))
+    assert big["frame"] > 1.1, big
+    assert big["px"] >= laptop["px"] * big["frame"] - 0.1, (laptop, big)
+    assert big["width"] >= laptop["width"] * big["frame"] - 1, (laptop, big)
+    inside = big["left"] >= 0 and big["right"] <= big["innerWidth"]
+    assert inside and big["top"] >= 0 and big["bottom"] <= big["innerHeight"], big
+    assert problems == []
 
 
 @pytest.mark.parametrize("size", [LAPTOP, {"width": 1440, "height": 900}], ids=["1280", "1440"])
