@@ -25,6 +25,7 @@ from tests.test_web_layout import (
     HANDS,
     LONG,
     NINE,
+    PHONE,
     check_layout,
     cy,
     enter,
@@ -234,4 +235,64 @@ async def test_a_touch_screen_s_seats_on_the_arc_have_44_px_buttons(
     await check_layout(ann, f"{what}-deciding", None)
     small = await ann.evaluate(SMALL, SEAT_BUTTONS)
     assert small == [], f"deciding: {small}"
+    assert problems == []
+
+
+#: Where the lobby's table list is, and the notices and banners drawn over it.
+LOBBY_LIST = """() => {
+  const list = document.querySelector('[data-testid="table-list"]').getBoundingClientRect();
+  const over = [];
+  const shown = [];
+  for (const el of document.querySelectorAll('#errors > *, #banners > *')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    shown.push({top: r.top, bottom: r.bottom, left: r.left, right: r.right});
+    const ix = Math.min(r.right, list.right) - Math.max(r.left, list.left);
+    const iy = Math.min(r.bottom, list.bottom) - Math.max(r.top, list.top);
+    if (ix > 0.5 && iy > 0.5) over.push(el.textContent.slice(0, 40));
+  }
+  return {top: list.top, left: list.left, over, shown, innerHeight, innerWidth};
+}"""
+
+NEWS = """async (k) => {
+  const n = await import("./js/notices.js");
+  n.showError(`News ${k}: your hand on seat #1 was folded when you left, and you lost $5.00.`,
+    { code: `news-${k}`, tone: "info" });
+  n.showBanner({ round_id: `r-${k}`, seat: 0, name: "Winner", amount: 100000,
+    category: "ROYAL_FLUSH", table: "nine" });
+}"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+async def test_the_lobby_s_tables_stay_put_while_notices_come_and_go(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> None:
+    """A notice in the lobby pushed its tables down, and its going pulled them back up:
+    a Play aimed at went to the next table's place, or nowhere."""
+    server = await make_server(tables=NINE, timers=LONG)
+    problems: list[str] = []
+    phone = size == "phone"
+    options: dict[str, Any] = {"viewport": PHONE if phone else LAPTOP, **(TOUCH if phone else {})}
+    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, **options)
+    await enter(ann, "Ann", tap=phone)
+    await expect(ann.get_by_test_id("lobby-table-nine")).to_be_visible()
+    before: dict[str, Any] = await ann.evaluate(LOBBY_LIST)
+    for k in range(3):
+        await ann.evaluate(NEWS, k)
+        await expect(ann.locator("#errors .toast").last).to_contain_text(f"News {k}")
+        got: dict[str, Any] = await ann.evaluate(LOBBY_LIST)
+        assert (got["top"], got["left"]) == (before["top"], before["left"]), (k, before, got)
+        assert got["over"] == [], f"over the tables: {got['over']}"
+        assert got["shown"], got
+        for r in got["shown"]:
+            assert r["top"] >= 0 and r["bottom"] <= got["innerHeight"], got
+            assert r["left"] >= 0 and r["right"] <= got["innerWidth"], got
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(path=str(ARTIFACTS / f"steady-lobby-notices-{size}.png"))
+    closes = ann.locator("#errors .close, #banners .close")
+    while await closes.count():
+        await closes.first.click()
+    await expect(ann.locator("#errors > *, #banners > *")).to_have_count(0)
+    after: dict[str, Any] = await ann.evaluate(LOBBY_LIST)
+    assert (after["top"], after["left"]) == (before["top"], before["left"]), (before, after)
     assert problems == []

@@ -12,8 +12,9 @@ import { lobbyRow, state, titleOf } from "./state.js";
 const ERROR_TTL_MS = 10000;
 const NOTICE_TTL_MS = 5000;
 const BANNER_TTL_MS = 12000;
-/** Toasts and banners the lobby holds at once, above its tables (four toasts and the
- * banners under them went down over the tables and their Play buttons). */
+/** Toasts and banners the lobby holds at once, over its heading (four toasts and the
+ * banners under them went down over the tables and their Play buttons); fewer when
+ * fewer fit above its tables (`placeInLobby`). */
 const LOBBY_MAX = 2;
 
 /** Toasts about a moment of play ("No decision is due now", a refused ante): stale once
@@ -136,12 +137,14 @@ function trimToasts(max) {
  * keeps a clock. The jackpot's news at a table goes with them (`showBanner`). */
 export function placeToasts() {
   const list = $("errors");
-  if (!list.children.length) return;
   // the history panel has its head (and its close button) up there: below it, then
   const low = state.history.open;
   list.classList.toggle("low", low);
-  // in the lobby they are in the page's flow above its tables (notices.css): a few
-  if (document.body.dataset.view === "lobby") trimToasts(LOBBY_MAX);
+  if (document.body.dataset.view === "lobby") {
+    placeInLobby(low);
+    return;
+  }
+  if (!list.children.length) return;
   const atTable = !low && Boolean(state.current) && !$("table").hidden;
   const side = atTable ? document.querySelector("#table .table-layout > .side") : null;
   const panel = side?.getBoundingClientRect();
@@ -237,6 +240,58 @@ export function placeToasts() {
   if (coveredDecisions(list) > covered) atFoot();
 }
 
+/** In the lobby the notices and the jackpot's banners go over its heading (its title,
+ * the welcome, the meter: nothing there is clicked), out of the page's flow: in it they
+ * pushed the tables down as they came and pulled them back up as they went, and a Play
+ * aimed at went to the next table's place. The banners first, the toasts under them, as
+ * many as fit above the tables as the page lies unscrolled: the oldest give way, a
+ * banner before news of money (a sticky toast), the newest toast never. Scrolled down,
+ * they stay under the top bar, over what is there. */
+function placeInLobby(low) {
+  const errors = $("errors");
+  const banners = $("banners");
+  trimToasts(LOBBY_MAX);
+  while (banners.children.length > LOBBY_MAX) banners.firstElementChild.remove(); // the newest stay
+  const head = document.querySelector("#lobby .lobby-head");
+  const tables = document.querySelector('#lobby [data-testid="table-list"]');
+  const box = head?.getClientRects().length ? head.getBoundingClientRect() : null;
+  const bar = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+  const frame = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--frame")) || 1;
+  const columns = low ? [banners] : [banners, errors];
+  for (const el of columns) {
+    el.style.left = `${Math.round(box?.left ?? 8)}px`;
+    el.style.width = `${Math.round(Math.min(620 * frame, box?.width ?? window.innerWidth - 16))}px`;
+    el.style.bottom = "";
+  }
+  if (low) { // at the foot, beside the History panel (notices.css .errors.low)
+    errors.style.left = errors.style.width = errors.style.transform = "";
+    errors.style.top = "auto";
+  }
+  const top = Math.max(8, Math.round(bar) + 6, Math.round(box?.top ?? 0));
+  const stack = () => { // where the last of them ends
+    banners.style.top = `${top}px`;
+    const under = banners.children.length ? Math.round(banners.getBoundingClientRect().bottom) + 8 : top;
+    if (!low) errors.style.top = `${under}px`;
+    const last = !low && errors.children.length ? errors : banners;
+    return last.children.length ? last.getBoundingClientRect().bottom : top;
+  };
+  // the room above the tables, the page unscrolled (scrolling keeps or drops none)
+  const unscrolled = (y) => y + window.scrollY;
+  const room = tables?.getClientRects().length
+    ? unscrolled(tables.getBoundingClientRect().top) - 8
+      - Math.max(8, unscrolled(bar) + 6, unscrolled(box?.top ?? 0))
+    : Infinity;
+  const toasts = low ? [] : [...errors.children];
+  for (let end = stack(); end - top > room; end = stack()) {
+    const older = toasts.slice(0, -1);
+    const gone = older.find((el) => el.dataset.sticky !== "true") ?? banners.firstElementChild
+      ?? older[0] ?? null;
+    if (!gone) break;
+    gone.remove();
+    toasts.splice(toasts.indexOf(gone), 1);
+  }
+}
+
 /** How many Fold and Raise buttons, enabled and on screen, the toasts cover now; and, on
  * the felt's arc, the buttons of the player's own seats (Clear, Stand: at 1024 px a
  * refusal of a bet covered the very seat it was about). */
@@ -278,11 +333,6 @@ export function showBanner(frame) {
     h("span", {}, `${frame.name} won ${dollars(frame.amount)} with a ${label} at ${lobbyRow(frame.table)?.title ?? frame.table}.`),
     h("button", { class: "close", "data-action": "dismiss", "aria-label": "Dismiss" }, "×"));
   host.append(banner);
-  if (atTable) placeToasts();
-  else { // under the top bar, whatever its height (two rows on a phone): not over the wallet
-    while (host.children.length > LOBBY_MAX) host.firstElementChild.remove(); // the newest stay
-    const bottom = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
-    host.style.top = `${Math.max(8, Math.round(bottom) + 6)}px`;
-  }
+  placeToasts(); // at a table with the toasts; in the lobby over its heading (placeInLobby)
   setTimeout(() => banner.remove(), BANNER_TTL_MS);
 }
