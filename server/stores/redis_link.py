@@ -2,7 +2,9 @@
 
 The store's scripts are loaded with SCRIPT LOAD when a connection opens and re-loaded
 on NOSCRIPT; the namespace's origin mark is checked on every new connection
-(`redis_origin`), so a Redis back without its data is told from one that kept it.
+(`redis_origin`), so a Redis back without its data is told from one that kept it,
+and so is the link's age (`keep_age`: a count of its writes), so a Redis back on
+older data (a backup restored while it was down) is told from one that kept all.
 
 Connection loss: a call made while there is no connection fails at once with
 `StoreUnavailable` (nothing was sent) and a background task reconnects with
