@@ -604,9 +604,14 @@ async def test_bets_built_but_never_placed_are_said_and_cleared_when_betting_clo
     await build_ante(ann, 0, [(500, "left")])
     await ann.get_by_test_id("deal").click()
     await build_ante(bob, 1, [(500, "left"), (1000, "left")])
+    await bob.get_by_test_id("progressive-1").click()
+    # said as Deal says it: the progressive's $1 too ("the $15.00 built" beside "Deal · $16.00")
+    await expect(bob.get_by_test_id("deal")).to_have_text(re.compile(r"^Deal · \$16\.00"))
     await expect_phase((ann, bob), "deciding")  # the clock closed betting
     told = bob.locator('.toast[data-code="unplaced"]')
-    await expect(told).to_contain_text("the $15.00 built on seat #2 was not bet")
+    await expect(told).to_contain_text(
+        "the $16.00 built on seat #2 (with the progressive) was not bet"
+    )
     await ann.get_by_test_id("fold-0").click()
     await expect_phase((ann, bob), "waiting")
     await expect_cents(bob, "ante-1", 0)

@@ -30,7 +30,7 @@ export function forgetStaleBuilds(snap) {
     if (!s || s.player_id !== state.me?.player_id || s.ante > 0 || dealt) {
       const amount = buildAmount(state.builds[key]);
       if (s?.player_id === state.me?.player_id && !(s.ante > 0) && dealt && amount > 0) {
-        unplaced.push([Number(seat), amount]);
+        unplaced.push([Number(seat), amount, Boolean(state.builds[key].progressive)]);
       }
       delete state.builds[key];
       changed = true;
@@ -39,9 +39,11 @@ export function forgetStaleBuilds(snap) {
   if (changed) saveBuilds();
   if (unplaced.length) {
     unplaced.sort((a, b) => a[0] - b[0]);
-    const total = unplaced.reduce((sum, [, amount]) => sum + amount, 0);
+    // the progressive counted in, as the Deal button counted it ("Deal · $11.00")
+    const total = unplaced.reduce((sum, [, amount, jp]) => sum + amount + (jp ? snap.progressive_stake : 0), 0);
+    const jp = unplaced.some(([, , on]) => on) ? " (with the progressive)" : "";
     const seats = unplaced.map(([seat]) => `#${seat + 1}`).join(", ");
-    showError(`Betting closed before Deal: the ${dollars(total)} built on seat ${seats} `
+    showError(`Betting closed before Deal: the ${dollars(total)} built on seat ${seats}${jp} `
       + "was not bet, and is cleared.", { code: "unplaced", tone: "warn" });
   }
 }
