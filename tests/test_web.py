@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright, expect
 
+from clients.connection import StudClient
 from server.app import StudServer
 from tests.conftest import ServerFactory, make_config
 from tests.decks import shuffles
@@ -588,6 +589,60 @@ async def test_a_seated_player_with_nothing_to_bet_sits_the_round_out(
     await bob.keyboard.press("l")  # leaving: nor does it follow him to the lobby
     await expect(bob.get_by_test_id("play-alpha")).to_be_visible()
     await expect(nothing_to_fold).to_have_count(0)
+    assert problems == []
+
+
+async def test_a_player_who_took_back_or_sat_out_may_still_bet_this_round(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """After Deal, "Take back" (or "Sit this round out") left the player ready with
+    nothing at stake: the circles took no chip, keys 1-5 did nothing, and Deal said
+    "Sitting out" while the keys line offered "1-5 chip · d deal". The server takes an
+    ante until betting closes (PROTOCOL.md, `deal`): the page lets them bet again."""
+    server = await make_server(timers={"betting": 60, "decision": 60, "results": 60})
+    problems: list[str] = []
+    url = f"http://127.0.0.1:{server.port}/"
+    ann = await open_page(browser, url, problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await bob.hello(name="Bob")
+        await bob.request("join", table="alpha")
+        await bob.request("sit", table="alpha")
+        await bob.request("ante", table="alpha", seat=1, amount=500)  # Bob never deals
+        await expect_phase([ann], "betting")
+        deal = ann.get_by_test_id("deal")
+        table = server.rooms["alpha"].table
+
+        # "Sit this round out", then a bet after all, from the keys
+        await ann.get_by_test_id("sit-out").click()
+        await expect(deal).to_have_text("Sitting out · waiting for others")
+        await ann.keyboard.press("3")
+        await expect_cents(ann, "ante-0", 1000)
+        await ann.keyboard.press("d")
+        await expect(deal).to_have_text("Waiting for others…")
+        seat = table.seats[0]
+        assert seat is not None and seat.ante == 1000
+
+        # Take back, then a bet again: a click on the circle and a key
+        await ann.get_by_test_id("withdraw-0").click()
+        await expect(deal).to_have_text("Sitting out · waiting for others")
+        await expect_cents(ann, "ante-0", 0)
+        await build_ante(ann, 0, [(1000, "left")])
+        await expect_cents(ann, "ante-0", 1000)
+        await ann.keyboard.press("2")
+        await expect_cents(ann, "ante-0", 1500)
+        await expect(deal).to_have_text(re.compile(r"^Deal · \$15\.00"))
+        await deal.click()
+        await expect(deal).to_have_text("Waiting for others…")
+        seat = table.seats[0]
+        assert seat is not None and seat.ante == 1500
+        await bob.request("deal", table="alpha")
+        await expect_phase([ann], "deciding")
+    finally:
+        await bob.close()
     assert problems == []
 
 

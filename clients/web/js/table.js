@@ -321,7 +321,9 @@ export function buildable(v, seat) {
  * rack said "Seat #7: $5" and "Deal · $5.00". */
 function holdsBuild(v, seat) {
   const { phase } = v.snap;
-  return seat.player_id === v.me?.player_id && seat.ante === 0 && !seat.ready
+  // ready (Deal said) does not close it: Take back, or sitting out, leaves the seat open
+  // to a new ante until betting closes (PROTOCOL.md, `deal`); its circle took no chip
+  return seat.player_id === v.me?.player_id && seat.ante === 0
     && (phase === "waiting" || phase === "betting");
 }
 
@@ -561,7 +563,9 @@ function controls(v) {
   const short = toPlace.length > 0 && typeof v.available === "number" && needed > v.available;
   // a paused table takes no ante: only a round in play (antes placed) may still be dealt;
   // bets the wallet cannot hold are refused for certain: off, with what they need shown
-  const canDeal = open && !ready && !v.busy && ((toPlace.length > 0 && !snap.paused && !short) || placed);
+  // a player ready with nothing at stake (Take back, or sat out) may still bet: the server
+  // takes an ante until betting closes, and Deal places it
+  const canDeal = open && !v.busy && ((toPlace.length > 0 && !snap.paused && !short) || (placed && !ready));
   const rebets = rebetSeats(v);
   // the button says last round's whole bet, which Deal then reads too: seats that
   // already hold it count as well (it used to add only the seats it would change)
@@ -617,8 +621,9 @@ function controls(v) {
         ? `These bets need ${dollars(needed)} available: the ante and progressive now, and the raise `
           + `(${RAISE_MULTIPLE}× the ante) held until you decide. You have ${dollars(v.available)}.`
         : "Place the bets and deal (d)" },
-    open && ready ? (placed ? "Waiting for others…" : "Sitting out · waiting for others") : total > 0 ? `Deal · ${dollars(total)}` : "Deal",
-    short && !(open && ready)
+    open && ready && !toPlace.length ? (placed ? "Waiting for others…" : "Sitting out · waiting for others")
+      : total > 0 ? `Deal · ${dollars(total)}` : "Deal",
+    short
       ? h("small", { class: "deal-needs", "data-testid": "deal-needs" }, `needs ${dollars(needed)} available`)
       : null));
 }
