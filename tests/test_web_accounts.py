@@ -276,3 +276,35 @@ async def test_a_long_username_fits_a_laptop_and_a_replaced_tab_signs_out(
     finally:
         await client.close()
     assert problems == [], problems
+
+
+async def test_a_tab_playing_elsewhere_says_so_when_play_is_pressed(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A tab that lost the account to another device still offers Play: pressed, it said
+    "Not connected to the server: nothing was sent. Reconnecting…", and it was not
+    reconnecting. It says where the game is, and offers to play here."""
+    server = await make_server()
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    ann = await open_page(browser, url, problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("signup").click()
+    await fill_dialog(ann, "ann_here", PASSWORD)
+    await signed_in_as(ann, "ann_here", "Ann")
+    phone = await open_page(browser, url, problems)  # another device
+    await phone.get_by_test_id("signin-start").click()
+    await fill_dialog(phone, "ann_here", PASSWORD)
+    await signed_in_as(phone, "ann_here", "Ann")
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+
+    await ann.get_by_test_id("play-alpha").click()
+    told = ann.locator('.toast[data-code="elsewhere"]')
+    await expect(told).to_contain_text("You are playing in another tab or on another device")
+    await expect(told).not_to_contain_text("Reconnecting")
+    await told.get_by_test_id("error-play-here").click()
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Connected")
+    await expect(told).to_have_count(0)  # over: the game is here again
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    assert problems == [], problems

@@ -50,6 +50,17 @@ export class OfflineError extends Error {
   }
 }
 
+/** No connection because another tab or device plays the session: nothing reconnects
+ * by itself (the two would take it from each other for ever); "Play here" does. */
+export class ElsewhereError extends Error {
+  constructor() {
+    super("You are playing in another tab or on another device: nothing was sent here. "
+      + "“Play here” brings the game back to this tab.");
+    this.name = "ElsewhereError";
+    this.code = "elsewhere";
+  }
+}
+
 export class Connection {
   /**
    * @param {string} url ws:// or wss:// URL of the server's /ws endpoint
@@ -170,7 +181,8 @@ export class Connection {
   request(t, fields = {}) {
     return new Promise((resolve, reject) => {
       if (!this.open) {
-        reject(new OfflineError("Not connected to the server: nothing was sent. Reconnecting…"));
+        reject(this.status.state === "replaced" ? new ElsewhereError()
+          : new OfflineError("Not connected to the server: nothing was sent. Reconnecting…"));
         return;
       }
       const id = this.nextId++;

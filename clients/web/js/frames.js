@@ -32,7 +32,10 @@ export function linkStatus(status) {
   if (status.state !== "open") {
     state.seedSync = {};
     if (wasOpen) linkWentDown();
-  } else dismissToasts("offline"); // what they said is over
+  } else {
+    dismissToasts("offline"); // what they said is over
+    dismissToasts("elsewhere");
+  }
   render();
 }
 

@@ -65,6 +65,10 @@ export function showError(err, { code = null, tone = null, sticky = false, open 
     ? `${err.table ? `Table “${titleOf(err.table)}”` : "This table"} is hosted by another server of the `
       + `casino (${new URL(remote).host}):`
     : errorText(err);
+  // a tab another one took the session from: the way back is in the words' toast
+  if (err?.code === "elsewhere" && !action) {
+    action = { action: "reconnect", label: "Play here", testid: "error-play-here" };
+  }
   const list = $("errors");
   // news read whole and folded to a line gives way to what comes next: "New player, …
   // More ×" stayed for the rest of the session, over the paytable and the notices after it
