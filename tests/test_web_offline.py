@@ -527,3 +527,49 @@ async def test_chips_built_before_the_server_stopped_stay_drawn_in_the_circle(
     await expect(page.get_by_test_id("ante-0")).not_to_have_attribute("data-action", "add-chip")
     await shot(page, "offline-built-1280.png")
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
+async def test_chips_built_for_a_round_that_closed_while_offline_are_said_and_cleared(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """$25 built for a round, then offline while its betting closed and it was played
+    out: back online the $25 sat in the circle again, for the next round, and nothing
+    said it was never bet. Chips built but not placed when betting closes are said and
+    cleared, seen or not."""
+    server = await make_server(timers={"betting": 3, "decision": 1, "results": 0.5})
+    context = await browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    wire = Wire()
+    await page.route_web_socket("**/ws", wire.route)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(page, 0, [(2500, "left")])  # no round yet: no clock runs
+    await expect_cents(page, "ante-0", 2500)
+    table = server.rooms["alpha"].table
+    bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await bob.hello(name="Bob")
+        await bob.request("join", table="alpha")
+        await bob.request("sit", table="alpha")
+        await bob.request("ante", table="alpha", seat=1, amount=500)  # round 1's betting
+        first = table.round_id
+        await expect_phase([page], "betting")
+        await wire.cut()
+        # round 1 is dealt without Ann's chips and played out: the table waits for bets
+        await until(lambda: table.round_id is None)
+        assert table.round_id != first
+        wire.down = False
+        await retry_now(page)
+        await expect_phase([page], "waiting")  # seen as it is now, not as last seen
+        told = page.locator('.toast[data-code="unplaced"]')
+        await expect(told).to_contain_text("the $25.00 built on seat #1 was not bet")
+        await expect_cents(page, "ante-0", 0)
+        assert await page.evaluate("Object.keys(window.stud.state.builds).length") == 0
+    finally:
+        await bob.close()
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []

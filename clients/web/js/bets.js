@@ -18,21 +18,39 @@ import { KEYS } from "./tabstore.js";
  * chips are on the table now, and the next round starts empty), and of seats dealt out
  * without them: betting closed before Deal placed them. Those were hidden while the
  * round played, then came back under the next round's chips; they are said instead.
+ * So are those built for a round gone by unseen (offline, a reload): a build is for the
+ * round it was built in (`round`, taken on by one built between rounds when the next
+ * opens), unless the table was seen to drop that round undealt (every ante taken back).
+ * `old`: the snapshot before this one (seq -1: kept over a reconnect, not seen to move on).
  */
-export function forgetStaleBuilds(snap) {
+export function forgetStaleBuilds(snap, old = null) {
   let changed = false;
   const dealt = snap.phase === "deciding" || snap.phase === "showdown";
+  const seen = old && old.table === snap.table && old.seq >= 0;
   const unplaced = [];
+  let away = false;
   for (const key of Object.keys(state.builds)) {
     const [table, seat] = key.split(":");
     if (table !== snap.table) continue;
     const s = snap.seats[Number(seat)];
-    if (!s || s.player_id !== state.me?.player_id || s.ante > 0 || dealt) {
-      const amount = buildAmount(state.builds[key]);
-      if (s?.player_id === state.me?.player_id && !(s.ante > 0) && dealt && amount > 0) {
-        unplaced.push([Number(seat), amount, Boolean(state.builds[key].progressive)]);
+    const b = state.builds[key];
+    const mine = s?.player_id === state.me?.player_id;
+    let gone = Boolean(b.round) && snap.round_id !== b.round;
+    if (gone && seen && old.round_id === b.round && old.phase === "betting" && !dealt) {
+      gone = false; // seen: every ante taken back, no deal; the chips wait for the next round
+      b.round = snap.phase === "betting" ? snap.round_id : null;
+      changed = true;
+    }
+    if (!mine || s.ante > 0 || dealt || gone) {
+      const amount = buildAmount(b);
+      if (mine && !(s.ante > 0) && (dealt || gone) && amount > 0) {
+        unplaced.push([Number(seat), amount, Boolean(b.progressive)]);
+        away ||= gone;
       }
       delete state.builds[key];
+      changed = true;
+    } else if (!b.round && snap.phase === "betting" && snap.round_id) {
+      b.round = snap.round_id; // built between rounds: for the one just opened
       changed = true;
     }
   }
@@ -43,8 +61,9 @@ export function forgetStaleBuilds(snap) {
     const total = unplaced.reduce((sum, [, amount, jp]) => sum + amount + (jp ? snap.progressive_stake : 0), 0);
     const jp = unplaced.some(([, , on]) => on) ? " (with the progressive)" : "";
     const seats = unplaced.map(([seat]) => `#${seat + 1}`).join(", ");
-    showError(`Betting closed before Deal: the ${dollars(total)} built on seat ${seats}${jp} `
-      + "was not bet, and is cleared.", { code: "unplaced", tone: "warn" });
+    showError(`${away ? "Betting closed while you were away" : "Betting closed before Deal"}: the `
+      + `${dollars(total)} built on seat ${seats}${jp} was not bet, and is cleared.`,
+    { code: "unplaced", tone: "warn" });
   }
 }
 

@@ -157,7 +157,7 @@ export function absorb(frame) {
       } else noticeUnseenDecisions(prev, frame);
       noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);
-      forgetStaleBuilds(frame);
+      forgetStaleBuilds(frame, old);
       rememberBets(frame);
       rememberRound(frame);
       if (justDealt(old, frame) && !reducedMotion?.matches) showDeal(frame);

@@ -27,7 +27,7 @@ export const state = {
   tables: {}, // table id -> latest snapshot
   receivedAt: {}, // table id -> performance.now() when its snapshot arrived
   current: sessionStorage.getItem(KEYS.table), // table on screen, or null for the lobby
-  builds: loadBuilds(), // "table:seat" -> {chips: [cents...], progressive}, not placed yet
+  builds: loadBuilds(), // "table:seat" -> {chips: [cents...], progressive, round}, not placed yet
   lastBets: loadJSON(KEYS.lastBets, {}), // table id -> {round_id, seats: {seat: {amount, progressive}}}: last round's bets
   selected: {}, // table id -> the own seat that keys act on
   hands: {}, // table id -> {round_id, seats: {seat: {cards, hand}}}: own cards of a private deal (hands.js)
@@ -61,7 +61,7 @@ function loadBuilds() {
   for (const [key, b] of Object.entries(kept ?? {})) {
     const chips = Array.isArray(b?.chips) ? b.chips.filter(Number.isSafeInteger)
       : breakdown(Number(b?.amount) || 0).map((c) => c.cents);
-    builds[key] = { chips, progressive: Boolean(b?.progressive) };
+    builds[key] = { chips, progressive: Boolean(b?.progressive), round: typeof b?.round === "string" ? b.round : null };
   }
   return builds;
 }
@@ -74,8 +74,12 @@ export function buildOf(table, seat) {
   return state.builds[`${table}:${seat}`] ?? { chips: [], progressive: false };
 }
 
+/** A build is for the round whose betting is open (`round`; null between rounds, until
+ * one opens): once that round is gone it was not bet (bets.js forgetStaleBuilds). */
 export function setBuild(table, seat, build) {
-  state.builds[`${table}:${seat}`] = build;
+  const snap = state.tables[table];
+  const round = build.round ?? (snap?.phase === "betting" ? snap.round_id ?? null : null);
+  state.builds[`${table}:${seat}`] = { ...build, round };
   saveBuilds();
 }
 
