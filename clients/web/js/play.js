@@ -89,6 +89,21 @@ function revealSeat(seat) {
   el.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
+const decisionShown = {}; // table id -> the round whose decision a phone was scrolled to
+
+/** A phone's decision: once the cards are down, the selected hand waiting for it is
+ * scrolled whole into view, under the dealer's sticky row (the page's scroll padding),
+ * once per round. Dealt with the page scrolled down, that hand's cards sat under the
+ * row, a stray Fold/Raise showing, while a seat sitting the round out was in view. */
+export function revealDecision(snap, dealing) {
+  if (snap.phase !== "deciding" || dealing || decisionShown[snap.table] === snap.round_id) return;
+  const seat = selectedSeat(snap);
+  const waiting = seat !== null && snap.seats[seat].cards && !snap.seats[seat].decision;
+  if (!waiting || !document.querySelector("#table.layout-flow")) return;
+  decisionShown[snap.table] = snap.round_id;
+  revealSeat(seat);
+}
+
 /**
  * Tab: the next of our seats, selected and focused; while deciding, the next of those
  * still waiting (Tab went through hands decided already, and from the last seat off

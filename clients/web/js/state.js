@@ -100,10 +100,20 @@ export function mySeats(snap) {
     .filter((i) => i >= 0);
 }
 
-/** The seat keys act on: the one the player chose, else their first. */
+/** The seat keys act on: the one the player chose, else their first. In the decision,
+ * when none was chosen (after a reload) or the one chosen was dealt nothing (it sits the
+ * round out), the first hand waiting for it, so f and r act on a hand at once; chosen
+ * then, so it stays selected once decided (a key pressed twice never decides another). */
 export function selectedSeat(snap) {
   const mine = mySeats(snap);
   const chosen = state.selected[snap.table];
+  if (snap.phase === "deciding" && !(mine.includes(chosen) && snap.seats[chosen].cards)) {
+    const waiting = mine.find((i) => snap.seats[i].cards && !snap.seats[i].decision);
+    if (waiting !== undefined) {
+      state.selected[snap.table] = waiting;
+      return waiting;
+    }
+  }
   return mine.includes(chosen) ? chosen : mine[0] ?? null;
 }
 

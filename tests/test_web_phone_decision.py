@@ -1,0 +1,135 @@
+"""The decision on a phone, and after a reload, in a real headless Chromium.
+
+A player holding seats #2 and #8 of a full table bets on one of them and deals: the
+hand waiting for a decision is the one the page shows (whole, under the dealer's
+sticky row) and the one selected, so f and r act on it, also after a reload.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from clients.connection import StudClient
+from server.app import StudServer
+from tests.conftest import ServerFactory
+from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium
+from tests.test_web_layout import LAPTOPS, LONG, NINE, PHONE, enter, new_page
+
+__all__ = ["browser"]  # the fixture used below
+
+pytestmark = needs_chromium
+
+#: Where the dealer's sticky row ends, and seat N's cards, buttons and box, as drawn.
+IN_VIEW = """(n) => {
+  const box = (sel) => document.querySelector(sel).getBoundingClientRect().toJSON();
+  return {bar: box('#table .felt.flow .dealer'), seat: box(`[data-testid="seat-${n}"]`),
+          cards: box(`[data-testid="seat-${n}-cards"]`), fold: box(`[data-testid="fold-${n}"]`),
+          raise: box(`[data-testid="raise-${n}"]`), screen: innerHeight, scrolled: scrollY};
+}"""
+
+
+@pytest.fixture
+async def others() -> AsyncIterator[list[StudClient]]:
+    clients: list[StudClient] = []
+    yield clients
+    for c in clients:
+        await c.close()
+
+
+async def full_table(server: StudServer, others: list[StudClient]) -> None:
+    """Seven other players on every seat but #2 and #8, each with $5 placed."""
+    for seat in (0, 2, 3, 4, 5, 6, 8):
+        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        others.append(bot)
+        await bot.hello(name=f"bot{seat + 1}")
+        await bot.request("join", table="nine")
+        await bot.request("sit", table="nine", seat=seat)
+        await bot.request("ante", table="nine", seat=seat, amount=500)
+
+
+async def all_deal(others: list[StudClient]) -> None:
+    for bot in others:
+        await bot.request("deal", table="nine")
+
+
+async def seated_at_two_and_eight(page: Page, *, tap: bool) -> None:
+    play = page.get_by_test_id("play-nine")
+    await (play.tap() if tap else play.click())  # the lowest free seat: #2
+    await expect(page.get_by_test_id("seat-1").locator(".you")).to_have_count(1)
+    sit = page.get_by_test_id("sit-7")
+    await (sit.tap() if tap else sit.click())
+    await expect(page.get_by_test_id("seat-7").locator(".you")).to_have_count(1)
+
+
+async def test_a_phone_s_hand_awaiting_a_decision_is_in_view_below_the_dealer(
+    make_server: ServerFactory, browser: Browser, others: list[StudClient]
+) -> None:
+    """Betting on #2 only and tapping Deal, the decision came with the page scrolled so
+    that #2's cards sat under the dealer's sticky row (ending at 76 px, the cards at
+    7-64 px): a stray Fold/Raise row showed, while the sitting-out #8 was in full view."""
+    server = await make_server(tables=NINE, timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, bob = await new_page(
+        browser,
+        url,
+        problems,
+        viewport=PHONE,
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
+    await enter(bob, "Bob", tap=True)
+    await full_table(server, others)
+    await seated_at_two_and_eight(bob, tap=True)
+    await all_deal(others)
+    await bob.get_by_test_id("chip-500").tap()
+    await bob.get_by_test_id("ante-1").tap()
+    await bob.get_by_test_id("deal").tap()
+    await expect(bob.get_by_test_id("fold-1")).to_be_visible()
+    await bob.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    got: dict[str, Any] = await bob.evaluate(IN_VIEW, 1)
+    bar = got["bar"]["bottom"]
+    assert got["cards"]["top"] >= bar, got
+    assert got["seat"]["top"] >= bar and got["seat"]["bottom"] <= got["screen"], got
+    assert got["raise"]["bottom"] <= got["screen"], got
+    await expect(bob.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    ARTIFACTS.mkdir(exist_ok=True)
+    await bob.screenshot(path=str(ARTIFACTS / "phone-decision-2-of-2-and-8.png"))
+    assert problems == []
+
+
+async def test_a_reload_mid_decision_selects_the_hand_awaiting_it(
+    make_server: ServerFactory, browser: Browser, others: list[StudClient]
+) -> None:
+    """Betting on #8 only, #2 sitting out: after a reload mid-decision the selection sat
+    on #2, so the first r only moved it. The first own hand awaiting a decision is
+    selected, and r raises it."""
+    server = await make_server(tables=NINE, timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=LAPTOPS[0])
+    await enter(ann, "Ann")
+    await full_table(server, others)
+    await seated_at_two_and_eight(ann, tap=False)
+    await all_deal(others)
+    await ann.get_by_test_id("chip-500").click()
+    await ann.get_by_test_id("ante-7").click()
+    await ann.get_by_test_id("deal").click()
+    await expect(ann.get_by_test_id("fold-7")).to_be_visible()
+    await ann.reload()
+    await expect_phase([ann], "deciding")
+    await expect(ann.get_by_test_id("fold-7")).to_be_visible()
+    await expect(ann.get_by_test_id("seat-7")).to_have_attribute("data-selected", "true")
+    await expect(ann.get_by_test_id("selected-seat")).to_contain_text("Seat #8")
+    await ann.keyboard.press("r")
+    await expect(ann.get_by_test_id("seat-7-status")).to_contain_text("Raise")
+    seat = server.rooms["nine"].table.seats[7]
+    assert seat is not None and str(seat.decision) == "raise"
+    assert problems == []
