@@ -292,3 +292,44 @@ def sha256_hex(seed_hex: str) -> str:
 
 def short(hex_text: str) -> str:
     return f"{hex_text[:8]}…{hex_text[-6:]}"
+
+
+@needs_chromium
+async def test_the_seed_s_words_match_the_deal_and_the_last_deal_outlives_a_reload(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A deal that used the player's seed: "This deal" listed it while the words under
+    the seed said it "goes into every deal from the next one on". And after a reload the
+    "Last deal" box, its proof and its Verify, were gone."""
+    server = await make_server(shuffle=None, timers={"betting": 60, "decision": 60, "results": 1})
+    problems: list[str] = []
+    ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("table-view")).to_have_attribute("data-role", "player")
+    await ann.get_by_test_id("seed-input").fill(ANN_SEED)
+    await ann.get_by_test_id("seed-input").press("Enter")
+    status = ann.get_by_test_id("seed-status")
+    await expect(status).to_contain_text(f"Your seed “{ANN_SEED}” goes into every deal")
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()  # alone at the table: dealt at once
+    await expect_phase([ann], "deciding")
+    round_id = (await table_snapshot(ann))["round_id"]
+    await expect(status).to_have_text(
+        f"Your seed “{ANN_SEED}” went into this deal, and goes into every one after."
+    )
+    await ann.get_by_test_id("raise-0").click()
+    await expect_phase([ann], "waiting")
+    last = ann.get_by_test_id("last-deal")
+    await expect(last).to_have_attribute("data-round", round_id)
+    await expect(last).to_contain_text("Last deal")
+
+    await ann.reload()
+    await expect_phase([ann], "waiting")
+    await expect(last).to_be_visible()
+    await expect(last).to_have_attribute("data-round", round_id)
+    await expect(ann.get_by_test_id("fair-client-seeds")).to_have_text(f"“{ANN_SEED}”")
+    await ann.get_by_test_id("verify").click()
+    await expect(ann.get_by_test_id("fair-verdict")).to_have_attribute("data-ok", "true")
+    await expect(ann.get_by_test_id("fair-verdict-text")).to_have_text("Last deal — Fair: verified")
+    assert problems == []

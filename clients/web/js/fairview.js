@@ -9,6 +9,17 @@ export function shortHex(hex) {
   return hex.length > 16 ? `${hex.slice(0, 8)}…${hex.slice(-6)}` : hex;
 }
 
+/**
+ * What the player's client seed does, in words: `phase` is the table's, `used` whether
+ * the deal on the table took it. (At a showdown whose "This deal" listed the seed it
+ * said the seed "goes into every deal from the next one on".)
+ */
+export function seedWords(seed, phase, used) {
+  if (used) return `Your seed “${seed}” went into this deal, and goes into every one after.`;
+  const when = phase === "betting" ? "this round's deal and every one after" : "every deal from the next one on";
+  return `Your seed “${seed}” goes into ${when}.`;
+}
+
 /** The Verify button for a round; `action` and `data` say which round it checks. */
 export function verifyButton(props, label = "Verify") {
   return h("button", { class: "btn small verify", ...props }, label);

@@ -16,7 +16,7 @@ import { conn, connectedTo } from "./link.js";
 import { restartedNotice } from "./moved.js";
 import { dismissMomentToasts, dismissRefusals, dismissToasts, showBanner, showError } from "./notices.js";
 import { loadHistory, rememberRound, sendSeed } from "./rounds.js";
-import { mySeats, render, setCurrent, state, titleOf } from "./state.js";
+import { mySeats, render, setCurrent, setLastDeal, state, titleOf } from "./state.js";
 import { KEYS } from "./tabstore.js";
 import { linkWentDown, noticeClockRanOn, noticeUnseenDecisions } from "./unseen.js";
 
@@ -153,7 +153,7 @@ export function absorb(frame) {
         tellMoved(prev, frame, { restarted: Boolean(from) && from === state.serverUrl });
         // the round its old host dealt is not the table's last deal here (the new host
         // dealt none yet); its proof stays in History, with its own Verify
-        delete state.lastDeal[frame.table];
+        setLastDeal(frame.table, null);
       } else noticeUnseenDecisions(prev, frame);
       noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);
@@ -166,7 +166,7 @@ export function absorb(frame) {
         delete state.dealing[frame.table];
       }
       if (frame.phase === "showdown") {
-        state.lastDeal[frame.table] = frame;
+        setLastDeal(frame.table, frame);
         const fresh = !(old?.phase === "showdown" && old.round_id === frame.round_id);
         if (fresh && state.history.open && mySeats(frame).some((i) => frame.seats[i].result)) loadHistory();
       }

@@ -5,6 +5,7 @@
 // a History round can be verified the same way.
 
 import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
+import { seedWords } from "./fairview.js";
 import { errorText } from "./format.js";
 import { conn } from "./link.js";
 import { placeToasts, showError } from "./notices.js";
@@ -98,8 +99,21 @@ export function seedStatus(table, snap) {
     return "Optional: a seed of yours is mixed into the shuffle, so the server cannot choose the deck alone.";
   }
   if (sync?.acked !== seed) return `Your seed “${seed}” is sent again when the table reconnects.`;
-  const when = snap?.phase === "betting" ? "this round's deal and every one after" : "every deal from the next one on";
-  return `Your seed “${seed}” goes into ${when}.`;
+  return seedWords(seed, snap?.phase, seedUsed(snap, seed));
+}
+
+/** Did the deal on the table take `seed` for one of our seats? As this tab saw it at the
+ * deal (`rememberRound`), else, at the showdown, as the proof lists it: the seeds of the
+ * seats dealt, in seat order. */
+function seedUsed(snap, seed) {
+  if (!snap?.round_id || (snap.phase !== "deciding" && snap.phase !== "showdown")) return false;
+  const seeds = state.rounds[snap.round_id]?.seeds;
+  if (seeds) return Object.values(seeds).includes(seed);
+  const listed = snap.fairness?.client_seeds;
+  if (typeof listed !== "string") return false;
+  const parts = listed.split(",");
+  const dealt = snap.seats.map((s, i) => (s?.cards ? i : -1)).filter((i) => i >= 0);
+  return mySeats(snap).some((i) => dealt.includes(i) && parts[dealt.indexOf(i)] === seed);
 }
 
 /** A showdown snapshot's hands as verifyRound takes them: every seat holding cards. */

@@ -43,7 +43,7 @@ export const state = {
   seeds: loadJSON(KEYS.seeds, {}), // table id -> the client seed this tab set there ("" = none)
   seedSync: {}, // table id -> {acked: seed the server confirmed on this connection, pending: requests in flight}
   rounds: loadJSON(KEYS.rounds, {}), // round id -> {commitment, before_deal, changed?, seeds?} seen before showdown
-  lastDeal: {}, // table id -> the showdown snapshot of its last round
+  lastDeal: loadJSON(KEYS.lastDeal, {}), // table id -> the showdown snapshot of its last round (kept: a reload showed none)
   lostDecisions: {}, // "<round id>:<seat>" -> "fold" | "raise" sent as the link dropped, never answered
   verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
   history: { open: false, rounds: null, loading: false, error: null },
@@ -68,6 +68,13 @@ function loadBuilds() {
 
 export function saveBuilds() {
   sessionStorage.setItem(KEYS.builds, JSON.stringify(state.builds));
+}
+
+/** The showdown snapshot of a table's last deal (its proof, for Verify), or none. */
+export function setLastDeal(table, snap) {
+  if (snap) state.lastDeal[table] = snap;
+  else delete state.lastDeal[table];
+  sessionStorage.setItem(KEYS.lastDeal, JSON.stringify(state.lastDeal));
 }
 
 export function buildOf(table, seat) {

@@ -6,7 +6,7 @@
 
 export const KEYS = {
   token: "stud.token", name: "stud.name", table: "stud.table", builds: "stud.builds", chip: "stud.chip",
-  seeds: "stud.seeds", rounds: "stud.rounds", lastBets: "stud.lastbets",
+  seeds: "stud.seeds", rounds: "stud.rounds", lastBets: "stud.lastbets", lastDeal: "stud.lastdeal",
 };
 
 /**

@@ -326,3 +326,13 @@ test("the rack's result names the progressive the net counts, and offline no key
   });
   assert.equal(offline.byTestId("key-help").textContent, "Keys: none act until the connection is back");
 });
+
+test("the seed's words say whether the deal on the table took it", async () => {
+  const { seedWords } = await import("../js/fairview.js");
+  // a showdown whose "This deal" lists the seed: it went into this deal
+  assert.equal(seedWords("lucky-7", "showdown", true), "Your seed “lucky-7” went into this deal, and goes into every one after.");
+  assert.equal(seedWords("lucky-7", "deciding", true), "Your seed “lucky-7” went into this deal, and goes into every one after.");
+  // set after the deal: the next one
+  assert.equal(seedWords("lucky-7", "showdown", false), "Your seed “lucky-7” goes into every deal from the next one on.");
+  assert.equal(seedWords("lucky-7", "betting", false), "Your seed “lucky-7” goes into this round's deal and every one after.");
+});
