@@ -302,6 +302,10 @@ async def test_a_tab_playing_elsewhere_says_so_when_play_is_pressed(
     told = ann.locator('.toast[data-code="elsewhere"]')
     await expect(told).to_contain_text("You are playing in another tab or on another device")
     await expect(told).not_to_contain_text("Reconnecting")
+    await shot(ann, "account-elsewhere-play.png")
+    await resize(ann, {"width": 390, "height": 844})
+    await expect(told.get_by_test_id("error-play-here")).to_be_visible()
+    await shot(ann, "account-elsewhere-play-phone.png")
     await told.get_by_test_id("error-play-here").click()
     await expect(ann.get_by_test_id("conn-status")).to_have_text("Connected")
     await expect(told).to_have_count(0)  # over: the game is here again
