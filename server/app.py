@@ -442,6 +442,17 @@ class StudServer:
         self.check_accounts()
         self.push_all_wallets()
 
+    def store_went_back(self) -> None:
+        """A table's write found its round unknown to the store: the data went back under
+        a live connection (a backup loaded in place), which no reconnect's check saw. It
+        is the data back, as when a reconnect finds it; the links count their writes
+        anew (the counts they knew are ahead of the loaded data's)."""
+        log.error("the store's data went back to older data under a live connection")
+        for store in (self.store, self.fleet.store if self.fleet is not None else None):
+            if isinstance(store, RedisStore):
+                store.restart_age()
+        self._data_back()
+
     def _data_back(self) -> None:
         """The store's data is back after it was found lost: restored from a backup, most
         likely, which holds the rounds in play here only in part or not at all. They start

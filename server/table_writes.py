@@ -16,7 +16,14 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
 
 from server.durable import Pending, until_known
-from server.stores.base import NotOwner, OpAbandoned, Store, StoreError, StoreUnavailable
+from server.stores.base import (
+    NotOwner,
+    OpAbandoned,
+    RoundUnknown,
+    Store,
+    StoreError,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 
@@ -44,6 +51,7 @@ class TableWrites:
         in_doubt: Callable[[float], None],
         answered: Callable[[], None],
         lost: Callable[[str], None],
+        went_back: Callable[[], None],
     ) -> None:
         self.table_id = table_id
         self.host = host
@@ -51,6 +59,7 @@ class TableWrites:
         self._in_doubt = in_doubt  # the store may not have it: suspend (since then)
         self._resume = answered  # the store answered every write in doubt: resume
         self._lost = lost  # another process (its id, "" not known) holds the table
+        self._went_back = went_back  # the store does not know the round: its data went back
         self._ops = itertools.count(1)
         self.duties_out = 0  # owed writes out: the engine moved already, not yet durable
         self.doubts_out = 0  # writes whose outcome is in doubt now: the table resumes at 0
@@ -97,6 +106,10 @@ class TableWrites:
         except NotOwner as e:
             self._lost(e.holder)
             raise
+        except RoundUnknown:
+            self._answered()
+            self._went_back()
+            raise
         except OpAbandoned:
             self._answered()  # the store answered: the write is definitely not applied
             raise
@@ -127,6 +140,9 @@ class TableWrites:
             )
         except NotOwner as e:
             self._lost(e.holder)
+            raise
+        except RoundUnknown:
+            self._went_back()
             raise
         finally:
             self.duties_out -= 1

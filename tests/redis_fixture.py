@@ -81,6 +81,7 @@ class RedisServer:
                 "--bind", "127.0.0.1",
                 "--save", "3600 1",  # in effect: saved only when it shuts down
                 "--appendonly", "no",
+                "--enable-debug-command", "local",  # DEBUG RELOAD: data swapped in place
                 "--dir", str(self.dir),
                 *(["--requirepass", self.password] if self.password else []),
             ],

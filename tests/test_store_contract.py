@@ -39,6 +39,7 @@ from server.stores.base import (
     OpAbandoned,
     Player,
     RoundConflict,
+    RoundUnknown,
     Store,
     StoreError,
     Wallet,
@@ -186,6 +187,26 @@ async def test_holds_count_against_the_next_bet(store: Store) -> None:
     await books(store)
 
 
+async def test_a_round_the_store_holds_no_trace_of_moves_no_money(store: Store) -> None:
+    """A round is opened by its first bet: a raise, a refund or a settlement for one the
+    store never saw means the data went back under the table (a backup loaded in place),
+    and the table's round is not the store's. Paying it moved money with no ledger: a
+    refund of an ante the data never took paid the house's money out."""
+    p = await store.create_player("a", 10_000, 0)
+    before = await books(store)
+    with pytest.raises(RoundUnknown) as e:
+        await store.apply(F, op(), *raise_("r9", 0, p.player_id, 100))
+    assert e.value.code == "round_voided"
+    refund = Transfer("r9", 0, Reason.REFUND, HOUSE, player_account(p.player_id), 600)
+    with pytest.raises(RoundUnknown):
+        await store.apply(F, op(), [refund], [])
+    with pytest.raises(RoundUnknown):
+        await store.settle(F, "r9", [refund], [], JP, SEED, record("r9", (0, p.player_id)))
+    assert await books(store) == before
+    assert await store.wallet(p.player_id) == Wallet(10_000, 0, 0)
+    assert await store.open_rounds(TABLE) == []
+
+
 async def test_bet_contract_violations(store: Store) -> None:
     a = await store.create_player("a", 10_000, 0)
     b = await store.create_player("b", 10_000, 0)
@@ -209,6 +230,8 @@ async def test_bet_contract_violations(store: Store) -> None:
 async def test_apply_is_all_or_nothing(store: Store) -> None:
     a = await store.create_player("a", 1_000, 0)
     b = await store.create_player("b", 1_000, 0)
+    c = await store.create_player("c", 1_000, 0)
+    await store.bet(F, op(), *ante("r1", 2, c.player_id, 100))  # the round's first bet
     before = await books(store)
     batch = [
         Transfer("r1", 0, Reason.RAISE, player_account(a.player_id), HOUSE, 500),
@@ -337,6 +360,8 @@ async def test_settle_is_idempotent_by_round_id(store: Store) -> None:
 
 async def test_settle_refuses_a_payment_a_wallet_cannot_make(store: Store) -> None:
     p = await store.create_player("a", 100, 0)
+    q = await store.create_player("q", 1_000, 0)
+    await store.bet(F, op(), *ante("r1", 1, q.player_id, 100))  # the round's first bet
     before = await books(store)
     bad = [Transfer("r1", 0, Reason.ANTE, player_account(p.player_id), HOUSE, 101)]
     with pytest.raises(InsufficientFunds):
@@ -389,6 +414,7 @@ async def test_a_refund_the_meter_cannot_cover_is_paid_by_the_house(store: Store
     a = await store.create_player("a", 10_000, 0)
     b = await store.create_player("b", 10_000, 0)
     await store.bet(F, op(), *ante("r1", 0, a.player_id, 100, progressive=True))
+    await store.bet(fence("beta"), op(), *ante("r2", 0, b.player_id, 100))
     full = JackpotClaim("r2", 0, b.player_id, "ROYAL_FLUSH", 10_000)
     await store.settle(
         fence("beta"), "r2", [], [full], JP, 0, record("r2", (0, b.player_id), table="beta")
@@ -409,6 +435,7 @@ async def test_a_refund_never_takes_the_meter_below_its_seed(store: Store) -> No
     a = await store.create_player("a", 10_000, 0)
     b = await store.create_player("b", 10_000, 0)
     await store.bet(F, op(), *ante("r1", 0, a.player_id, 100, progressive=True))
+    await store.bet(fence("beta"), op(), *ante("r2", 0, b.player_id, 100))
     full = JackpotClaim("r2", 0, b.player_id, "ROYAL_FLUSH", 10_000)
     await store.settle(
         fence("beta"), "r2", [], [full], JP, SEED, record("r2", (0, b.player_id), table="beta")

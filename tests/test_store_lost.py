@@ -471,3 +471,38 @@ async def test_a_replay_at_redis_s_memory_limit_is_answered(private_redis: Redis
             assert private_redis.command("CONFIG", "SET", "maxmemory", "0") == "+OK"
     finally:
         await store.close()
+
+
+async def test_a_round_the_store_no_longer_holds_is_given_up_not_played_on(
+    private_redis: RedisServer,
+) -> None:
+    """Redis loaded an older dump in place (DEBUG RELOAD NOSAVE): no connection dropped,
+    so the store's age was never read again, and the round dealt after the dump played
+    on. Its raise is refused `round_voided`, nothing applied, and the table starts
+    over, as after a restore found: the wallet is the reloaded data's, to the cent."""
+    namespace = fresh_namespace()
+    server, store, _side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        backup = ann.balance["balance"]
+        assert private_redis.command("SAVE") == "+OK"
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        await ann.request("deal", table="alpha")
+        deciding = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        assert private_redis.command("DEBUG", "RELOAD", "NOSAVE") == "+OK"
+        with pytest.raises(ServerError) as e:
+            await ann.request("raise", table="alpha", seat=0)
+        assert e.value.code == "round_voided"
+        await ann.wait_table(
+            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
+        )
+        [told] = [f for f in ann.frames if f["t"] == "table_restarted"]
+        assert told["round_id"] == deciding["round_id"]
+        assert (await store.wallet(ann.player_id)).balance == backup
+        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+    finally:
+        await ann.close()
+        await server.stop(grace=0)

@@ -103,6 +103,14 @@ class RoundConflict(StoreError):
     code = "internal_error"
 
 
+class RoundUnknown(StoreError):
+    """A write for a round the store holds no trace of, though every round is opened by
+    its first bet: the data went back under the table (a backup loaded in place). The
+    round is not the store's; nothing was applied, and the table starts over."""
+
+    code = "round_voided"
+
+
 class AccountSuspended(StoreError):
     """An operator suspended the player: the store takes no new bet or chip purchase of
     theirs (nothing was applied), whatever the asking process has heard so far."""
@@ -555,6 +563,13 @@ def closed_error(round_id: str, state: str) -> RoundConflict:
     if state == "settled":
         return RoundConflict(f"round {round_id} was settled; it cannot be changed or voided")
     return RoundConflict(f"round {round_id} was voided")
+
+
+def unknown_round(round_id: str) -> RoundUnknown:
+    return RoundUnknown(
+        f"round {round_id} is not in the game's data store, which went back to older "
+        "data (restored from a backup): the round is given up and nothing was applied"
+    )
 
 
 def not_owner(table_id: str, current: int, holder: str = "") -> NotOwner:

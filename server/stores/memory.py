@@ -68,6 +68,7 @@ from server.stores.base import (
     token_hash,
     transfers_digest,
     unknown_player,
+    unknown_round,
     username_taken,
     wallet_ids,
     with_jackpots,
@@ -454,9 +455,11 @@ class MemoryStore:
             return first
         self._fence(fence)
         rnd = self.rounds.get(rid)
-        if rnd is not None and rnd.state != "open":
+        if rnd is None:  # opened by its first bet: one unknown went with the data's past
+            raise unknown_round(rid)
+        if rnd.state != "open":
             raise closed_error(rid, rnd.state)
-        if rnd is not None and rnd.table_id != fence.table_id:
+        if rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {rid} belongs to table {rnd.table_id}")
         self._check_covered(transfers)
         for h in holds:
@@ -514,12 +517,12 @@ class MemoryStore:
         self._fence(fence)  # a stale host hears that it lost the table, not why the round ended
         if rnd is not None and rnd.state == "voided":
             raise closed_error(round_id, "voided")
+        if rnd is None:  # opened by its first bet: one unknown went with the data's past
+            raise unknown_round(round_id)
         if rnd is not None and rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         text = record_json(record)
         self._check_covered(transfers)
-        if rnd is None:
-            rnd = self.rounds[round_id] = _Round(fence.table_id)
         now = _now_ms()
         applied = list(transfers)
         for t in transfers:

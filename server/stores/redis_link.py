@@ -118,6 +118,7 @@ class RedisLink:
         #: data is back, as after a loss found. None: no age kept (`keep_age` turns it on).
         self.age_key: str | None = None
         self.age = 0
+        self._old_ages: list[str] = []  # keys of counts given up, deleted when next connected
 
     @property
     def connected(self) -> bool:
@@ -135,10 +136,11 @@ class RedisLink:
             await asyncio.gather(task, return_exceptions=True)
         conn, self._conn = self._conn, None
         self._ready.clear()
-        if conn is not None and self.age and self.age_key and not self.data_lost:
+        ages = self._old_ages + ([self.age_key] if self.age and self.age_key else [])
+        if conn is not None and ages and not self.data_lost:
             with contextlib.suppress(*LOST, TimeoutError, asyncio_redis.Error):
                 async with asyncio.timeout(min(self.timeout, 1.0)):
-                    await conn.delete([self.age_key])  # no one else reads it
+                    await conn.delete(ages)  # no one else reads them
         if conn is not None:
             conn.close()
             await asyncio.sleep(0)  # let the transport finish closing
@@ -170,11 +172,11 @@ class RedisLink:
                 await conn.select(self.db)
             await self._load_scripts(conn)
             back = await self._check_origin(conn) or await self._went_back(conn)
-            if back and self.age_key is not None:
-                # a new line of time: the restored data's counts are not this link's
-                old = self.age_key
-                self.keep_age()
-                await conn.delete([old])
+            if back:
+                self.restart_age()  # a new line of time: the data's counts are not this link's
+            if self._old_ages:
+                await conn.delete(self._old_ages)
+                self._old_ages = []
         except BaseException:
             conn.close()
             raise
@@ -211,6 +213,13 @@ class RedisLink:
         host and process, so an operator can tell whose it is."""
         where = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.age_key, self.age = f"{self.prefix}age:{where}", 0
+
+    def restart_age(self) -> None:
+        """The data went back: count anew under a new key (the old one's count, the
+        data's, would hide the next time it goes back; it is deleted once connected)."""
+        if self.age_key is not None:
+            self._old_ages.append(self.age_key)
+            self.keep_age()
 
     async def _went_back(self, conn: Any) -> bool:
         """Whether the data is older than this link's last write answered: a backup

@@ -25,6 +25,7 @@ from server.stores.base import (
     settle_conflict,
     suspended_error,
     unknown_player,
+    unknown_round,
     username_taken,
     with_jackpots,
 )
@@ -83,6 +84,8 @@ def refusal(data: dict[str, Any]) -> StoreError:
         return closed_error(data["round"], data["state"])
     if code == "conflict":
         return settle_conflict(data["round"])
+    if code == "unknown_round":
+        return unknown_round(data["round"])
     if code == "wrong_table":
         return InvalidRequest(f"round {data['round']} belongs to table {data['table']}")
     if code == "buy_in_limit":

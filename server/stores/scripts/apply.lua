@@ -1,6 +1,6 @@
 -- REQ {table, epoch, op, round, transfers, holds, players, ttl}: one round's raises,
 -- folds, refunds; no funds check beyond "no wallet below zero", all or nothing;
--- journalled while the round is open; a repeated op returns its first result
+-- journalled in its open round; a repeated op returns its first result
 if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local ops = ops_key(REQ.round)
 local again = replay(ops, REQ.op)
@@ -9,12 +9,14 @@ local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
 local round = round_of(REQ.round)
 local state, tid = round.state, round.table
-if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
+-- a round is opened by its first bet: one unknown here went with data gone back in time
+if not state then return err('unknown_round', {round = REQ.round}) end
+if state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
 if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
 for _, h in ipairs(REQ.holds) do hold(h) end
 for _, t in ipairs(REQ.transfers) do
-  if t[3] == 'refund' then refund(t, state == 'open') else move(t, state == 'open') end
+  if t[3] == 'refund' then refund(t, true) else move(t, true) end
 end
 return remember(ops, REQ.op, enc(wallets(REQ.players)), REQ.ttl)

@@ -16,11 +16,12 @@ end
 local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
 if state == 'voided' then return err('closed', {round = rid, state = state}) end
+-- a round is opened by its first bet: one unknown here went with data gone back in time
+if not state then return err('unknown_round', {round = rid}) end
 local tid = round_of(rid).table
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
-if not state then open_round(rid, REQ.table) end
 tid = REQ.table
 
 -- floor(meter * bp / 10000) without a product above 2^53: split meter = q * 10000 + r
