@@ -247,7 +247,9 @@ class Room:
             return
         self.starting_over = True
         self.writes.give_up_all()
-        given_up = self.table.round_id
+        # the engine's round, or the one still shown (its last write in doubt, the engine
+        # may have moved on already: a leave that emptied it)
+        given_up = self.table.round_id or (self.audience.shown.view or {}).get("round_id")
         self._log(
             "round given up: the store's data was restored", logging.WARNING, round_id=given_up
         )
@@ -335,6 +337,14 @@ class Room:
         self.publish()
 
     async def _resume_locked(self) -> None:
+        if self.suspended is not None and self.suspended.reason != "store":
+            # the lease came back on the fleet's connection, which says nothing of the
+            # store's: ask it first (back on older data, its reconnect finds so, and the
+            # table starts over instead); not answering, the next renewal asks again
+            try:
+                await self.store.ping()
+            except StoreError:
+                return
         async with self.turns.turn(exclusive=True):
             self._resume()
 

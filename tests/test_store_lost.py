@@ -10,6 +10,7 @@ import contextlib
 import gc
 import logging
 import shutil
+import signal
 from collections import Counter
 
 import pytest
@@ -503,6 +504,82 @@ async def test_a_round_the_store_no_longer_holds_is_given_up_not_played_on(
         assert told["round_id"] == deciding["round_id"]
         assert (await store.wallet(ann.player_id)).balance == backup
         await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+    finally:
+        await ann.close()
+        await server.stop(grace=0)
+
+
+async def test_a_lease_renewed_on_older_data_does_not_resume_the_round_given_up(
+    private_redis: RedisServer,
+) -> None:
+    """Redis down past the table's lease, then back on an older dump: the fleet's
+    connection came back first, renewed the lease (none of its writes was lost) and the
+    table resumed, its round live again for seconds, until the store's connection came
+    back and found the data older. A table suspended for its lease now asks the store
+    before it resumes: the round given up is never shown in play again."""
+    namespace = fresh_namespace()
+    server, _store, _side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        assert private_redis.command("SAVE") == "+OK"
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        await ann.request("ante", table="alpha", seat=0, amount=500)
+        await ann.request("deal", table="alpha")
+        dealt = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        private_redis.stop()
+        await ann.wait_table("alpha", lambda t: (t["suspended"] or {}).get("reason") == "lease")
+        seen = len(ann.frames)
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        await ann.wait_table(
+            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
+        )
+        live_again = [
+            f
+            for f in ann.frames[seen:]
+            if f["t"] == "table" and f["round_id"] == dealt["round_id"] and not f["suspended"]
+        ]
+        assert live_again == []
+    finally:
+        await ann.close()
+        await server.stop(grace=0)
+
+
+async def test_a_round_left_while_its_refund_was_in_doubt_is_the_round_given_up(
+    private_redis: RedisServer,
+) -> None:
+    """The player left while Redis stood still: the engine had let the round go with the
+    seat, its refund in doubt, and the table still showed the round, suspended. Redis then
+    came back on a backup from before the ante: `table_restarted` named no round given
+    up, though one was on the table. It names the round shown."""
+    namespace = fresh_namespace()
+    server, _store, _side = await solo(private_redis.url, namespace)
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        assert private_redis.command("SAVE") == "+OK"
+        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        placed = await ann.request("ante", table="alpha", seat=0, amount=500)
+        assert private_redis.process is not None
+        private_redis.process.send_signal(signal.SIGSTOP)
+        leaving = asyncio.ensure_future(ann.request("leave", table="alpha"))
+        await ann.wait_table("alpha", lambda t: t["suspended"] is not None, timeout=30)
+        private_redis.process.kill()  # stopped still: gone without saving
+        private_redis.process.wait()
+        private_redis.process = None
+        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
+        private_redis.start()
+        await ann.wait_for(lambda c: any(f["t"] == "table_restarted" for f in c.frames), 30)
+        [told] = [f for f in ann.frames if f["t"] == "table_restarted"]
+        assert told["round_id"] == placed["round_id"]
+        with pytest.raises(ServerError) as e:
+            await leaving
+        assert e.value.code == "round_voided"
     finally:
         await ann.close()
         await server.stop(grace=0)
