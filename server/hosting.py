@@ -112,6 +112,11 @@ class Hosting:
                 extra={"table": room.id, "epoch": claim.epoch, "process_id": self.process_id},
             )
             started = time.time()  # as every void's line: when its write was first sent
+            why = (
+                "the store's data was restored; every bet it holds refunded"
+                if room.starting_over
+                else "its host is gone; every bet refunded"
+            )
             voided = await self.store.recover(Fence(room.id, claim.epoch))
             for round_id in voided:
                 log.warning(
@@ -121,7 +126,7 @@ class Hosting:
                         "table": room.id,
                         "epoch": claim.epoch,
                         "process_id": self.process_id,
-                        "why": "its host is gone; every bet refunded",
+                        "why": why,
                         "started_at": round(started, 3),
                     },
                 )
