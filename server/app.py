@@ -457,16 +457,20 @@ class StudServer:
         """The store's data is back after it was found lost: restored from a backup, most
         likely, which holds the rounds in play here only in part or not at all. They start
         over (before any write waiting for the store runs), then are claimed afresh; and
-        every connected player's wallet is sent (the restore may have changed it)."""
+        every connected player's wallet is sent (the restore may have changed it), once
+        those the restored data does not hold are gone (theirs would read nothing)."""
         rooms = [room for room in self.rooms.values() if room.active and not room.starting_over]
         for room in rooms:
             room.start_over()
         if rooms:
             self.spawn(self._claim_afresh(rooms))
-        self.push_all_wallets()
         players = sorted({s.player.player_id for s in self.sessions if s.player})
         if players:
-            self.spawn(self._retire_the_unknown(players))
+            self.spawn(self._after_restore(players))
+
+    async def _after_restore(self, player_ids: Sequence[str]) -> None:
+        await self._retire_the_unknown(player_ids)
+        await self._push_stored_wallets(player_ids)  # to those still connected
 
     async def _retire_the_unknown(self, player_ids: Sequence[str]) -> None:
         """Close the connections of players the restored data does not hold (made after

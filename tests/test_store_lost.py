@@ -177,6 +177,7 @@ async def test_a_restored_backup_s_wallets_are_pushed_to_the_players_connected(
         await flushed(private_redis, store, side)
         assert private_redis.command("FLUSHALL") == "+OK"  # the restore
         private_redis.command("HSET", prefix + "acct", f"player:{ann.player_id}", str(backup))
+        private_redis.command("HSET", prefix + "players", ann.player_id, '{"name":"ann"}')
         assert private_redis.command("SET", prefix + "origin", origin) == "+OK"
         await ann.wait_for(lambda c: c.balance.get("balance") == backup)
         assert not store.data_lost
@@ -261,6 +262,8 @@ async def test_a_player_made_after_the_backup_is_told_once_it_is_restored(
         await asyncio.wait_for(new.closed, 30)
         assert new.ws.close_code == 1008
         assert "restored from a backup" in str(new.ws.close_reason)
+        # not first told, twice, of a wallet of nothing
+        assert [f for f in new.frames if f["t"] == "balance" and not f["balance"]] == []
         assert (await old.request("ping"))["t"] == "pong"
     finally:
         await old.close()
