@@ -519,7 +519,7 @@ class MemoryStore:
             raise closed_error(round_id, "voided")
         if rnd is None:  # opened by its first bet: one unknown went with the data's past
             raise unknown_round(round_id)
-        if rnd is not None and rnd.table_id != fence.table_id:
+        if rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         text = record_json(record)
         self._check_covered(transfers)

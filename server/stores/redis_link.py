@@ -216,8 +216,9 @@ class RedisLink:
 
     def restart_age(self) -> None:
         """The data went back: count anew under a new key (the old one's count, the
-        data's, would hide the next time it goes back; it is deleted once connected)."""
-        if self.age_key is not None:
+        data's, would hide the next time it goes back; it is deleted once connected).
+        A count with no write answered yet is kept: nothing of it can be missing."""
+        if self.age_key is not None and self.age:
             self._old_ages.append(self.age_key)
             self.keep_age()
 
