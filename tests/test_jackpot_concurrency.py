@@ -166,6 +166,9 @@ async def test_two_simultaneous_full_claims(redis_url: str) -> None:  # noqa: F8
             return [JackpotClaim(rid, 0, pid, "ROYAL_FLUSH", 10_000)]
 
         rec = {"table": "t1", "seats": []}
+        for store, rid, pid in ((a, "ra", alice.player_id), (b, "rb", bob.player_id)):
+            ante = Transfer(rid, 0, Reason.ANTE, player_account(pid), HOUSE, 100)
+            await store.bet(Fence("t1", 0), f"{rid}:ante", [ante], [])  # opens the round
         first, second = await asyncio.wait_for(
             asyncio.gather(
                 a.settle(Fence("t1", 0), "ra", [], royal("ra", alice.player_id), JP, SEED, rec),
