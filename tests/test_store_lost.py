@@ -12,6 +12,8 @@ import logging
 import shutil
 import signal
 from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -61,6 +63,79 @@ async def flushed(redis: RedisServer, *stores: RedisStore) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the loss was never found")
+
+
+def backup(redis: RedisServer, name: str = "backup.rdb") -> None:
+    """A backup as an operator takes one: SAVE, and the dump copied aside as `name`."""
+    assert redis.command("SAVE") == "+OK"
+    shutil.copy(redis.dir / "dump.rdb", redis.dir / name)
+
+
+def restart(redis: RedisServer, on: str | None = None) -> None:
+    """Stop Redis (it saves) and start it again: on the saved file `on`, if given."""
+    redis.stop()
+    if on is not None:
+        shutil.copy(redis.dir / on, redis.dir / "dump.rdb")
+    redis.start()
+
+
+async def reconnected(store: RedisStore) -> None:
+    """Until a call gets through again (a reconnect is made on a call's demand)."""
+    for _ in range(300):
+        try:
+            await store.ping()
+            return
+        except StoreError:
+            await asyncio.sleep(0.05)
+    raise AssertionError("the store never came back")
+
+
+@contextlib.asynccontextmanager
+async def ann_at_alpha(
+    redis: RedisServer,
+) -> AsyncIterator[tuple[RedisStore, RedisStore, StudClient]]:
+    """A server on a namespace of its own, and Ann seated at alpha's seat 1: its store,
+    its fleet's, and Ann's connection."""
+    server, store, side = await solo(redis.url, fresh_namespace())
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        yield store, side, ann
+    finally:
+        await ann.close()
+        await server.stop(grace=0)
+
+
+async def dealt(ann: StudClient) -> dict[str, Any]:
+    """Ann's $5 ante, dealt: the table's snapshot at the decision."""
+    await ann.request("ante", table="alpha", seat=0, amount=500)
+    await ann.request("deal", table="alpha")
+    return await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+
+
+async def started_over(ann: StudClient) -> dict[str, Any]:
+    """The table as it starts over: running again, Ann's seat gone."""
+    return await ann.wait_table(
+        "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
+    )
+
+
+@contextlib.asynccontextmanager
+async def lone_store(redis: RedisServer) -> AsyncIterator[tuple[RedisStore, list[int]]]:
+    """A store with no server, and the ages at which it found its data back."""
+    store = await RedisStore.connect(redis.url, namespace=fresh_namespace(), timeout=2)
+    back: list[int] = []
+    store.on_data_back = lambda: back.append(store.age)
+    try:
+        yield store, back
+    finally:
+        await store.close()
+
+
+def player(name: str) -> Player:
+    return Player(f"p-{name}", name, f"t-{name}")
 
 
 async def test_a_flushed_redis_gets_only_the_note_that_its_data_is_gone(
@@ -209,35 +284,18 @@ async def test_a_round_begun_after_the_backup_moves_no_money_once_it_is_restored
     round's ledger. The table now starts over once the data is back: the round's writes
     give up, the claim made afresh voids what the journal holds of it, and the wallets
     are the backup's, to the cent."""
-    namespace = fresh_namespace()
-    server, store, side = await solo(private_redis.url, namespace)
-    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-    try:
-        await ann.hello(name="ann")
-        await ann.request("join", table="alpha")
-        await ann.request("sit", table="alpha", seat=0)
-        backup = ann.balance["balance"]
-        assert private_redis.command("SAVE") == "+OK"  # the backup
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
-        await ann.request("ante", table="alpha", seat=0, amount=500)
-        await ann.request("deal", table="alpha")
-        await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
-        dealt = ann.tables["alpha"]["seq"]
+    async with ann_at_alpha(private_redis) as (store, side, ann):
+        before = ann.balance["balance"]
+        backup(private_redis)
+        seq = (await dealt(ann))["seq"]
         await flushed(private_redis, store, side)  # the data lost
-        private_redis.stop()  # and restored from the backup, as OPERATIONS.md says
-        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
-        private_redis.start()
-        fresh = await ann.wait_table(
-            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
-        )
-        assert fresh["seq"] > dealt  # its viewers stayed: a seq never goes back for them
+        restart(private_redis, on="backup.rdb")  # and restored, as OPERATIONS.md says
+        fresh = await started_over(ann)
+        assert fresh["seq"] > seq  # its viewers stayed: a seq never goes back for them
         with pytest.raises(ServerError):
             await ann.request("raise", table="alpha", seat=0)
-        assert (await store.wallet(ann.player_id)).balance == backup
-        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
-    finally:
-        await ann.close()
-        await server.stop(grace=0)
+        assert (await store.wallet(ann.player_id)).balance == before
+        await ann.wait_for(lambda c: c.balance.get("balance") == before)
 
 
 async def test_a_player_made_after_the_backup_is_told_once_it_is_restored(
@@ -252,13 +310,10 @@ async def test_a_player_made_after_the_backup_is_told_once_it_is_restored(
     new = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
     try:
         await old.hello(name="old")
-        assert private_redis.command("SAVE") == "+OK"  # the backup
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+        backup(private_redis)
         await new.hello(name="new")
         await flushed(private_redis, store, side)
-        private_redis.stop()
-        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
-        private_redis.start()
+        restart(private_redis, on="backup.rdb")
         await asyncio.wait_for(new.closed, 30)
         assert new.ws.close_code == 1008
         assert "restored from a backup" in str(new.ws.close_reason)
@@ -280,31 +335,17 @@ async def test_a_backup_restored_while_redis_was_down_throughout_starts_the_roun
     the settlement paid back antes never paid. The store's age, bumped by each of its
     writes, now says the data went back in time, and the table starts over as after a
     loss found: the wallets are the backup's, to the cent."""
-    namespace = fresh_namespace()
-    server, store, _side = await solo(private_redis.url, namespace)
-    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-    try:
-        await ann.hello(name="ann")
-        await ann.request("join", table="alpha")
-        await ann.request("sit", table="alpha", seat=0)
-        backup = ann.balance["balance"]
-        assert private_redis.command("SAVE") == "+OK"  # the backup
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
-        await ann.request("ante", table="alpha", seat=0, amount=500)
-        await ann.request("deal", table="alpha")
-        deciding = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
-        dealt = deciding["seq"]
-        private_redis.stop()  # down, then back on the backup: never seen empty
-        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
-        private_redis.start()
-        fresh = await ann.wait_table(
-            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
-        )
-        assert fresh["seq"] > dealt
+    async with ann_at_alpha(private_redis) as (store, _side, ann):
+        before = ann.balance["balance"]
+        backup(private_redis)
+        deciding = await dealt(ann)
+        restart(private_redis, on="backup.rdb")  # down, then back on it: never seen empty
+        fresh = await started_over(ann)
+        assert fresh["seq"] > deciding["seq"]
         with pytest.raises(ServerError):
             await ann.request("raise", table="alpha", seat=0)
-        assert (await store.wallet(ann.player_id)).balance == backup
-        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
+        assert (await store.wallet(ann.player_id)).balance == before
+        await ann.wait_for(lambda c: c.balance.get("balance") == before)
         [told] = [f for f in ann.frames if f["t"] == "table_restarted"]
         assert told == {
             "t": "table_restarted",
@@ -312,9 +353,6 @@ async def test_a_backup_restored_while_redis_was_down_throughout_starts_the_roun
             "round_id": deciding["round_id"],
             "reason": "restored",
         }
-    finally:
-        await ann.close()
-        await server.stop(grace=0)
 
 
 async def test_a_redis_back_with_all_its_data_lets_the_round_play_on(
@@ -322,29 +360,18 @@ async def test_a_redis_back_with_all_its_data_lets_the_round_play_on(
 ) -> None:
     """The other side of the store's age: a Redis restarted on everything it was told
     (saved as it stopped) is no restore, and the round in play goes on to its end."""
-    namespace = fresh_namespace()
-    server, store, side = await solo(private_redis.url, namespace)
-    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-    try:
-        await ann.hello(name="ann")
-        await ann.request("join", table="alpha")
-        await ann.request("sit", table="alpha", seat=0)
-        await ann.request("ante", table="alpha", seat=0, amount=500)
-        await ann.request("deal", table="alpha")
-        deciding = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
-        private_redis.stop()  # saves as it stops
-        private_redis.start()
+    async with ann_at_alpha(private_redis) as (store, side, ann):
+        deciding = await dealt(ann)
+        restart(private_redis)  # it saves as it stops
         await ann.wait_for(lambda c: store.connected and side.connected, timeout=30)
         await ann.request("raise", table="alpha", seat=0)
         done = await ann.wait_table("alpha", lambda t: t["phase"] == "showdown", timeout=30)
         assert done["round_id"] == deciding["round_id"]
         assert done["seats"][0] is not None
         assert not [f for f in ann.frames if f["t"] == "table_restarted"]
-    finally:
-        await ann.close()
-        await server.stop(grace=0)
     assert store.age > 0  # its writes were counted, and the count goes with it
-    assert not {k for k in await keys(private_redis.url) if k.startswith(f"{{{namespace}}}:age:")}
+    ages = {k for k in await keys(private_redis.url) if k.startswith(f"{store.prefix}age:")}
+    assert ages == set()
 
 
 async def test_an_operator_s_credit_lost_to_a_restore_is_found_too(
@@ -352,49 +379,16 @@ async def test_an_operator_s_credit_lost_to_a_restore_is_found_too(
 ) -> None:
     """An operator's act is a write answered like any other: one the backup does not
     hold makes the data older than the process was told, and the data is back."""
-    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
-    back: list[int] = []
-    store.on_data_back = lambda: back.append(store.age)
-    try:
-        pat = Player("p-pat", "pat", "a-token")
-        await store.create_player("pat", 100_000, 0, pat)
-        assert private_redis.command("SAVE") == "+OK"  # the backup
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+    async with lone_store(private_redis) as (store, back):
+        await store.create_player("pat", 100_000, 0, player("pat"))
+        backup(private_redis)
         told = store.age
         await RedisAdmin(store).adjust(act("credit", "player:p-pat", amount=2_500), "p-pat", 2_500)
         assert store.age > told
-        private_redis.stop()
-        shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
-        private_redis.start()
-        for _ in range(200):
-            try:
-                await store.ping()
-                break
-            except StoreError:
-                await asyncio.sleep(0.05)
+        restart(private_redis, on="backup.rdb")
+        await reconnected(store)
         assert back == [0]  # found, and counted anew from then on
         assert (await store.wallet("p-pat")).balance == 100_000
-    finally:
-        await store.close()
-
-
-async def reconnected(store: RedisStore) -> None:
-    """Until a call gets through again (a reconnect is made on a call's demand)."""
-    for _ in range(300):
-        try:
-            await store.ping()
-            return
-        except StoreError:
-            await asyncio.sleep(0.05)
-    raise AssertionError("the store never came back")
-
-
-def restart(redis: RedisServer, on: str | None = None) -> None:
-    """Stop Redis (it saves) and start it again: on the saved file `on`, if given."""
-    redis.stop()
-    if on is not None:
-        shutil.copy(redis.dir / on, redis.dir / "dump.rdb")
-    redis.start()
 
 
 async def test_a_restart_after_a_restore_is_no_restore(private_redis: RedisServer) -> None:
@@ -402,15 +396,11 @@ async def test_a_restart_after_a_restore_is_no_restore(private_redis: RedisServe
     age went on counting from before. The next plain restart found it lower than the
     highest the process was told, and every table started over for nothing: rounds
     given up, players told of a restore. Each return of the data starts a new count."""
-    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
-    back: list[int] = []
-    store.on_data_back = lambda: back.append(store.age)
-    try:
-        await store.create_player("pat", 100_000, 0, Player("p-pat", "pat", "t-pat"))
-        assert private_redis.command("SAVE") == "+OK"  # the backup
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+    async with lone_store(private_redis) as (store, back):
+        await store.create_player("pat", 100_000, 0, player("pat"))
+        backup(private_redis)
         for name in ("quinn", "rex"):
-            await store.create_player(name, 100_000, 0, Player(f"p-{name}", name, f"t-{name}"))
+            await store.create_player(name, 100_000, 0, player(name))
         private_redis.stop()
         private_redis.forget()
         private_redis.start()  # empty
@@ -424,13 +414,11 @@ async def test_a_restart_after_a_restore_is_no_restore(private_redis: RedisServe
         restart(private_redis, on="backup.rdb")
         await reconnected(store)
         assert len(back) == 1
-        await store.create_player("sam", 100_000, 0, Player("p-sam", "sam", "t-sam"))
+        await store.create_player("sam", 100_000, 0, player("sam"))
         restart(private_redis)  # it keeps everything
         await reconnected(store)
         assert len(back) == 1
         assert await store.player_known("p-sam")
-    finally:
-        await store.close()
 
 
 async def test_a_second_restore_soon_after_the_first_is_found(private_redis: RedisServer) -> None:
@@ -438,34 +426,27 @@ async def test_a_second_restore_soon_after_the_first_is_found(private_redis: Red
     count the process took up after the first restore was the older backup's, and the
     newer one's was as high as anything answered since, so the write answered between
     the two restores was lost unnoticed."""
-    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
-    back: list[int] = []
-    store.on_data_back = lambda: back.append(store.age)
-    try:
-        for name, backup in (("pat", "older.rdb"), ("quinn", "newer.rdb"), ("rex", None)):
-            await store.create_player(name, 100_000, 0, Player(f"p-{name}", name, f"t-{name}"))
-            if backup is not None:
-                assert private_redis.command("SAVE") == "+OK"
-                shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / backup)
+    async with lone_store(private_redis) as (store, back):
+        for name, saved in (("pat", "older.rdb"), ("quinn", "newer.rdb"), ("rex", None)):
+            await store.create_player(name, 100_000, 0, player(name))
+            if saved is not None:
+                backup(private_redis, saved)
         restart(private_redis, on="older.rdb")
         await reconnected(store)
         assert len(back) == 1
-        await store.create_player("sam", 100_000, 0, Player("p-sam", "sam", "t-sam"))
+        await store.create_player("sam", 100_000, 0, player("sam"))
         restart(private_redis, on="newer.rdb")
         await reconnected(store)
         assert len(back) == 2
         assert not await store.player_known("p-sam")
-    finally:
-        await store.close()
 
 
 async def test_a_replay_at_redis_s_memory_limit_is_answered(private_redis: RedisServer) -> None:
     """A Redis at its maxmemory refuses writes (noeviction), and a write in doubt is
     resolved by sending it again: its replay writes nothing and was answered. Counting
     it in the store's age made it a write, refused there, so the doubt stayed."""
-    store = await RedisStore.connect(private_redis.url, namespace=fresh_namespace(), timeout=2)
-    try:
-        await store.create_player("pat", 100_000, 0, Player("p-pat", "pat", "t-pat"))
+    async with lone_store(private_redis) as (store, _back):
+        await store.create_player("pat", 100_000, 0, player("pat"))
         bought = await store.buy_chips("p-pat", 500, 10_000_000, "buy-1")
         assert private_redis.command("CONFIG", "SET", "maxmemory-policy", "noeviction") == "+OK"
         assert private_redis.command("CONFIG", "SET", "maxmemory", "1") == "+OK"
@@ -473,8 +454,6 @@ async def test_a_replay_at_redis_s_memory_limit_is_answered(private_redis: Redis
             assert await store.buy_chips("p-pat", 500, 10_000_000, "buy-1") == bought
         finally:
             assert private_redis.command("CONFIG", "SET", "maxmemory", "0") == "+OK"
-    finally:
-        await store.close()
 
 
 async def test_a_round_the_store_no_longer_holds_is_given_up_not_played_on(
@@ -484,32 +463,19 @@ async def test_a_round_the_store_no_longer_holds_is_given_up_not_played_on(
     so the store's age was never read again, and the round dealt after the dump played
     on. Its raise is refused `round_voided`, nothing applied, and the table starts
     over, as after a restore found: the wallet is the reloaded data's, to the cent."""
-    namespace = fresh_namespace()
-    server, store, _side = await solo(private_redis.url, namespace)
-    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-    try:
-        await ann.hello(name="ann")
-        await ann.request("join", table="alpha")
-        await ann.request("sit", table="alpha", seat=0)
-        backup = ann.balance["balance"]
+    async with ann_at_alpha(private_redis) as (store, _side, ann):
+        before = ann.balance["balance"]
         assert private_redis.command("SAVE") == "+OK"
-        await ann.request("ante", table="alpha", seat=0, amount=500)
-        await ann.request("deal", table="alpha")
-        deciding = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+        deciding = await dealt(ann)
         assert private_redis.command("DEBUG", "RELOAD", "NOSAVE") == "+OK"
         with pytest.raises(ServerError) as e:
             await ann.request("raise", table="alpha", seat=0)
         assert e.value.code == "round_voided"
-        await ann.wait_table(
-            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
-        )
+        await started_over(ann)
         [told] = [f for f in ann.frames if f["t"] == "table_restarted"]
         assert told["round_id"] == deciding["round_id"]
-        assert (await store.wallet(ann.player_id)).balance == backup
-        await ann.wait_for(lambda c: c.balance.get("balance") == backup)
-    finally:
-        await ann.close()
-        await server.stop(grace=0)
+        assert (await store.wallet(ann.player_id)).balance == before
+        await ann.wait_for(lambda c: c.balance.get("balance") == before)
 
 
 async def test_a_lease_renewed_on_older_data_does_not_resume_the_round_given_up(
@@ -520,35 +486,21 @@ async def test_a_lease_renewed_on_older_data_does_not_resume_the_round_given_up(
     table resumed, its round live again for seconds, until the store's connection came
     back and found the data older. A table suspended for its lease now asks the store
     before it resumes: the round given up is never shown in play again."""
-    namespace = fresh_namespace()
-    server, _store, _side = await solo(private_redis.url, namespace)
-    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-    try:
-        await ann.hello(name="ann")
-        await ann.request("join", table="alpha")
-        await ann.request("sit", table="alpha", seat=0)
-        assert private_redis.command("SAVE") == "+OK"
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
-        await ann.request("ante", table="alpha", seat=0, amount=500)
-        await ann.request("deal", table="alpha")
-        dealt = await ann.wait_table("alpha", lambda t: t["phase"] == "deciding")
+    async with ann_at_alpha(private_redis) as (_store, _side, ann):
+        backup(private_redis)
+        deciding = await dealt(ann)
         private_redis.stop()
         await ann.wait_table("alpha", lambda t: (t["suspended"] or {}).get("reason") == "lease")
         seen = len(ann.frames)
         shutil.copy(private_redis.dir / "backup.rdb", private_redis.dir / "dump.rdb")
         private_redis.start()
-        await ann.wait_table(
-            "alpha", lambda t: t["suspended"] is None and t["seats"][0] is None, timeout=30
-        )
+        await started_over(ann)
         live_again = [
             f
             for f in ann.frames[seen:]
-            if f["t"] == "table" and f["round_id"] == dealt["round_id"] and not f["suspended"]
+            if f["t"] == "table" and f["round_id"] == deciding["round_id"] and not f["suspended"]
         ]
         assert live_again == []
-    finally:
-        await ann.close()
-        await server.stop(grace=0)
 
 
 async def test_a_round_left_while_its_refund_was_in_doubt_is_the_round_given_up(
@@ -558,15 +510,8 @@ async def test_a_round_left_while_its_refund_was_in_doubt_is_the_round_given_up(
     seat, its refund in doubt, and the table still showed the round, suspended. Redis then
     came back on a backup from before the ante: `table_restarted` named no round given
     up, though one was on the table. It names the round shown."""
-    namespace = fresh_namespace()
-    server, _store, _side = await solo(private_redis.url, namespace)
-    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-    try:
-        await ann.hello(name="ann")
-        await ann.request("join", table="alpha")
-        await ann.request("sit", table="alpha", seat=0)
-        assert private_redis.command("SAVE") == "+OK"
-        shutil.copy(private_redis.dir / "dump.rdb", private_redis.dir / "backup.rdb")
+    async with ann_at_alpha(private_redis) as (_store, _side, ann):
+        backup(private_redis)
         placed = await ann.request("ante", table="alpha", seat=0, amount=500)
         assert private_redis.process is not None
         private_redis.process.send_signal(signal.SIGSTOP)
@@ -583,6 +528,3 @@ async def test_a_round_left_while_its_refund_was_in_doubt_is_the_round_given_up(
         with pytest.raises(ServerError) as e:
             await leaving
         assert e.value.code == "round_voided"
-    finally:
-        await ann.close()
-        await server.stop(grace=0)
