@@ -11,6 +11,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from clients.connection import ServerError, StudClient
+from server.app import StudServer
 from tests.conftest import ServerFactory
 from tests.test_web import (
     VIEWPORT,
@@ -143,25 +144,33 @@ async def test_a_guest_signs_in_from_the_lobby(
     assert problems == [], problems
 
 
+async def on_two_devices(
+    browser: Browser, server: StudServer, username: str, problems: list[str]
+) -> tuple[Page, Page]:
+    """Ann signed up as `username` on one page, then signed in on another device: the
+    first, one connection per player on a server, now offers "Play here"."""
+    url = f"http://127.0.0.1:{server.port}/"
+    ann = await open_page(browser, url, problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("signup").click()
+    await fill_dialog(ann, username, PASSWORD)
+    await signed_in_as(ann, username, "Ann")
+    phone = await open_page(browser, url, problems)  # another device
+    await phone.get_by_test_id("signin-start").click()
+    await fill_dialog(phone, username, PASSWORD)
+    await signed_in_as(phone, username, "Ann")
+    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+    return ann, phone
+
+
 async def test_a_password_changed_here_signs_the_other_device_out(
     make_server: ServerFactory, browser: Browser
 ) -> None:
     """The page had no way to change a password. Another device's page, once signed
     out by the change, says so and plays on as a guest."""
     server = await make_server()
-    url = f"http://127.0.0.1:{server.port}/"
     problems: list[str] = []
-    ann = await open_page(browser, url, problems)
-    await enter(ann, "Ann")
-    await ann.get_by_test_id("signup").click()
-    await fill_dialog(ann, "ann_pw", PASSWORD)
-    await signed_in_as(ann, "ann_pw", "Ann")
-    phone = await open_page(browser, url, problems)  # another device
-    await phone.get_by_test_id("signin-start").click()
-    await fill_dialog(phone, "ann_pw", PASSWORD)
-    await signed_in_as(phone, "ann_pw", "Ann")
-    # one connection per player on a server: the first device now offers "Play here"
-    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+    ann, phone = await on_two_devices(browser, server, "ann_pw", problems)
 
     await phone.get_by_test_id("password").click()
     await expect(phone.get_by_test_id("account-username")).to_be_hidden()
@@ -285,18 +294,8 @@ async def test_a_tab_playing_elsewhere_says_so_when_play_is_pressed(
     "Not connected to the server: nothing was sent. Reconnecting…", and it was not
     reconnecting. It says where the game is, and offers to play here."""
     server = await make_server()
-    url = f"http://127.0.0.1:{server.port}/"
     problems: list[str] = []
-    ann = await open_page(browser, url, problems)
-    await enter(ann, "Ann")
-    await ann.get_by_test_id("signup").click()
-    await fill_dialog(ann, "ann_here", PASSWORD)
-    await signed_in_as(ann, "ann_here", "Ann")
-    phone = await open_page(browser, url, problems)  # another device
-    await phone.get_by_test_id("signin-start").click()
-    await fill_dialog(phone, "ann_here", PASSWORD)
-    await signed_in_as(phone, "ann_here", "Ann")
-    await expect(ann.get_by_test_id("conn-status")).to_have_text("Playing in another tab or device")
+    ann, _phone = await on_two_devices(browser, server, "ann_here", problems)
 
     await ann.get_by_test_id("play-alpha").click()
     told = ann.locator('.toast[data-code="elsewhere"]')

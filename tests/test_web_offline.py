@@ -69,11 +69,12 @@ class Wire:
         await self.routes[-1].close(code=4001, reason="gone")
 
 
-async def deciding(
-    browser: Browser, server: StudServer, name: str = "Ann"
+async def seated(
+    browser: Browser, server: StudServer, name: str = "Ann", viewport: ViewportSize = VIEWPORT
 ) -> tuple[Page, Wire, list[str]]:
-    """Ann at alpha with a $5 ante, dealt and shown, her decision due; problems collected."""
-    context = await browser.new_context(viewport=VIEWPORT)
+    """Ann at alpha's seat 1, her page's socket on a wire the test can cut; problems
+    collected."""
+    context = await browser.new_context(viewport=viewport)
     context.set_default_timeout(WAIT_MS)
     page = await context.new_page()
     problems: list[str] = []
@@ -84,6 +85,14 @@ async def deciding(
     await enter(page, name)
     await page.get_by_test_id("play-alpha").click()
     await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    return page, wire, problems
+
+
+async def deciding(
+    browser: Browser, server: StudServer, name: str = "Ann"
+) -> tuple[Page, Wire, list[str]]:
+    """Ann at alpha with a $5 ante, dealt and shown, her decision due; problems collected."""
+    page, wire, problems = await seated(browser, server, name)
     await build_ante(page, 0, [(500, "left")])
     await page.get_by_test_id("deal").click()
     await expect(page.get_by_test_id("fold-0")).to_be_visible()  # dealt, and shown
@@ -537,17 +546,8 @@ async def test_chips_built_for_a_round_that_closed_while_offline_are_said_and_cl
     said it was never bet. Chips built but not placed when betting closes are said and
     cleared, seen or not."""
     server = await make_server(timers={"betting": 3, "decision": 1, "results": 0.5})
-    context = await browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    wire = Wire()
-    await page.route_web_socket("**/ws", wire.route)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    laptop: ViewportSize = {"width": 1280, "height": 800}
+    page, wire, problems = await seated(browser, server, viewport=laptop)
     await build_ante(page, 0, [(2500, "left")])  # no round yet: no clock runs
     await expect_cents(page, "ante-0", 2500)
     table = server.rooms["alpha"].table
