@@ -54,3 +54,22 @@ def test_the_lobby_says_paused_as_the_browser_does() -> None:
         )
     ]
     assert now == ["Paused", "Betting · Paused", "Waiting"], now
+
+
+EMOJI = "Térmínal 终端 🖥️ Player"  # a desktop computer asked to be drawn as an emoji
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_an_emoji_s_variation_selector_is_left_out_of_names(width: int) -> None:
+    """ "🖥️" is a letter one cell wide plus a selector asking for two: the terminal
+    measured it one way and tmux drew it the other, so every redraw of the seat's line
+    left a "─" of the frame at its end. Names go out without the selector, one cell."""
+    for phase in ("betting", "deciding", "showdown"):
+        snap = nine(phase)
+        snap["seats"][2]["name"] = EMOJI
+        text = seats_text(snap, "p0", 0, width).plain
+        assert "🖥" in text and "\ufe0f" not in text, (phase, text)
+    assert fit_name(EMOJI, 40) == "Térmínal 终端 🖥 Player"
+    row = {"id": "t", "title": EMOJI, "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
+    rows = lobby_rows({"tables": [row]}, {})
+    assert "\ufe0f" not in repr(rows), rows

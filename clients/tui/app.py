@@ -73,6 +73,7 @@ from clients.tui.render import (
     folded_by_leaving,
     joined_to_fit,
     last_round_text,
+    plain_name,
     player_text,
     record_round_text,
 )
@@ -146,7 +147,7 @@ class StudApp(App[None]):
     ) -> None:
         super().__init__()
         self.url = url
-        self.player_name = name
+        self.player_name = plain_name(name)
         self.watch_only = watch
         self.start_table = table
         self.table_id: str | None = None
@@ -506,7 +507,8 @@ class StudApp(App[None]):
         self.slip.keep_only(mine)
 
     async def _on_welcome(self, welcome: dict[str, Any], session_lost: bool) -> None:
-        self.player_name = str(welcome.get("name") or self.player_name)  # a resumed player's
+        # a resumed player's name, as the seats show it
+        self.player_name = plain_name(str(welcome.get("name") or self.player_name))
         if self.message_of_link:
             self.message = ""
         self.balance = dict(welcome.get("balance", {}))

@@ -10,7 +10,7 @@ from typing import Final
 from rich.cells import cell_len
 
 from clients.bots import money
-from clients.tui.render import Frame, fit_name, jackpot_name, short_money
+from clients.tui.render import Frame, fit_name, jackpot_name, plain_name, short_money
 
 #: the lobby's word for a table's phase (the browser's lobby uses the same)
 LOBBY_PHASES: Final = {
@@ -69,7 +69,7 @@ def lobby_rows(
             (
                 str(t["id"]),
                 [
-                    str(t.get("title") or t["id"]),
+                    plain_name(str(t.get("title") or t["id"])),
                     lobby_now(t),
                     f"{seats - taken} of {seats}",
                     f"{short_money(int(t['min_ante']))} – {short_money(int(t['max_ante']))}",

@@ -308,6 +308,8 @@ SEAT_LAYOUTS: Final = (
 #: a name's letters on a seat line: at most (a name's own limit), and the 16 a layout
 #: must leave room for (whole names up to that long) before a closer one is tried
 NAME_CELLS: Final = 24
+#: VARIATION SELECTOR-16, which asks for a letter's emoji (two-cell) form
+EMOJI_SELECTOR: Final = "\ufe0f"
 NAME_WANTED: Final = 16
 #: a dealt seat's widest hand name ("Three of a Kind") and state ("Folded (timer)"): the
 #: room names keep from the bets on, so their column stays put through a round
@@ -318,10 +320,18 @@ DEALT: Final = {
 }  # fmt: skip
 
 
+def plain_name(name: str) -> str:
+    """`name` without emoji variation selectors: "🖥️" (a one-cell letter asking to be
+    drawn two wide) was measured one way and drawn the other by some terminals (tmux),
+    and each redraw left a stray cell of the frame at the line's end."""
+    return name.replace(EMOJI_SELECTOR, "")
+
+
 def fit_name(name: str, cells: int) -> str:
     """`name` in at most `cells` cells (a Chinese letter takes two); one cut ends with
     "…" (a cut was not seen), right after the last whole letter: a wide letter cut in
     half left a space before it ("王小明的 …"), the padding goes after it instead."""
+    name = plain_name(name)
     if cell_len(name) <= cells:
         return name
     kept = ""
