@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     NO_BET = "no_bet"
     ALREADY_DECIDED = "already_decided"
     NOT_BETTING = "not_betting"
+    ROUND_MOVED_ON = "round_moved_on"
     ANTE_OUT_OF_LIMITS = "ante_out_of_limits"
     INSUFFICIENT_FUNDS = "insufficient_funds"
     BONUS_NOT_PLAYABLE = "bonus_not_playable"
@@ -108,6 +109,12 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
         " or a fold or raise is still being placed."
     ),
     ErrorCode.NOT_BETTING: "The seat has no hand in this round (it placed no ante).",
+    ErrorCode.ROUND_MOVED_ON: (
+        "The request's `seq` names a snapshot older than the close of the betting (`ante`, "
+        "`withdraw`, `deal`) or of the decisions (`fold`, `raise`) it was made for: the "
+        "round it was meant for has moved on, and nothing was applied. Look at the table "
+        "as it is now before acting again."
+    ),
     ErrorCode.ANTE_OUT_OF_LIMITS: (
         "The ante is outside the table's limits; `min_ante` and `max_ante` give them (cents)."
     ),

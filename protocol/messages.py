@@ -129,6 +129,8 @@ NAME: Final = Str(1, 24, printable=True)
 TOKEN: Final = Str(1, 128, re.compile(r"[\x21-\x7e]+"), "printable ASCII without spaces")
 TABLE_ID: Final = Str(1, 32, re.compile(r"[a-z0-9_-]+"), "lowercase letters, digits, _ or -")
 SEAT: Final = Int(0, MAX_SEATS - 1)
+#: a table snapshot's `seq`, as a request names the one it was made on
+SEQ: Final = Int(0, MAX_ID_INT)
 MONEY: Final = Int(1, MAX_MONEY, " number of cents")
 BOOL: Final = Bool()
 CLIENT_SEED: Final = Str(
@@ -218,14 +220,20 @@ class Stand(SeatRequest):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ante(SeatRequest):
+    """`seq`, here and in the other bets and decisions: the snapshot the player acted on,
+    so a request that reaches the table after its round moved on is refused, not placed
+    in a round the player never saw."""
+
     TYPE: ClassVar[str] = "ante"
     amount: Annotated[int, MONEY]
     progressive: Annotated[bool, BOOL] = False
+    seq: Annotated[int | None, SEQ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Withdraw(SeatRequest):
     TYPE: ClassVar[str] = "withdraw"
+    seq: Annotated[int | None, SEQ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -233,16 +241,19 @@ class Deal(TableRequest):
     """The sender is ready (for all their seats at the table)."""
 
     TYPE: ClassVar[str] = "deal"
+    seq: Annotated[int | None, SEQ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Fold(SeatRequest):
     TYPE: ClassVar[str] = "fold"
+    seq: Annotated[int | None, SEQ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Raise(SeatRequest):
     TYPE: ClassVar[str] = "raise"
+    seq: Annotated[int | None, SEQ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

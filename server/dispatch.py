@@ -130,15 +130,16 @@ class Requests:
                 room = self._room(msg.table)
                 self._not_suspended(self._pid(session))
                 rid = await room.ante(
-                    self._pid(session), msg.seat, msg.amount, msg.progressive, started
+                    self._pid(session), msg.seat, msg.amount, msg.progressive, started, msg.seq
                 )
                 sessions.reply(session, msg, round_id=rid)
             case Deal():
-                await self._room(msg.table).deal(self._pid(session), started)
+                await self._room(msg.table).deal(self._pid(session), started, msg.seq)
                 sessions.reply(session, msg)
             case Fold() | Raise():
                 decision = Decision.FOLD if isinstance(msg, Fold) else Decision.RAISE
-                await self._room(msg.table).decide(self._pid(session), msg.seat, decision, started)
+                room = self._room(msg.table)
+                await room.decide(self._pid(session), msg.seat, decision, started, msg.seq)
                 sessions.reply(session, msg)
             case Hello():
                 await self.hello(session, msg)
@@ -189,7 +190,7 @@ class Requests:
                 await self._room(msg.table).stand(self._pid(session), msg.seat)
                 sessions.reply(session, msg)
             case Withdraw():
-                await self._room(msg.table).withdraw(self._pid(session), msg.seat)
+                await self._room(msg.table).withdraw(self._pid(session), msg.seat, msg.seq)
                 sessions.reply(session, msg)
             case Seed():
                 room = self._room(msg.table)

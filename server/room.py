@@ -502,13 +502,21 @@ class Room:
         await self.run(act)
 
     async def ante(
-        self, player_id: str, seat: int, amount: int, progressive: bool, started: float
+        self,
+        player_id: str,
+        seat: int,
+        amount: int,
+        progressive: bool,
+        started: float,
+        seen: int | None = None,
     ) -> str:
-        """Place the ante; returns the round it is in."""
+        """Place the ante; returns the round it is in. `seen`: the snapshot it was made on
+        (`Table.check_seen`), here and in the other bets and decisions."""
         self._refuse_early()
 
         async def act() -> str:
             self._guard(new_bets=True)
+            self.table.check_seen(seen, deciding=False)
             if self.paused is not None:
                 raise Refusal("table_paused", PAUSED, reason=self.paused["reason"])
             engine, effects = (
@@ -537,11 +545,12 @@ class Room:
         being_placed = Refusal("already_bet", f"seat {seat} has an ante being placed already")
         return await self.run(act, started, seat=seat, busy=being_placed)
 
-    async def withdraw(self, player_id: str, seat: int) -> None:
+    async def withdraw(self, player_id: str, seat: int, seen: int | None = None) -> None:
         self._refuse_early()
 
         async def act() -> None:
             self._guard()
+            self.table.check_seen(seen, deciding=False)
             engine, refund = self.table, self.table.withdraw_effects(player_id, seat)
             rid = self.table.round_id
             assert rid is not None
@@ -562,21 +571,30 @@ class Room:
 
         await self.run(act)
 
-    async def deal(self, player_id: str, started: float) -> None:
+    async def deal(self, player_id: str, started: float, seen: int | None = None) -> None:
         self._refuse_early()
 
         async def act() -> None:
             self._guard()
+            self.table.check_seen(seen, deciding=False)
             await self._carry_out(self.table.deal_me_in(self.now(), player_id))
 
         await self.run(act, started)
 
-    async def decide(self, player_id: str, seat: int, decision: Decision, started: float) -> None:
+    async def decide(
+        self,
+        player_id: str,
+        seat: int,
+        decision: Decision,
+        started: float,
+        seen: int | None = None,
+    ) -> None:
         await self._await_lease()
         self._refuse_early()
 
         async def act() -> None:
             self._guard()
+            self.table.check_seen(seen, deciding=True)
             # The raise is debited first: if the store refuses, the hand is still undecided.
             engine, effects = self.table, self.table.decision_effects(player_id, seat, decision)
             rid = self.table.round_id

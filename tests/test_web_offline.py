@@ -51,6 +51,7 @@ class Wire:
     def __init__(self) -> None:
         self.down = False  # new connections are closed at once
         self.silent = False  # nothing passes either way; nothing is closed
+        self.held: list[tuple[Callable[[str | bytes], None], str | bytes]] | None = None
         self.routes: list[WebSocketRoute] = []
 
     async def route(self, ws: WebSocketRoute) -> None:
@@ -60,9 +61,25 @@ class Wire:
         if self.silent:
             return  # a connection that never answers
         server = ws.connect_to_server()
-        ws.on_message(lambda m: None if self.silent else server.send(m))
-        server.on_message(lambda m: None if self.silent else ws.send(m))
+        ws.on_message(lambda m: self._pass(server.send, m))
+        server.on_message(lambda m: self._pass(ws.send, m))
         self.routes.append(ws)
+
+    def _pass(self, send: Callable[[str | bytes], None], message: str | bytes) -> None:
+        if self.held is not None:
+            self.held.append((send, message))
+        elif not self.silent:
+            send(message)
+
+    def hold(self) -> None:
+        """Hold every frame either way, as a network that stalls and later delivers."""
+        self.held = []
+
+    def deliver(self) -> None:
+        """Deliver what was held, in order, and pass frames again."""
+        held, self.held = self.held or [], None
+        for send, message in held:
+            send(message)
 
     async def cut(self) -> None:
         self.down = True
@@ -570,6 +587,43 @@ async def test_chips_built_for_a_round_that_closed_while_offline_are_said_and_cl
         await expect(told).to_contain_text("the $25.00 built on seat #1 was not bet")
         await expect_cents(page, "ante-0", 0)
         assert await page.evaluate("Object.keys(window.stud.state.builds).length") == 0
+    finally:
+        await bob.close()
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
+async def test_a_deal_that_reaches_the_table_a_round_late_is_refused_not_placed(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Deal pressed as the network stalled: the ante got to the server when the network
+    came back, a round later, and was placed in a round Ann never saw open, dealt and
+    folded by the clock without a word. The page sends the snapshot it acted on
+    (`seq`): the server refuses the ante, and the page says the round moved on."""
+    server = await make_server(timers={"betting": 0.5, "decision": 0.5, "results": 0.3})
+    page, wire, problems = await seated(browser, server)
+    table = server.rooms["alpha"].table
+    bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await bob.hello(name="Bob")
+        await bob.request("join", table="alpha")
+        await bob.request("sit", table="alpha")
+        await bob.request("ante", table="alpha", seat=1, amount=500)
+        first = table.round_id
+        await expect_phase([page], "betting")
+        await build_ante(page, 0, [(2500, "left")])
+        wire.hold()
+        await page.get_by_test_id("deal").click()  # its ante waits in the network
+        await until(lambda: table.round_id is None)  # round 1 played out without her
+        await bob.request("ante", table="alpha", seat=1, amount=500)  # round 2 opens
+        second = table.round_id
+        assert second not in (None, first)
+        wire.deliver()
+        told = page.locator('.toast[data-code="round_moved_on"]')
+        await expect(told).to_contain_text("nothing was bet")
+        seat = table.seats[0]
+        assert seat is not None and seat.ante == 0 and table.round_id == second
+        wallet = await server.store.wallet(seat.player_id)
+        assert (wallet.held, wallet.balance) == (0, 100_000)
     finally:
         await bob.close()
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []

@@ -34,6 +34,7 @@ MOMENT_CODES: Final = frozenset(
         "already_bet",
         "already_decided",
         "not_betting",
+        "round_moved_on",
         "no_bet",
         "not_seated",
         "table_suspended",
@@ -209,8 +210,15 @@ class TableMoves:
                 if snap["seats"][seat]["ante"] == 0 and amount > 0:
                     prog = self.host.slip.progressive.get(seat, False)
                     try:
+                        # `seq`: the table as seen, so an ante the network delivers a
+                        # round late is refused, not placed in a round never seen open
                         await self.host.link.request(
-                            "ante", table=table, seat=seat, amount=amount, progressive=prog
+                            "ante",
+                            table=table,
+                            seat=seat,
+                            amount=amount,
+                            progressive=prog,
+                            seq=snap["seq"],
                         )
                     except ServerError as e:  # said with the parts of the bet refused
                         stake = int(snap.get("progressive_stake") or 0) if prog else 0
@@ -226,7 +234,7 @@ class TableMoves:
             if not antes and not live:
                 self.host.say("Stack chips first: keys 1-5 add $1, $5, $10, $25, $100.", error=True)
                 return
-            await self.host.link.request("deal", table=table)
+            await self.host.link.request("deal", table=table, seq=snap["seq"])
             self.host.message = ""
 
         self.host.submit(job)
@@ -269,17 +277,19 @@ class TableMoves:
                 return
             # the selection stays on the decided hand: it moved on to the next waiting one,
             # so a second f or r, pressed again, folded or raised another hand unseen
-            if await self._decided(decision, table, seat):
+            if await self._decided(decision, table, seat, snap["seq"]):
                 self.host.message = ""
 
         self.host.submit(job)
 
-    async def _decided(self, decision: str, table: str, seat: int) -> bool:
+    async def _decided(self, decision: str, table: str, seat: int, seq: int) -> bool:
         """Send the decision; one slow to be answered is said to be on its way, and one
         sent but never answered is said to be in doubt, not failed (a frozen server
         showed nothing of a raise sent, then only that it did not answer). True once
         answered."""
-        sent = asyncio.ensure_future(self.host.link.request(decision, table=table, seat=seat))
+        sent = asyncio.ensure_future(
+            self.host.link.request(decision, table=table, seat=seat, seq=seq)
+        )
         done, _ = await asyncio.wait({sent}, timeout=SLOW_ANSWER)
         if not done:
             self.host.say(f"Your {decision} for seat {seat + 1} is sent; waiting for the answer…")

@@ -169,6 +169,8 @@ def describe_error(frame: Frame, bet: tuple[int, int] | None = None) -> str:
         return "Slow down: too many keys at once."
     if code == "account_suspended":
         return suspended_text(frame.get("reason"))
+    if code == "round_moved_on":
+        return "The round had moved on before that reached the table: nothing was bet or changed."
     if message:
         return message[0].upper() + message[1:]
     try:

@@ -222,6 +222,11 @@ class Table:
         self.connected: dict[str, bool] = {}
         self.last: dict[str, Any] | None = None
         self.seq = first_seq
+        # the `seq` of the first snapshot after the last betting, and the last deciding,
+        # closed: a request made on an older one was for a round that has moved on (a
+        # new engine's begin above every `seq` an older engine showed)
+        self.bets_closed_at = first_seq
+        self.decisions_closed_at = first_seq
         self._upcoming_round_id: str | None = None
         self._frozen: float | None = None  # seconds the running timer had left when frozen
 
@@ -399,6 +404,20 @@ class Table:
             self.connected[player_id] = connected
             self._changed(None)
 
+    def check_seen(self, seen: int | None, *, deciding: bool) -> None:
+        """Refuse a request made on the snapshot `seen` (its `seq`, when the client says)
+        if the table has since closed the betting (`deciding`: the decisions) it was
+        made for: a Deal pressed on a link that silently died reached the server when the
+        link came back, and was placed in a round the player never saw open."""
+        closed = self.decisions_closed_at if deciding else self.bets_closed_at
+        if seen is not None and seen < closed:
+            what = "decisions" if deciding else "betting"
+            raise Refusal(
+                "round_moved_on",
+                f"the {what} you saw (table seq {seen}) closed before this reached the "
+                f"table (seq {closed}): nothing was applied",
+            )
+
     # ----- betting -------------------------------------------------------------
 
     def check_ante(self, player_id: str, seat: int, amount: int, progressive: bool) -> None:
@@ -566,6 +585,7 @@ class Table:
             effects += self._refund_seat(s)
         self._changed(None)
         self._end_round()
+        self.bets_closed_at = self.decisions_closed_at = self.seq
         return effects
 
     def record_jackpot(self, seat: int, paid: int) -> None:
@@ -639,6 +659,7 @@ class Table:
         self.phase = Phase.DECIDING
         self.deadline = now + self.config.timers.decision
         self._bump()
+        self.bets_closed_at = self.seq
         return Effects()
 
     def _apply_decision(self, s: Seat, decision: Decision, *, auto: bool) -> Effects:
@@ -690,6 +711,7 @@ class Table:
         if self._shuffler is not None:
             self.proof = self._shuffler.reveal()
         self._bump()
+        self.decisions_closed_at = self.seq
         return Effects(settlement=Settlement(rid, tuple(transfers), tuple(claims), self._record()))
 
     def _record(self) -> dict[str, Any]:

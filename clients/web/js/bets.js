@@ -85,7 +85,7 @@ export function rememberBets(snap) {
 export async function sitOut() {
   const snap = state.tables[state.current];
   if (!snap || snap.phase !== "betting") return;
-  await act(() => conn.request("deal", { table: snap.table }));
+  await act(() => conn.request("deal", { table: snap.table, seq: snap.seq }));
 }
 
 /** Place every built ante not placed yet (with its progressive), then say Deal. */
@@ -109,9 +109,11 @@ export async function deal() {
   await act(async () => {
     for (const seat of toPlace) {
       const b = buildOf(snap.table, seat);
-      await conn.request("ante", { table: snap.table, seat, amount: buildAmount(b), progressive: b.progressive });
+      // `seq`: the table as seen when Deal was pressed, so a bet the network delivers
+      // late is refused (`round_moved_on`), not placed in a round never seen open
+      await conn.request("ante", { table: snap.table, seat, amount: buildAmount(b), progressive: b.progressive, seq: snap.seq });
     }
-    await conn.request("deal", { table: snap.table });
+    await conn.request("deal", { table: snap.table, seq: snap.seq });
   });
 }
 

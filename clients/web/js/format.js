@@ -155,6 +155,9 @@ export function errorText(err) {
         return `That purchase is over the limit. You can buy at most ${dollars(f.max_buy_chips)} of chips at a time.`;
       }
       break;
+    case "round_moved_on":
+      return "The round had moved on before that reached the table: nothing was bet or "
+        + "changed. The table shows where it is now.";
     default:
       break;
   }

@@ -19,7 +19,7 @@ const LOBBY_MAX = 2;
 
 /** Toasts about a moment of play ("No decision is due now", a refused ante): stale once
  * the table's phase moves on or the player leaves it. */
-const MOMENT_CODES = new Set(["client", "wrong_phase", "already_bet", "already_decided", "not_betting",
+const MOMENT_CODES = new Set(["client", "wrong_phase", "already_bet", "already_decided", "not_betting", "round_moved_on",
   "no_bet", "not_seated", "table_suspended", "table_paused"]); // "leave-confirm" goes with its arming
 
 export function dismissMomentToasts() {

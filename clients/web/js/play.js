@@ -38,15 +38,26 @@ export async function openTable(tableId, { sit = false } = {}) {
   });
 }
 
-export const tableRequest = (t, seat) => act(() => conn.request(t, { table: state.current, seat }));
+/** A request for one of our seats, with the snapshot it was made on (`seq`: see `deal`). */
+export const tableRequest = (t, seat) => act(() => conn.request(t, {
+  table: state.current, seat, ...seqOf(t),
+}));
+
+/** `{seq}` of the table on screen for a bet or decision, which the server refuses once
+ * the round it was made for has moved on; nothing for other requests. */
+function seqOf(t) {
+  const seq = state.tables[state.current]?.seq;
+  return ["withdraw", "fold", "raise"].includes(t) && seq !== undefined ? { seq } : {};
+}
 
 /** A fold or raise. One whose answer the link lost may have got there or not: the
  * table tells; if its clock then folds that hand, the page says the decision sent
  * never reached the server (`lostDecisionsNote`), not only that the clock ran out. */
 async function sendDecision(decision, table, seat) {
   const roundId = state.tables[table]?.round_id;
+  const seq = state.tables[table]?.seq;
   try {
-    await conn.request(decision, { table, seat });
+    await conn.request(decision, { table, seat, ...(seq === undefined ? {} : { seq }) });
   } catch (err) {
     if (err instanceof OfflineError && roundId) state.lostDecisions[`${roundId}:${seat}`] = decision;
     throw err;
