@@ -77,6 +77,7 @@ class StudServer:
         self.stopping = False
         self._sampled = math.inf  # loop.time() of the loop watch's last sample (none yet)
         self._woke = -math.inf  # loop.time() the loop last ran again after standing still
+        self._stalled_at = -math.inf  # ...and its last sample before it stood still
         self.metrics = Metrics()
         self.pending = Pending()
         self.outbox = Outbox(config.limits.max_unsent_bytes, self.metrics)
@@ -366,13 +367,15 @@ class StudServer:
     def is_connected(self, player_id: str) -> bool:
         return self.sessions.is_connected(player_id)
 
-    def stood_still_lately(self) -> bool:
-        """Whether the event loop ran again less than `AFTER_WAKING` seconds ago after
-        standing still (a SIGSTOP, a VM paused), or is running again just now (its
-        watch has not sampled since long): a timer coming due then may be ahead of a
-        bet or decision sent in time and still unread."""
+    def stood_still_since(self) -> float | None:
+        """When (loop time) the event loop last stood still (a SIGSTOP, a VM paused), if
+        it ran again less than `AFTER_WAKING` seconds ago or is running again just now
+        (its watch has not sampled since long); else None. A timer coming due then may
+        be ahead of a bet or decision sent in time and still unread."""
         now = asyncio.get_running_loop().time()
-        return now - self._sampled > LOOP_SAMPLE + WOKE_GAP or now - self._woke <= AFTER_WAKING
+        if now - self._sampled > LOOP_SAMPLE + WOKE_GAP:
+            return self._sampled
+        return self._stalled_at if now - self._woke <= AFTER_WAKING else None
 
     def push_wallet(self, player_id: str, wallet: Wallet) -> None:
         """Tell a player their wallet moved; one not connected here may be connected
@@ -570,12 +573,17 @@ class StudServer:
         loop = asyncio.get_running_loop()
         self._sampled = loop.time()
         while True:  # the tables' timers lean on its samples: a bug must not end it
-            due = loop.time() + LOOP_SAMPLE
+            due, before = loop.time() + LOOP_SAMPLE, self._sampled
             await asyncio.sleep(LOOP_SAMPLE)
             self._sampled = now = loop.time()
             lag = max(0.0, now - due)
             if lag >= WOKE_GAP:
-                self._woke = now
+                self._woke, self._stalled_at = now, before
+                for room in self.hosting.hosted():  # the clocks stood still with it
+                    try:
+                        room.stood_still(before)
+                    except Exception:
+                        log.exception("clock not given back", extra={"table": room.id})
             try:
                 self.metrics.loop_lag.observe(lag)
             except Exception:
@@ -635,7 +643,7 @@ LOOP_SAMPLE = 0.05
 STOOD_STILL = 2.0
 #: A sample this late (seconds) means the loop stood still: what was sent meanwhile is
 #: unread in the sockets, and a table's timer coming due within `AFTER_WAKING` seconds
-#: of its end does not act before it is read (`stood_still_lately`).
+#: of its end does not act before it is read (`stood_still_since`).
 WOKE_GAP = 1.0
 AFTER_WAKING = 1.0
 

@@ -71,13 +71,13 @@ class RoomHost(AudienceHost, Protocol):
     def store_data_lost(self) -> bool: ...
     @property
     def store_patience(self) -> float: ...
-    # store_patience: seconds a player's write may stay in doubt; stood_still_lately: the
-    # process ran again a moment ago after standing still; refresh_later: the room's
+    # store_patience: seconds a player's write may stay in doubt; stood_still_since: when
+    # the process stood still, if it ran again a moment ago; refresh_later: the room's
     # snapshot again at the next push; table_lost: not hosted here, its viewers go;
     # url_of: another process's address or ""; seated: server/seating.py
     def jackpot_seed(self, name: str) -> int: ...
     def is_connected(self, player_id: str) -> bool: ...
-    def stood_still_lately(self) -> bool: ...
+    def stood_still_since(self) -> float | None: ...
     def push_wallet(self, player_id: str, wallet: Wallet) -> None: ...
     def refresh_later(self, room: Room) -> None: ...
     def table_lost(self, room: Room) -> None: ...
@@ -132,6 +132,7 @@ class Room:
         self._probe: asyncio.Task[None] | None = None
         self._lease_timer: asyncio.TimerHandle | None = None
         self._timer: tuple[asyncio.Handle, float] | None = None  # and its deadline
+        self._stall_seen: float | None = None  # when the last stall given time back began
         self._logged_deal: str | None = None
         self.queued = 0  # commands waiting for their turn
         self._idle = asyncio.Event()
@@ -782,14 +783,27 @@ class Room:
     def _fire(self) -> None:
         due = self._timer[1] if self._timer is not None else self.now()
         self._timer = None
-        late = self.now() - due > STOOD_STILL or self.host.stood_still_lately()
-        if not late or self.table.phase is Phase.SHOWDOWN:
+        since = self.host.stood_still_since()
+        late = self.now() - due > STOOD_STILL or since is not None
+        if not late or self.table.phase is Phase.SHOWDOWN or since == self._stall_seen:
             self.host.spawn(self._on_timer())
             return
         # it stood still (or just ran again after standing still until about now): bets
         # and decisions sent meanwhile are read after the timers: time
         self._log("timer late: the process stood still", logging.WARNING)
-        self.table.freeze(self.now())
+        self.stood_still(since if since is not None else due, timer_due=True)
+
+    def stood_still(self, since: float, *, timer_due: bool = False) -> None:
+        """The process stood still from `since` (loop time) until now: the running clock
+        gets back what it had then, and at least `RESUME_MINIMUM` (a player whose link
+        went quiet meanwhile needs a moment to be back). Its hand was folded for time
+        while its terminal reconnected. Once per stall (its timer, or the loop's watch)."""
+        if since == self._stall_seen or self.suspended is not None:
+            return
+        if not timer_due and (self.table.deadline is None or self.table.phase is Phase.SHOWDOWN):
+            return  # no clock runs (a results pause only shows the showdown longer)
+        self._stall_seen = since
+        self.table.freeze(since)
         self.table.thaw(self.now(), RESUME_MINIMUM)
         self._reschedule()
         self.publish()

@@ -78,3 +78,40 @@ async def test_a_raise_sent_while_the_host_stood_still_until_the_deadline_stands
     now restarts with time left, as a late one did already (a long lease: no lapse)."""
     host = ServerProcess(tmp_path, "still", redis_url, namespace)
     await raise_while_the_host_stands_still(host, processes, decision=3, ttl=60, after=after)
+
+
+@pytest.mark.parametrize("stood", [5.0, 14.0])
+async def test_the_decision_clock_keeps_the_time_it_had_when_the_host_stood_still(
+    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], stood: float
+) -> None:
+    """The host stood still (SIGSTOP) for `stood` seconds of a 12 s decision, and the
+    player, whose link went quiet, sent nothing. The clock ran on meanwhile: after 8 s
+    the hand was folded for time before the player's terminal was back (after 14 s,
+    the clock restarted with 5 s). A process that stood still now gives every running
+    clock back what it had when it stopped: the first snapshot after it runs again
+    still waits for the decision, with most of the 12 s to go."""
+    host = ServerProcess(tmp_path, "still", redis_url, namespace)
+    text = host.config.read_text().replace("decision = 30", "decision = 12")
+    host.config.write_text(text.replace("fleet_ttl = 1.5", "fleet_ttl = 60"))
+    processes.append(host)
+    await asyncio.to_thread(host.start)
+    ann = await open_client(host.url, "ann")
+    try:
+        await ann.request("sit", table="still")
+        await ann.request("ante", table="still", seat=0, amount=100)
+        await ann.request("deal", table="still")
+        dealt = await ann.wait_table("still", lambda s: s["phase"] == "deciding")
+        assert host.process is not None
+        os.kill(host.process.pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(stood)
+        finally:
+            os.kill(host.process.pid, signal.SIGCONT)
+        after = await ann.wait_table("still", lambda s: s["seq"] > dealt["seq"])
+        assert after["phase"] == "deciding", after["phase"]
+        assert after["ends_in_ms"] > dealt["ends_in_ms"] - 3_000, (dealt, after)
+        await ann.request("raise", table="still", seat=0)
+        done = await ann.wait_table("still", lambda s: s["phase"] == "showdown")
+        assert done["seats"][0]["decision"] == "raise"
+    finally:
+        await ann.close()
