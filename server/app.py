@@ -581,7 +581,7 @@ class StudServer:
                 self._woke, self._stalled_at = now, before
                 for room in self.hosting.hosted():  # the clocks stood still with it
                     try:
-                        room.stood_still(before)
+                        room.clock.stood_still(before)
                     except Exception:
                         log.exception("clock not given back", extra={"table": room.id})
             try:

@@ -33,6 +33,7 @@ from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
 from server.audience import Audience, AudienceHost
+from server.clock import RESUME_MINIMUM, TableClock
 from server.durable import GaveUp, Pending
 from server.fair import FairShuffler
 from server.game.cards import Card
@@ -46,10 +47,6 @@ from server.turns import Turns
 
 log = logging.getLogger("stud.room")
 T = TypeVar("T")
-#: Seconds a timer has at least when a suspended table resumes.
-RESUME_MINIMUM = 5.0
-#: Seconds late past which a timer means the event loop stood still (a stopped process).
-STOOD_STILL = 1.0
 #: Seconds a decision waits for a lapsed lease's renewal before it is refused.
 LEASE_WAIT = 2.0
 
@@ -131,8 +128,14 @@ class Room:
         self._resumed.set()
         self._probe: asyncio.Task[None] | None = None
         self._lease_timer: asyncio.TimerHandle | None = None
-        self._timer: tuple[asyncio.Handle, float] | None = None  # and its deadline
-        self._stall_seen: float | None = None  # when the last stall given time back began
+        self.clock = TableClock(
+            lambda: self.table,
+            running=lambda: self.lease is not None and self.suspended is None,
+            stood_still_since=host.stood_still_since,
+            due=lambda: self.host.spawn(self._on_timer()),
+            changed=self.publish,
+            late=lambda: self._log("timer late: the process stood still", logging.WARNING),
+        )
         self._logged_deal: str | None = None
         self.queued = 0  # commands waiting for their turn
         self._idle = asyncio.Event()
@@ -229,7 +232,7 @@ class Room:
         if self._lease_timer is not None:
             self._lease_timer.cancel()
             self._lease_timer = None
-        self._cancel_timer()
+        self.clock.cancel()
         self.moved_to = self.host.url_of(holder)
         data = encode({"t": "table_moved", "table": self.id, "url": self.moved_to})
         self.audience.dismiss(data)
@@ -268,7 +271,7 @@ class Room:
 
     def _reset(self, first_seq: int = 0) -> None:
         """A fresh engine: no seats, no round (the store voided what the old one had)."""
-        self._cancel_timer()
+        self.clock.cancel()
         self.table = self._new_table(first_seq)
         self.host.seated(self.id, self.table.players())
         self.suspended = None
@@ -303,7 +306,7 @@ class Room:
         self._resumed.clear()
         self.table.freeze(since)
         self.table.touch()  # a new snapshot: everyone sees the pause
-        self._cancel_timer()
+        self.clock.cancel()
         self._log("table suspended", logging.WARNING, reason=reason)
         self.host.metrics.suspensions += 1
         self.publish()
@@ -759,54 +762,14 @@ class Room:
         # under this epoch (the fence refuses it otherwise), so it is when this host acted
         self._log("round settled", round_id=s.round_id, hands=hands, started_at=round(started, 3))
 
-    # ----- timers --------------------------------------------------------------
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer[0].cancel()
-            self._timer = None
+    # ----- timers (server/clock.py) ------------------------------------------
 
     def _reschedule(self) -> None:
-        deadline = self.table.deadline
-        if deadline is None or self.lease is None or self.suspended is not None:
-            self._cancel_timer()
-        elif self._timer is None or self._timer[1] != deadline:
-            # most commands leave the deadline as it was: the timer stays (the deadline is
-            # kept beside it: uvloop's handle for a deadline passed already has no when())
-            self._cancel_timer()
-            self._timer = asyncio.get_running_loop().call_at(deadline, self._fire), deadline
+        self.clock.reschedule()
         if self.table.phase is Phase.WAITING:
             self._idle.set()
         else:
             self._idle.clear()
-
-    def _fire(self) -> None:
-        due = self._timer[1] if self._timer is not None else self.now()
-        self._timer = None
-        since = self.host.stood_still_since()
-        late = self.now() - due > STOOD_STILL or since is not None
-        if not late or self.table.phase is Phase.SHOWDOWN or since == self._stall_seen:
-            self.host.spawn(self._on_timer())
-            return
-        # it stood still (or just ran again after standing still until about now): bets
-        # and decisions sent meanwhile are read after the timers: time
-        self._log("timer late: the process stood still", logging.WARNING)
-        self.stood_still(since if since is not None else due, timer_due=True)
-
-    def stood_still(self, since: float, *, timer_due: bool = False) -> None:
-        """The process stood still from `since` (loop time) until now: the running clock
-        gets back what it had then, and at least `RESUME_MINIMUM` (a player whose link
-        went quiet meanwhile needs a moment to be back). Its hand was folded for time
-        while its terminal reconnected. Once per stall (its timer, or the loop's watch)."""
-        if since == self._stall_seen or self.suspended is not None:
-            return
-        if not timer_due and (self.table.deadline is None or self.table.phase is Phase.SHOWDOWN):
-            return  # no clock runs (a results pause only shows the showdown longer)
-        self._stall_seen = since
-        self.table.freeze(since)
-        self.table.thaw(self.now(), RESUME_MINIMUM)
-        self._reschedule()
-        self.publish()
 
     async def _on_timer(self) -> None:
         async def act() -> None:

@@ -331,10 +331,10 @@ async def test_a_command_that_keeps_the_deadline_keeps_its_timer(
     for c in (a, b):
         await c.request("sit", table="alpha")
     await a.request("ante", table="alpha", seat=0, amount=100)
-    timer = room._timer
+    timer = room.clock._timer
     assert timer is not None and timer[1] == room.table.deadline
     await b.request("ante", table="alpha", seat=1, amount=100)
-    assert room._timer is timer and not timer[0].cancelled()
+    assert room.clock._timer is timer and not timer[0].cancelled()
     await a.wait_table("alpha", phase("deciding"))  # nobody said deal: the timer did
 
 

@@ -32,10 +32,11 @@ def test_a_round_and_a_late_timer_on_uvloop() -> None:
             await client.request("ante", table="alpha", seat=0, amount=100)
             room = server.rooms["alpha"]
             time.sleep(0.4)  # the loop held past the betting deadline, as a busy one is
-            room._cancel_timer()
+            room.clock.cancel()
             room._reschedule()  # set for a moment already past
             room._reschedule()  # a command that leaves the deadline as it was
-            assert room._timer is not None and room._timer[1] == room.table.deadline
+            timer = room.clock._timer
+            assert timer is not None and timer[1] == room.table.deadline
             await client.wait_table("alpha", lambda snap: snap["phase"] == "deciding")
             await client.request("raise", table="alpha", seat=0)
             await client.wait_table("alpha", lambda snap: snap["phase"] == "showdown")
