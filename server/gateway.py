@@ -145,6 +145,12 @@ class Gateway:
             return
         self.spawn(self.sessions.close(session.ws, CloseCode.POLICY_VIOLATION, "no hello in time"))
 
+    def _hello_failed(self, session: Session) -> None:
+        """A hello or login the store failed (held past the timeout, perhaps): a whole
+        timeout for another; a wrong password or token gives none."""
+        if session.player is None:
+            session.answered_at = time.monotonic()
+
     async def on_frame(self, session: Session, data: bytes) -> None:
         started = time.perf_counter()
         request_id: RequestId | None = None
@@ -158,6 +164,8 @@ class Gateway:
             await self.handle(session, msg, started)
         except ProtocolError as e:
             self.sessions.send_error(session, e, request_id)
+            if e.code is ErrorCode.STORE_UNAVAILABLE:  # a token's lookup or a login's
+                self._hello_failed(session)  # counter left in doubt, nothing done
             if e.code is ErrorCode.UNSUPPORTED_VERSION:
                 await self.sessions.close(
                     session.ws, CloseCode.PROTOCOL_ERROR, "unsupported version"
@@ -166,10 +174,8 @@ class Gateway:
             self.sessions.send_error(session, refusal_error(e), request_id)
         except StoreError as e:
             self.sessions.send_error(session, store_error(e), request_id)
-            if session.player is None and e.code == "store_unavailable":
-                # a hello or login the store failed (held past the timeout, perhaps):
-                # a whole timeout for another; a wrong password or token gives none
-                session.answered_at = time.monotonic()
+            if e.code == "store_unavailable":
+                self._hello_failed(session)
         except GaveUp as e:
             # the server stopped with the write in doubt: no answer is true but none (it
             # may have landed); the connection closes with 1001, the next host settles it

@@ -17,7 +17,7 @@ from websockets.protocol import State
 from clients.connection import ServerError, StudClient
 from protocol.codec import encode
 from server.app import StudServer
-from server.stores.base import StoreUnavailable
+from server.stores.base import OutcomeUnknown, StoreUnavailable
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
 
@@ -422,6 +422,49 @@ async def test_a_hello_answered_late_with_an_error_leaves_time_for_another(
     assert session.ws.protocol.state is State.OPEN  # its time runs anew from the answer
     monkeypatch.undo()
     assert (await client.hello(name="patient"))["resumed"] is False
+
+
+@pytest.mark.parametrize("hello", ["token", "login"])
+async def test_a_resume_or_login_the_store_left_in_doubt_leaves_time_for_another(
+    make_server: ServerFactory,
+    connect: ClientFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    hello: str,
+) -> None:
+    """A token's lookup (or a login's counter) the store left in doubt is answered
+    `store_unavailable`, "say hello again"; PROTOCOL.md §3 gives the connection another
+    hello timeout for it. Only a StoreError answered so restarted the clock: these are
+    answered by a ProtocolError, and the connection was closed "no hello in time" before
+    the client could send its second hello."""
+    server = await make_server(limits={"hello_timeout": 0.3})
+    ann = await connect(server, "ann")
+    await ann.request("register", username="ann_99", password="a-long-password")
+    method = "player_by_token" if hello == "token" else "add_failure"
+    entered, gate = asyncio.Event(), asyncio.Event()
+
+    async def stalled(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await gate.wait()
+        raise OutcomeUnknown("the game's data store (Redis) did not answer")
+
+    monkeypatch.setattr(server.store, method, stalled)
+    client = await connect(server, None)
+    fields: dict[str, Any] = (
+        {"t": "hello", "v": 1, "token": ann.token}
+        if hello == "token"
+        else {"t": "login", "username": "ann_99", "password": "a-long-password"}
+    )
+    first = asyncio.ensure_future(client.request(fields.pop("t"), **fields))
+    await asyncio.wait_for(entered.wait(), 5)
+    await asyncio.sleep(0.5)  # past the hello timeout, the lookup still in hand
+    gate.set()
+    with pytest.raises(ServerError) as refused:
+        await asyncio.wait_for(first, 5)
+    assert refused.value.code == "store_unavailable"
+    [session] = [s for s in server.sessions.all if s.player is None]
+    server.gateway._hello_overdue(session)  # the look that came due meanwhile
+    await asyncio.sleep(0)
+    assert session.ws.protocol.state is State.OPEN  # its time runs anew from the answer
 
 
 async def test_refused_logins_do_not_keep_an_unwelcomed_connection_open(
