@@ -41,7 +41,15 @@ from server.game.ledger import Reason, Transfer
 from server.game.table import Decision, Effects, Phase, Refusal, Settlement, Table, TableConfig
 from server.lobby import fixed_row
 from server.standing import REASONS, Lease, Suspension, jackpot_won, shutdown_notice
-from server.stores.base import Fence, NotOwner, Store, StoreError, Wallet, with_jackpots
+from server.stores.base import (
+    Fence,
+    NotOwner,
+    RoundUnknown,
+    Store,
+    StoreError,
+    Wallet,
+    with_jackpots,
+)
 from server.table_writes import TableWrites
 from server.turns import Turns
 
@@ -529,12 +537,12 @@ class Room:
             )
             rid = effects.transfers[0].round_id
             op = self.writes.op(rid, f"{seat}:ante")
-            fence = self.fence
+            fence, opens = self.fence, engine.phase is Phase.WAITING  # else open in the store
             wallet = await self.writes.request(
                 "ante",
                 op,
                 rid,
-                lambda: self.store.bet(fence, op, effects.transfers, effects.holds),
+                lambda: self.store.bet(fence, op, effects.transfers, effects.holds, opens=opens),
             )
             if self._still_playing(engine):  # else lost meanwhile (or lost and taken again
                 # under a new epoch): the bet stands, answered as applied, and the round
@@ -804,8 +812,9 @@ class Room:
         self._resumed.set()  # waiting departures go on (and find the table closing)
         try:
             await self.run(lambda: self._void("shutdown"))
-        except (NotOwner, GaveUp, Refusal) as e:  # the journal keeps the round: the next
-            # host voids it (Refusal: round_voided, the table starting over after a restore)
+        except (NotOwner, GaveUp, Refusal, RoundUnknown) as e:  # the journal keeps the
+            # round: the next host voids it (Refusal, RoundUnknown: the data went back, the
+            # table starting over after a restore)
             self._log("round left to the next host", logging.WARNING, reason=str(e))
 
     async def _void(self, why: str) -> str | None:

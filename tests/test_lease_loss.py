@@ -41,9 +41,9 @@ def lose_table_during_the_next_write(
     landed = getattr(store, write)
 
     async def write_then_lose(
-        fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold], **kw: Any
     ) -> Any:
-        result = await landed(fence, op, transfers, holds)
+        result = await landed(fence, op, transfers, holds, **kw)
         delattr(store, write)  # the method again
         server.rooms["alpha"].lose()  # another process took the lease meanwhile
         if back_here:

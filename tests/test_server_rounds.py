@@ -581,10 +581,10 @@ async def test_a_second_bet_for_a_seat_whose_first_is_being_written_says_so(
     writes: dict[str, Callable[..., Any]] = {"bet": store.bet, "apply": store.apply}
 
     def holding(name: str) -> Callable[..., Any]:
-        async def write(*args: Any) -> Any:
+        async def write(*args: Any, **kwargs: Any) -> Any:
             held.set()
             await release.wait()
-            return await writes[name](*args)
+            return await writes[name](*args, **kwargs)
 
         return write
 

@@ -363,13 +363,21 @@ class Store(Protocol):
         ...
 
     async def bet(
-        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self,
+        fence: Fence,
+        op: str,
+        transfers: Sequence[Transfer],
+        holds: Sequence[Hold],
+        *,
+        opens: bool = True,
     ) -> Wallet:
         """Debit a bet and place its hold, or raise InsufficientFunds / BonusNotPlayable.
 
         The first bet of a round records the round open in the journal, under the
         table; every transfer is journalled with it. A closed round's bet is refused
-        (RoundConflict). Idempotent by `op` within the round.
+        (RoundConflict). `opens` False: the table's round is open already (its first bet
+        landed), and a store without it lost it with its data (RoundUnknown).
+        Idempotent by `op` within the round.
         """
         ...
 
@@ -379,7 +387,9 @@ class Store(Protocol):
         """Apply one round's transfers and hold changes that need no funds check (raise,
         fold, refund). All or nothing: InsufficientFunds if a wallet would go below 0.
         Transfers of an open round are journalled; a closed round's are refused
-        (RoundConflict). Idempotent by `op` within the round.
+        (RoundConflict), and so is the release of a hold a seat does not have
+        (RoundUnknown: its ante went with the data's past). Idempotent by `op` within
+        the round.
         """
         ...
 

@@ -412,7 +412,13 @@ class MemoryStore:
             raise suspended_error(str(entry["reason"]))
 
     async def bet(
-        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self,
+        fence: Fence,
+        op: str,
+        transfers: Sequence[Transfer],
+        holds: Sequence[Hold],
+        *,
+        opens: bool = True,
     ) -> Wallet:
         player_id, round_id = bet_owner(transfers, holds)
         self._forget_due()
@@ -424,6 +430,8 @@ class MemoryStore:
         self._fence(fence)
         table_id = fence.table_id
         rnd = self.rounds.get(round_id)
+        if rnd is None and not opens:  # opened by an earlier bet: gone with the data
+            raise unknown_round(round_id)
         if rnd is not None and rnd.state != "open":
             raise closed_error(round_id, rnd.state)
         if rnd is not None and rnd.table_id != table_id:
@@ -461,6 +469,8 @@ class MemoryStore:
             raise closed_error(rid, rnd.state)
         if rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {rid} belongs to table {rnd.table_id}")
+        if any(h.amount < 0 and self.holds.get((rid, h.seat), 0) < -h.amount for h in holds):
+            raise unknown_round(rid)  # a seat's stake the store does not hold
         self._check_covered(transfers)
         for h in holds:
             self._hold(h)
@@ -578,9 +588,9 @@ class MemoryStore:
             raise closed_error(round_id, "settled")
         if rnd is not None and rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
+        if rnd is None:  # opened by its first bet: one unknown went with the data's past
+            raise unknown_round(round_id)
         self._check_covered(transfers)
-        if rnd is None:
-            rnd = self.rounds[round_id] = _Round(fence.table_id)
         for h in holds:
             self._hold(h)
         for t in transfers:

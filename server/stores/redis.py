@@ -397,10 +397,17 @@ class RedisStore(RedisLink):
         return Wallet(*data["ok"])
 
     async def bet(
-        self, fence: Fence, op: str, transfers: Sequence[Transfer], holds: Sequence[Hold]
+        self,
+        fence: Fence,
+        op: str,
+        transfers: Sequence[Transfer],
+        holds: Sequence[Hold],
+        *,
+        opens: bool = True,
     ) -> Wallet:
         player_id, round_id = bet_owner(transfers, holds)
         request = {
+            "opens": opens,
             "table": fence.table_id,
             "epoch": fence.epoch,
             "op": op,

@@ -13,6 +13,11 @@ local state, tid = round.state, round.table
 if not state then return err('unknown_round', {round = REQ.round}) end
 if state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
 if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
+-- a release finds the seat's hold, placed by its ante: none, the ante went with the data
+for _, h in ipairs(REQ.holds) do
+  local held = num(redis.call('HGET', holds_key(h[1]), cents(h[2])))
+  if h[4] < 0 and held < -h[4] then return err('unknown_round', {round = REQ.round}) end
+end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
 for _, h in ipairs(REQ.holds) do hold(h) end

@@ -1,6 +1,8 @@
--- REQ {table, epoch, op, round, player, transfers, holds, ttl}: the suspension and the
--- funds checks, the debit, the holds and the journal entry (the round is opened by its
--- first bet) in one step; a repeated op returns its first result
+-- REQ {opens, table, epoch, op, round, player, transfers, holds, ttl}: the suspension
+-- and the funds checks, the debit, the holds and the journal entry (the round is opened
+-- by its first bet: `opens` false, the table's round is open already, and one unknown
+-- here went with data gone back in time) in one step; a repeated op returns its first
+-- result
 if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local ops = ops_key(REQ.round)
 local again = replay(ops, REQ.op)
@@ -9,6 +11,7 @@ local refused = fence_error(REQ.table, REQ.epoch)
 if refused then return refused end
 local round = round_of(REQ.round)
 local state, tid = round.state, round.table
+if not state and not REQ.opens then return err('unknown_round', {round = REQ.round}) end
 if state and state ~= 'open' then return err('closed', {round = REQ.round, state = state}) end
 if tid and tid ~= REQ.table then return err('wrong_table', {round = REQ.round, table = tid}) end
 local barred = suspended_error(REQ.player)  -- no new bet of a suspended player

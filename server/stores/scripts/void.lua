@@ -12,7 +12,9 @@ local tid = round.table
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
-if not state then open_round(rid, REQ.table) end
+-- a round is opened by its first bet: one unknown here went with data gone back in time,
+-- and refunding the table's bets of it would pay back stakes the data never took
+if not state then return err('unknown_round', {round = rid}) end
 for _, h in ipairs(REQ.holds) do hold(h) end
 for _, t in ipairs(REQ.transfers) do refund(t, true) end
 release_round(rid)
