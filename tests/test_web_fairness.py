@@ -328,7 +328,7 @@ async def test_the_seed_s_words_match_the_deal_and_the_last_deal_outlives_a_relo
     await expect_phase([ann], "waiting")
     await expect(last).to_be_visible()
     await expect(last).to_have_attribute("data-round", round_id)
-    await expect(ann.get_by_test_id("fair-client-seeds")).to_have_text(f"“{ANN_SEED}”")
+    await expect(ann.get_by_test_id("fair-client-seeds")).to_have_text(f"#1 “{ANN_SEED}”")
     await ann.get_by_test_id("verify").click()
     await expect(ann.get_by_test_id("fair-verdict")).to_have_attribute("data-ok", "true")
     await expect(ann.get_by_test_id("fair-verdict-text")).to_have_text("Last deal — Fair: verified")

@@ -84,11 +84,20 @@ export function decisionLabel(seat) {
   return seat.decision === "raise" ? "Raised" : seat.decision === "fold" ? foldLabel(seat) : "";
 }
 
-/** The client seeds of a proof ("a,,b": one per seat that anted) in words: “a”, none, “b”; "none" when no seat set one. */
-export function clientSeedsText(joined) {
+/**
+ * The client seeds of a proof ("a,,b": one per seat that anted, in seat order) in words:
+ * only the seeds given, each with its seat when `seats` (the seat indexes that anted, in
+ * order) says it, "#1 “a”, #3 “b”"; "none" once when no seat set one ("none, none, none,
+ * none, “lucky-7”" said the same "none" four times). A seat whose seed is unknown reads
+ * as the seeds' place among the hands.
+ */
+export function clientSeedsText(joined, seats = null) {
   const parts = String(joined ?? "").split(",");
   if (parts.every((p) => p === "")) return "none";
-  return parts.map((p) => (p ? `“${p}”` : "none")).join(", ");
+  const given = parts.flatMap((p, k) => (p ? [`${seats?.[k] === undefined ? "" : `#${seats[k] + 1} `}“${p}”`] : []));
+  const others = parts.length - given.length;
+  return others ? `${given.join(", ")}; none from the other ${others === 1 ? "hand" : `${others} hands`}`
+    : given.join(", ");
 }
 
 export const OUTCOMES = {

@@ -753,10 +753,16 @@ function fairBox(v) {
           "Server seed ", h("span", { class: "hex", title: proof.server_seed }, shortHex(proof.server_seed)),
           h("br"), "Client seeds ",
           h("span", { "data-testid": "fair-client-seeds", title: proof.client_seeds ? `as sent: “${proof.client_seeds}”` : null },
-            clientSeedsText(proof.client_seeds)))
+            clientSeedsText(proof.client_seeds, anted(last))))
         : h("p", { class: "fine" }, last ? "This deal was not made by the provably fair shuffler." : ""),
       // a new round on the table: the verdict is said to be the last one's
       verdictEl(fair.verdict, "fair-verdict", current ? null : "Last deal")));
+}
+
+/** The seats that anted in a showdown snapshot, in seat order: whose the proof's client seeds are. */
+function anted(snap) {
+  const seats = (snap?.seats ?? []).flatMap((s, i) => (s && s.ante > 0 ? [i] : []));
+  return seats.length === String(snap?.fairness?.client_seeds ?? "").split(",").length ? seats : null;
 }
 
 /** "alpha-466c3655c1e87273" -> "alpha-466c…7273" (the whole id goes in a title). */
