@@ -44,9 +44,10 @@ async def fill_dialog(page: Page, username: str, password: str) -> None:
 
 
 async def signed_in_as(page: Page, username: str, name: str) -> None:
-    """The bar names the account; the player's name (the table's) is in its title."""
+    """The bar names the player as the lobby and the seats do (it showed the username,
+    "zoe_tester" beside "Welcome, Zoë"); the account's username is in its title."""
     await expect(page.get_by_test_id("account-name")).to_have_text(username, timeout=WAIT_MS)
-    await expect(page.get_by_test_id("player-name")).to_have_text(username, timeout=WAIT_MS)
+    await expect(page.get_by_test_id("player-name")).to_have_text(name, timeout=WAIT_MS)
     await expect(page.get_by_test_id("player-name")).to_have_attribute(
         "title", f"{name}, signed in as {username}"
     )

@@ -163,12 +163,12 @@ async def test_long_names_at_a_full_table(
     tops: dict[str, list[float]] = {}
     await felt_tops(ann, "waiting", tops)  # a guest's top bar: Sign up and Sign in
 
-    # ----- one identity once signed up: the account's username (which account is signed
-    # in matters more up there than the name the table shows), not both side by side
+    # ----- once signed up, the player's name as the lobby and the seats say it (the bar
+    # showed the username instead); the username in its title, not beside it on a laptop
     await sign_up(ann, USERNAME)
     shown = await ann.get_by_test_id("account-name").bounding_box()
     assert shown is not None and shown["width"] <= 1, f"the username is drawn twice: {shown}"
-    await expect(ann.get_by_test_id("player-name")).to_have_text(USERNAME)
+    await expect(ann.get_by_test_id("player-name")).to_have_text(ALEX)
     await expect(ann.get_by_test_id("player-name")).to_have_attribute(
         "title", f"{ALEX}, signed in as {USERNAME}"
     )

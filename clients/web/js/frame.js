@@ -107,11 +107,12 @@ export function drawHeader() {
       el.dataset.cents = String(b[key]);
     }
   }
-  // signed in, the bar names the account (which one is signed in is what it must say);
-  // the table shows the player's name
+  // the bar names the player as the lobby ("Welcome, Zoë") and the seats do: the
+  // account's username there ("zoe_tester") read as someone else's; it stays in the
+  // title, and beside the name where the bar has room (account.css .account-name)
   const name = state.me?.name ?? "";
   const username = state.me ? accountUsername() : null;
-  $("player-name").textContent = username ?? name;
+  $("player-name").textContent = name;
   $("player-name").title = username ? `${name}, signed in as ${username}` : name;
   const buying = purchases.waiting !== null;
   $("buy-chips").disabled = buying;
