@@ -293,6 +293,27 @@ def test_withdraw_refunds_everything_and_closes_an_empty_round() -> None:
     assert phase_of(t) is Phase.WAITING
 
 
+def test_taking_an_ante_back_takes_the_deal_back_too() -> None:
+    """A player who said Deal and then took their ante back stayed ready with nothing at
+    stake: their seat read "Sitting out" and the round could be dealt without them,
+    though they had chosen neither. Taking back an ante is changing the bet: the player
+    is no longer ready until they say Deal again."""
+    t = make_table([["Kh", "Ks", "Kd", "7c", "7d"], ["9c", "8d", "4h", "3s", "2h"], DEALER_AK])
+    t.sit("a", "A")
+    t.sit("b", "B")
+    t.place_ante(0, "a", 0, 400)
+    t.place_ante(0, "b", 1, 400)
+    t.deal_me_in(0, "a")
+    t.withdraw("a", 0)
+    assert "a" not in t.ready
+    assert public_view(t, 0)["seats"][0]["ready"] is False
+    t.deal_me_in(1, "b")  # the other player alone ready: betting stays open for "a"
+    assert phase_of(t) is Phase.BETTING
+    t.place_ante(2, "a", 0, 200)
+    t.deal_me_in(3, "a")
+    assert phase_of(t) is Phase.DECIDING
+
+
 def test_void_round_refunds_all_bets_including_raises() -> None:
     t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
     t.sit("a", "A", 0)

@@ -626,10 +626,14 @@ async def test_a_player_who_took_back_or_sat_out_may_still_bet_this_round(
         seat = table.seats[0]
         assert seat is not None and seat.ante == 1000
 
-        # Take back, then a bet again: a click on the circle and a key
+        # Take back, then a bet again: a click on the circle and a key. Taking the ante
+        # back is not sitting out (it read "Sitting out", Deal "Sitting out · waiting
+        # for others"): a seat with no bet yet, Deal to press again
         await ann.get_by_test_id("withdraw-0").click()
-        await expect(deal).to_have_text("Sitting out · waiting for others")
         await expect_cents(ann, "ante-0", 0)
+        await expect(deal).to_have_text("Deal")
+        await expect(ann.get_by_test_id("seat-0-status")).not_to_have_text("Sitting out")
+        assert not table.ready
         await build_ante(ann, 0, [(1000, "left")])
         await expect_cents(ann, "ante-0", 1000)
         await ann.keyboard.press("2")

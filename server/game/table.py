@@ -493,6 +493,9 @@ class Table:
         s = self.seats[seat]
         assert s is not None
         s.clear_round()
+        # taking an ante back changes the bet: the player's Deal is taken back with it
+        # (left ready with nothing at stake they read "Sitting out", chosen by no one)
+        self.ready.discard(player_id)
         self._changed({"seat": seat, "action": "withdraw"})
         if not self.betting_seats():
             self._reset_round()

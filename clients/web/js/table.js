@@ -321,7 +321,7 @@ export function buildable(v, seat) {
  * rack said "Seat #7: $5" and "Deal · $5.00". */
 function holdsBuild(v, seat) {
   const { phase } = v.snap;
-  // ready (Deal said) does not close it: Take back, or sitting out, leaves the seat open
+  // ready (Deal said) does not close it: sitting out leaves the seat open
   // to a new ante until betting closes (PROTOCOL.md, `deal`); its circle took no chip
   return seat.player_id === v.me?.player_id && seat.ante === 0
     && (phase === "waiting" || phase === "betting");
@@ -563,7 +563,7 @@ function controls(v) {
   const short = toPlace.length > 0 && typeof v.available === "number" && needed > v.available;
   // a paused table takes no ante: only a round in play (antes placed) may still be dealt;
   // bets the wallet cannot hold are refused for certain: off, with what they need shown
-  // a player ready with nothing at stake (Take back, or sat out) may still bet: the server
+  // a player ready with nothing at stake (sat out) may still bet: the server
   // takes an ante until betting closes, and Deal places it
   const canDeal = open && !v.busy && ((toPlace.length > 0 && !snap.paused && !short) || (placed && !ready));
   const rebets = rebetSeats(v);
