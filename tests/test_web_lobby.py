@@ -1,0 +1,61 @@
+"""The browser's lobby as a casino's looks: four tables and a jackpot of five figures,
+at a big screen, a laptop, a tablet and a phone. Each of a card's facts reads on one
+line; the notices leave the heading's words and the jackpot in view.
+
+Needs Debian's Chromium, like tests/test_web.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, ViewportSize, expect
+
+from tests.conftest import ServerFactory
+from tests.test_web import ARTIFACTS, browser, needs_chromium
+from tests.test_web_layout import PHONE, enter, new_page
+
+__all__ = ["browser"]  # the fixture used below
+
+pytestmark = needs_chromium
+
+FOUR = [
+    {"id": "nine", "title": "Nine Seats", "variant": "casino-stud", "seats": 9},
+    {"id": "stud-1", "title": "Stud Poker", "variant": "stud-poker", "seats": 7},
+    {"id": "bermuda-1", "title": "Bermuda", "variant": "bermuda", "seats": 7},
+    {"id": "solo", "title": "Solo casino", "variant": "casino-stud", "seats": 5},
+]
+JACKPOT = {"main": {"seed": 1_008_470, "contribution_bp": 5000}}  # $10,084.70
+SIZES: dict[str, ViewportSize] = {
+    "1920": {"width": 1920, "height": 1080},
+    "1280": {"width": 1280, "height": 800},
+    "768": {"width": 768, "height": 1024},
+    "390": PHONE,
+}
+
+WRAPPED = """(sel) => [...document.querySelectorAll(sel)].filter((el) => {
+  const r = el.getBoundingClientRect();
+  return r.height > 2 * parseFloat(getComputedStyle(el).fontSize);  // a line is about 1.2
+}).map((el) => el.textContent)"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+async def test_each_fact_of_a_lobby_card_reads_on_one_line(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> None:
+    """At 1920x1080, four cards a row and a jackpot of $10,084.70, "Hands each" went over
+    two lines in every card."""
+    server = await make_server(tables=FOUR, jackpots=JACKPOT)
+    problems: list[str] = []
+    phone = size == "390"
+    context, page = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems,
+        viewport=SIZES[size], is_mobile=phone, has_touch=phone,
+    )
+    await enter(page, "Ann", tap=phone)
+    await expect(page.get_by_test_id("play-solo")).to_be_visible()
+    wrapped: list[str] = await page.evaluate(WRAPPED, ".facts dt, .facts dd")
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=f"test-artifacts/lobby-facts-{size}.png")
+    assert wrapped == [], f"facts over two lines at {size}: {wrapped}"
+    await context.close()
+    assert problems == []
