@@ -386,6 +386,7 @@ async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
     await expect(paused).to_be_visible()
     await expect(paused).to_contain_text("This server is shutting down")
     await expect(paused).not_to_contain_text("Paused by the casino")  # no operator paused it
+    await expect(page.get_by_test_id("phase")).not_to_contain_text("Paused")
     await shot(page, "shutdown-notice.png")
     # whole on a laptop: squeezed into the head's row it read "…a round not over withi…"
     for width, height in ((1280, 800), (1024, 768)):
@@ -475,6 +476,9 @@ async def test_a_round_voided_by_a_shutdown_is_told_as_voided_and_refunded(
     paused = page.get_by_test_id("table-paused")
     await asyncio.wait_for(server.stop(grace=0.5), 10)
     await expect(paused).to_contain_text("This server shut down")  # offline now
+    # the pill beside it said "Paused", as if the casino had paused the table
+    await expect(page.get_by_test_id("phase")).not_to_contain_text("Paused")
+    await expect(page.get_by_test_id("phase")).to_contain_text("Offline")
     voided = page.locator('.toast[data-code="round-voided"]')
     await expect(voided).to_contain_text("voided as the server shut down")
     await expect(voided).to_contain_text("refunded")

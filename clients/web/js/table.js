@@ -155,9 +155,13 @@ function tableHead(v) {
       title: "The paytable, the rules and the provably fair deal, below the table" }, "Paytable ↓"),
     h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
       // no round in play and none to start (an operator's pause, a shutdown): not "waiting
-      // for bets", every ante being refused; a round in play goes on, and says its phase
-      v.suspension || (snap.paused && snap.phase === "waiting") ? "Paused"
-        : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
+      // for bets", every ante being refused; a round in play goes on, and says its phase.
+      // A shutdown is no pause of the casino's ("Paused" beside "This server shut down:
+      // reconnecting…"): it says the server is going, or gone
+      v.suspension ? "Paused"
+        : snap.paused && snap.phase === "waiting"
+          ? (!snap.paused.shutdown ? "Paused" : v.online === false ? "Offline" : "Shutting down")
+          : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
       clockEl(v, "countdown", "countdown")),
     h("div", { class: "meter small" },
       h("span", { class: "meter-label" }, "Jackpot"),
