@@ -312,3 +312,38 @@ async def test_a_tab_playing_elsewhere_says_so_when_play_is_pressed(
     await ann.get_by_test_id("play-alpha").click()
     await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
     assert problems == [], problems
+
+
+async def test_an_account_lost_with_the_server_s_data_is_told_truly(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A server restarted without its data no longer knows the account: the page said
+    "sign in again to play with your account", as if that could work. It says what the
+    page knows, and when sign-in then refuses the account's own username, that the
+    casino's data was reset if the password was right."""
+    server = await make_server()
+    problems: list[str] = []
+    page = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(page, "Zoë")
+    # as the page finds it after such a restart: an account's token and username the
+    # server has never heard of
+    await page.evaluate(
+        """localStorage.setItem('stud.account', JSON.stringify({
+             token: 'lost-with-the-data-0123456789abcdef', username: 'zoe_tester'}));
+           window.stud.conn.drop()"""
+    )
+    ended = page.locator('.toast[data-code="session-ended"]')
+    await expect(ended).to_contain_text("Signed out: sign in again to play with your account")
+    await expect(ended).to_contain_text("username or password is wrong")
+    await expect(ended).to_contain_text("the casino's data was reset")
+    await page.get_by_test_id("signin").click()
+    await fill_dialog(page, "zoe_tester", PASSWORD)
+    error = page.get_by_test_id("account-error")
+    await expect(error).to_contain_text("Wrong username or password")
+    await expect(error).to_contain_text("zoe_tester no longer exists")
+    await shot(page, "account-lost-with-the-data.png")
+    # another username: nothing of the lost account is said
+    await page.get_by_test_id("account-username").fill("someone_else")
+    await page.get_by_test_id("account-submit").click()
+    await expect(error).to_have_text("Wrong username or password")
+    assert [p for p in problems if "401" not in p] == [], problems

@@ -24,6 +24,9 @@ const NOTICE = "stud.notice"; // sessionStorage: a word for the page after a res
 
 let app = null; // {conn, welcome, showError}
 let me = null; // the last welcome's {username} (null before one)
+/** The username of the account whose token the server refused here (`forgetAccount`):
+ * a sign-in as it refused too means it is gone, if the password was right. */
+let endedAs = null;
 let onWelcome = null; // a sign-out waiting for its connection back (`takeBack`)
 const TAKE_BACK_MS = 10000;
 // this browser's tabs of the origin: a replaced tab's sign-out is done by the tab that plays
@@ -55,6 +58,11 @@ export function accountUsername() {
 
 /** The account's token was refused (revoked elsewhere): forget it, go on as a guest. */
 export function forgetAccount() {
+  try {
+    endedAs = JSON.parse(localStorage.getItem(ACCOUNT) ?? "null")?.username ?? endedAs;
+  } catch {
+    // an unreadable entry names no account
+  }
   localStorage.removeItem(ACCOUNT);
 }
 
@@ -180,7 +188,13 @@ async function submit() {
     $("account-password").value = $("account-new").value = "";
     dialog.close();
   } catch (err) {
-    $("account-error").textContent = errorText(err);
+    // the account signed out here, refused by name and password: a server that lost its
+    // data lost it too (the page cannot tell that from a wrong password: it says both)
+    const gone = err?.frame?.code === "bad_credentials" && dialog.dataset.mode === "signin"
+      && endedAs !== null && username === endedAs;
+    $("account-error").textContent = !gone ? errorText(err)
+      : `${errorText(err).replace(/\.?$/, ".")} If the password is right, the account ${username} `
+        + "no longer exists: the casino's data was reset. Sign up to make an account again.";
   } finally {
     button.disabled = false;
   }

@@ -61,9 +61,13 @@ export async function hello() {
       forgetAccount();
       // the news first: folded to one line, the notice still says it
       showError(account
+        // "sign in again" alone was untrue when the server had lost the account with its
+        // data; which of the two it is, the page cannot tell: sign-in will
         ? "Signed out: sign in again to play with your account (you were signed out elsewhere, "
-          + "the password changed, this device went unused for a long time, or the server "
-          + "restarted without keeping its data). Meanwhile you play as a new guest."
+          + "the password changed, or this device went unused for a long time). If signing in "
+          + "says the username or password is wrong though both are right, the casino's data was "
+          + "reset (a server restarted without keeping it) and the account is gone with it. "
+          + "Meanwhile you play as a new guest."
         : "New player, new wallet: the server no longer knows your previous session (unused "
           + "for a long time, or the server restarted without keeping its data), so you start again.", { code: "session-ended", tone: "info", sticky: true });
       if (conn.open) hello();
