@@ -59,3 +59,62 @@ async def test_each_fact_of_a_lobby_card_reads_on_one_line(
     assert wrapped == [], f"facts over two lines at {size}: {wrapped}"
     await context.close()
     assert problems == []
+
+
+# A notice and a jackpot's banner, as the page's own modules show them.
+NEWS = """async () => {
+  const n = await import("./js/notices.js");
+  n.showError("Nine Seats: the round you left settled: your raised hand on seat #7 came to "
+    + "+$25.00. History shows it.", { code: "left-settled", tone: "ok", sticky: true });
+  n.showBanner({ round_id: "r-news", seat: 0, name: "Bo", amount: 100000,
+    category: "ROYAL_FLUSH", table: "nine" });
+}"""
+
+#: What of the heading (its words, the jackpot) and of the tables the notices cover, or
+#: hide; and the notices drawn nowhere on the screen.
+COVERED = """() => {
+  const notices = [...document.querySelectorAll("#errors > *, #banners > *")]
+    .map((el) => el.getBoundingClientRect()).filter((r) => r.width && r.height);
+  const over = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+  const out = [];
+  const parts = ["#lobby .lobby-head h1", "#lobby .lobby-head .lede", "#lobby .lobby-head .fine",
+    "#lobby .jackpot-hero .meter", '#lobby [data-testid="table-list"]'];
+  for (const sel of parts) {
+    const el = document.querySelector(sel);
+    if (getComputedStyle(el).visibility !== "visible") out.push(`${sel} hidden`);
+    const r = el.getBoundingClientRect();
+    if (notices.some((n) => over(n, r))) out.push(`${sel} covered`);
+  }
+  if (!notices.length) out.push("no notice drawn");
+  for (const n of notices) {
+    if (n.right > innerWidth + 0.5 || n.left < -0.5) out.push("a notice off the screen");
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+async def test_notices_leave_the_lobby_s_heading_and_jackpot_in_view(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> None:
+    """Lobby notices went over its heading, hiding the welcome, and on a 768x1024 tablet
+    over the progressive jackpot as well."""
+    server = await make_server(tables=FOUR, jackpots=JACKPOT)
+    problems: list[str] = []
+    phone = size == "390"
+    context, page = await new_page(
+        browser, f"http://127.0.0.1:{server.port}/", problems,
+        viewport=SIZES[size], is_mobile=phone, has_touch=phone,
+    )
+    await enter(page, "Ann", tap=phone)
+    await expect(page.get_by_test_id("play-solo")).to_be_visible()
+    tables = await page.get_by_test_id("table-list").bounding_box()
+    await page.evaluate(NEWS)
+    await expect(page.locator('.toast[data-code="left-settled"]')).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=f"test-artifacts/lobby-notices-{size}.png")
+    assert await page.evaluate(COVERED) == []
+    assert await page.get_by_test_id("table-list").bounding_box() == tables  # they stay put
+    await context.close()
+    assert problems == []

@@ -1,8 +1,9 @@
 """The browser's notices in the lobby: news that is not an error (a hand folded by a
 leave, a purchase on its way, a session ended) is told in a neutral style, not the
 red of a refusal, and the notices and the jackpot's banners neither cover the lobby's
-tables nor stack without bound over them (they go over its heading: nothing there is
-clicked; tests/test_web_steady.py checks the tables stay put as they come and go).
+tables nor stack without bound over them (they go in its heading's room for them,
+beside its words and the jackpot: tests/test_web_lobby.py; tests/test_web_steady.py
+checks the tables stay put as they come and go).
 
 Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 """

@@ -53,6 +53,10 @@ export function renderLobby(state) {
         h("h1", {}, "Casino Stud Poker"),
         h("p", { class: "lede" }, state.me ? `Welcome, ${state.me.name}. Pick a table to play or watch.` : ""),
         h("p", { class: "fine" }, "Bonus credits are shown in your wallet but cannot be wagered at this game.")),
+      // where the notices go (notices.js placeInLobby): room of its own in the heading,
+      // beside its words and the jackpot, or on a row of its own where they leave none
+      // (over the words they hid the welcome, and at 768 px the jackpot)
+      h("div", { class: "lobby-notices", "data-testid": "lobby-notices", "aria-hidden": "true" }),
       h("div", { class: "jackpot-hero" },
         Object.entries(jackpots).map(([name, cents]) => h("div", { class: "meter" },
           h("span", { class: "meter-label" }, `Progressive jackpot${name === "main" ? "" : ` (${name})`}`),

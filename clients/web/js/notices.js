@@ -12,7 +12,7 @@ import { lobbyRow, state, titleOf } from "./state.js";
 const ERROR_TTL_MS = 10000;
 const NOTICE_TTL_MS = 5000;
 const BANNER_TTL_MS = 12000;
-/** Toasts and banners the lobby holds at once, over its heading (four toasts and the
+/** Toasts and banners the lobby holds at once, in its heading's room for them (four toasts and the
  * banners under them went down over the tables and their Play buttons); fewer when
  * fewer fit above its tables (`placeInLobby`). */
 const LOBBY_MAX = 2;
@@ -244,8 +244,9 @@ export function placeToasts() {
   if (coveredDecisions(list) > covered) atFoot();
 }
 
-/** In the lobby the notices and the jackpot's banners go over its heading (its title,
- * the welcome, the meter: nothing there is clicked), out of the page's flow: in it they
+/** In the lobby the notices and the jackpot's banners go in the heading's room for them
+ * (`.lobby-notices`: over the heading's words they hid the welcome, and on a tablet the
+ * jackpot), out of the page's flow: in it they
  * pushed the tables down as they came and pulled them back up as they went, and a Play
  * aimed at went to the next table's place. The banners first, the toasts under them, as
  * many as fit above the tables as the page lies unscrolled: the oldest give way, a
@@ -256,7 +257,7 @@ function placeInLobby(low) {
   const banners = $("banners");
   trimToasts(LOBBY_MAX);
   while (banners.children.length > LOBBY_MAX) banners.firstElementChild.remove(); // the newest stay
-  const head = document.querySelector("#lobby .lobby-head");
+  const head = document.querySelector("#lobby .lobby-notices");
   const tables = document.querySelector('#lobby [data-testid="table-list"]');
   const box = head?.getClientRects().length ? head.getBoundingClientRect() : null;
   const bar = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
@@ -281,10 +282,13 @@ function placeInLobby(low) {
   };
   // the room above the tables, the page unscrolled (scrolling keeps or drops none)
   const unscrolled = (y) => y + window.scrollY;
-  const room = tables?.getClientRects().length
-    ? unscrolled(tables.getBoundingClientRect().top) - 8
-      - Math.max(8, unscrolled(bar) + 6, unscrolled(box?.top ?? 0))
-    : Infinity;
+  // down to the tables, or to the jackpot where it is under the notices' room (a tablet
+  // held upright puts it beside them, a phone above them)
+  const meter = document.querySelector("#lobby .jackpot-hero")?.getBoundingClientRect();
+  const below = [tables?.getClientRects().length ? tables.getBoundingClientRect().top : Infinity,
+    meter && box && meter.height && meter.top >= box.bottom - 1 ? meter.top : Infinity];
+  const room = Math.min(...below) === Infinity ? Infinity
+    : unscrolled(Math.min(...below)) - 8 - Math.max(8, unscrolled(bar) + 6, unscrolled(box?.top ?? 0));
   const toasts = low ? [] : [...errors.children];
   for (let end = stack(); end - top > room; end = stack()) {
     const older = toasts.slice(0, -1);
