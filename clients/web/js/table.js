@@ -625,7 +625,11 @@ function controls(v) {
         ? `These bets need ${dollars(needed)} available: the ante and progressive now, and the raise `
           + `(${RAISE_MULTIPLE}× the ante) held until you decide. You have ${dollars(v.available)}.`
         : "Place the bets and deal (d)" },
-    open && ready && !toPlace.length ? (placed ? "Waiting for others…" : "Sitting out · waiting for others")
+    // sitting out, the why under the word, small (on one line it took the rack's room at
+    // 1280 px: "Ante $1–$100 · raise 2× ant…"); its text still reads as one phrase
+    open && ready && !toPlace.length ? (placed ? "Waiting for others…"
+      : [h("span", {}, "Sitting out"), h("span", { class: "deal-dot" }, " · "),
+        h("small", { class: "deal-why" }, "waiting for others")])
       : total > 0 ? `Deal · ${dollars(total)}` : "Deal",
     short
       ? h("small", { class: "deal-needs", "data-testid": "deal-needs" }, `needs ${dollars(needed)} available`)
