@@ -104,7 +104,7 @@ export function renderTable(ctx) {
   return h("section", {
     id: "table",
     class: `table-view phase-${snap.phase} layout-${layout.mode}${ctx.online ? "" : " offline"}${suspension ? " suspended" : ""}`
-      + (ctx.online && ctx.quiet && !suspension ? " quiet" : ""),
+      + (ctx.online && ctx.quiet && !suspension ? " quiet" : "") + (ctx.elsewhere ? " elsewhere" : ""),
     "data-testid": "table-view", "data-table": snap.table, "data-phase": raw.phase,
     "data-role": view.seated ? "player" : "spectator", "data-layout": layout.mode,
     "data-hands": snap.hands ?? "open", "data-dealing": dealing ? "true" : "false",
@@ -153,12 +153,15 @@ function tableHead(v) {
     h("button", { class: "btn small ghost to-side", type: "button", "data-action": "to-side",
       "data-testid": "to-side", "aria-controls": "side-body", "aria-label": "Paytable, rules & fair deal, below the table",
       title: "The paytable, the rules and the provably fair deal, below the table" }, "Paytable ↓"),
-    h("div", { class: `phase-pill phase-${v.suspension ? "suspended" : snap.phase}`, "data-testid": "phase" },
+    h("div", { class: `phase-pill phase-${v.elsewhere ? "elsewhere" : v.suspension ? "suspended" : snap.phase}`,
+      "data-testid": "phase" },
       // no round in play and none to start (an operator's pause, a shutdown): not "waiting
       // for bets", every ante being refused; a round in play goes on, and says its phase.
       // A shutdown is no pause of the casino's ("Paused" beside "This server shut down:
       // reconnecting…"): it says the server is going, or gone
-      v.suspension ? "Paused"
+      // played in another tab or device: this one's last showdown read "Showdown", live
+      v.elsewhere ? "Playing elsewhere"
+        : v.suspension ? "Paused"
         : snap.paused && snap.phase === "waiting"
           ? (!snap.paused.shutdown ? "Paused" : v.online === false ? "Offline" : "Shutting down")
           : v.dealing ? "Dealing" : PHASE_NAMES[snap.phase] ?? snap.phase,
@@ -238,14 +241,18 @@ function dealerZone(v) {
       "data-testid": "dealer-hand" },
     showdown ? `${d.hand.label} — ${q ? "qualifies" : "does not qualify"}` : ""),
     h("p", { class: "table-message", "data-testid": "table-message", role: "status",
-      "data-repeats": showdown && q ? "dealer-hand" : null }, message(v)));
+      "data-repeats": showdown && q ? "dealer-hand" : null }, message(v),
+    // the way back where the news is, not only in the top bar's corner
+    v.elsewhere ? h("button", { class: "btn small play-here", "data-action": "reconnect",
+      "data-testid": "felt-play-here" }, "Play here") : null));
 }
 
 function message(v) {
   const { snap, seated } = v;
   if (v.suspension) return PAUSED_WHY[v.suspension.reason] ?? PAUSED_WHY.store;
   if (v.elsewhere) {
-    return "You are playing in another tab or on another device: “Play here” brings the game back here.";
+    return "You are playing in another tab or on another device: this is the table as it stood when it "
+      + "went there, not as it is. “Play here” brings the game back here.";
   }
   if (v.online === false) {
     const undecided = snap.phase === "deciding" && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
@@ -618,7 +625,8 @@ function controls(v) {
         + ` · raise ${RAISE_MULTIPLE}× ante · progressive ${dollars(snap.progressive_stake)}`),
       h("div", { class: "key-help muted", "data-testid": "key-help", title: KEY_HELP },
         // offline no key sends anything: it said "1–5 chip · d deal" all the same
-        v.online === false ? "Keys: none act until the connection is back"
+        v.elsewhere ? "Keys: none act here while you play elsewhere"
+          : v.online === false ? "Keys: none act until the connection is back"
           : keyHelp(snap.phase, { undecided: undecided && !v.dealing }))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: short
