@@ -114,8 +114,13 @@ export function reopenAwaited() {
  * at the address it was (its server restarted): nothing moved, and it is said so. Once
  * read, the notice goes when the table's phase next moves on (`absorb`). */
 export async function tellMoved(prev, snap, { restarted = false } = {}) {
-  const { seats, roundId } = atStake(prev, state.me?.player_id);
+  const { seats, roundId: open } = atStake(prev, state.me?.player_id);
   const gone = mySeats(snap).length ? [] : seats;
+  const shutdown = Boolean(prev.paused?.shutdown); // the old host said it was going
+  // a server going down in order plays its round out first: the player's round in play
+  // when it said so, seen to its showdown (frames.js keeps it), however it was last seen
+  const finished = restarted && shutdown && prev.shutdownRound?.finished ? prev.shutdownRound.id : null;
+  const roundId = open ?? finished;
   let round = null;
   if (roundId && snap.round_id !== roundId) {
     let records = null;
@@ -128,7 +133,6 @@ export async function tellMoved(prev, snap, { restarted = false } = {}) {
     round = roundFate(roundId, records);
   }
   if (!gone.length && !round) return;
-  const shutdown = Boolean(prev.paused?.shutdown); // the old host said it was going
   showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round, restarted, shutdown }),
     { code: "table-moved", tone: "ok", sticky: true }); // news of money and seats: not to go by unseen
 }

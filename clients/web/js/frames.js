@@ -13,7 +13,7 @@ import { MOVED, notHere, reopenAwaited, tableMoved, tellMoved } from "./fleet.js
 import { absorbHand, forgetStaleHands } from "./hands.js";
 import { followArmedLeave, playedOn, tellPlayedOn } from "./leaving.js";
 import { conn, connectedTo } from "./link.js";
-import { restartedNotice } from "./moved.js";
+import { atStake, restartedNotice } from "./moved.js";
 import { dismissMomentToasts, dismissRefusals, dismissToasts, showBanner, showError } from "./notices.js";
 import { loadHistory, rememberRound, sendSeed } from "./rounds.js";
 import { mySeats, render, setCurrent, setLastDeal, state, titleOf } from "./state.js";
@@ -142,6 +142,14 @@ export function absorb(frame) {
       delete state.away[frame.table];
       state.seenAt[frame.table] = state.serverUrl;
       if (state.awaiting === frame.table) state.awaiting = null;
+      // the player's round in play when the server said it was shutting down, and whether
+      // it was seen to its showdown: told of once a restarted server shows the table
+      // (tellMoved); one voided by the shutdown is told at once (unseen.js)
+      if (frame.paused?.shutdown) {
+        const id = atStake(frame, state.me?.player_id).roundId ?? old?.shutdownRound?.id ?? null;
+        frame.shutdownRound = id && { id, finished: Boolean(old?.shutdownRound?.finished)
+          || (frame.phase === "showdown" && frame.round_id === id) };
+      }
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
@@ -158,6 +166,11 @@ export function absorb(frame) {
         // the round its old host dealt is not the table's last deal here (the new host
         // dealt none yet); its proof stays in History, with its own Verify
         setLastDeal(frame.table, null);
+      } else if (old?.seq === -1 && old.paused?.shutdown && !frame.paused?.shutdown) {
+        // the first snapshot since the reconnect, from a server started again after the
+        // one that said it was shutting down: it gave its tables up, and the seats with
+        // them (the page said only "The table is open: take a seat")
+        tellMoved(old, frame, { restarted: true });
       } else noticeUnseenDecisions(prev, frame);
       noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);

@@ -48,6 +48,9 @@ function seatList(seats) {
  * `shutdown`: the old server said it was shutting down (not that it failed).
  */
 export function movedNotice({ title, seats = [], round = null, restarted = false, shutdown = false }) {
+  // restarted after it said it was shutting down: an orderly stop, not a failure. It
+  // finished its round (or voided it when the grace ran out) and gave its tables up
+  if (restarted && shutdown) return shutDownNotice({ title, seats, round });
   const there = restarted ? "" : " there";
   const before = restarted ? "the restart" : "the move";
   const why = shutdown ? "its own was shut down."
@@ -58,8 +61,7 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
   if (round?.fate === "voided") {
     parts.push(`${yours} was voided: every bet of it (antes, raises, progressive) was refunded.`);
   } else if (round?.fate === "settled") {
-    const net = typeof round.net === "number" ? ` (${signedDollars(round.net)})` : "";
-    parts.push(`${yours} was settled before ${before}${net}: History shows it.`);
+    parts.push(`${yours} was settled before ${before}${netText(round)}: History shows it.`);
   } else if (round?.fate === "unknown") {
     parts.push(`${yours} was either settled before ${before} or voided with every bet `
       + "refunded: History and your wallet show which.");
@@ -68,6 +70,32 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
     const many = seats.length > 1;
     parts.push(`Your seat${many ? "s" : ""} ${seatList(seats)}${there} `
       + `${restarted ? (many ? "were let go" : "was let go") : many ? "are gone" : "is gone"}: take a seat to play on.`);
+  }
+  return parts.join(" ");
+}
+
+function netText(round) {
+  return typeof round.net === "number" ? ` (${signedDollars(round.net)})` : "";
+}
+
+/** movedNotice for a server that shut down in order and was started again: its table
+ * is back, its seats were let go as it gave its tables up (after a restart the page said
+ * only "The table is open: take a seat"). */
+function shutDownNotice({ title, seats, round }) {
+  const parts = [`“${title}” is back: its server shut down and was started again.`];
+  if (round?.fate === "settled") {
+    parts.push(`Your round in play finished before it shut down${netText(round)}: History shows it.`);
+  } else if (round?.fate === "voided") {
+    parts.push("Your round in play was voided as it shut down: every bet of it (antes, raises, "
+      + "progressive) was refunded.");
+  } else if (round?.fate === "unknown") {
+    parts.push("Your round in play either finished before it shut down or was voided with every "
+      + "bet refunded: History and your wallet show which.");
+  }
+  if (seats.length) {
+    const many = seats.length > 1;
+    parts.push(`It gave its tables up as it shut down, so your seat${many ? "s" : ""} `
+      + `${seatList(seats)} ${many ? "were" : "was"} let go: take a seat to play on.`);
   }
   return parts.join(" ");
 }

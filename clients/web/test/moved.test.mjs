@@ -89,3 +89,17 @@ test("a table restarted on restored data says why the seats went, and what of th
   assert.equal(watching, "The casino restored its data from a backup: what was played since is undone, "
     + "and “Alpha” starts over, every seat free.");
 });
+
+test("a server shut down in order and started again says so, and why the seats went", () => {
+  const text = movedNotice({ title: "Nine Seats", seats: [8], round: { fate: "settled", net: 1500 },
+    restarted: true, shutdown: true });
+  assert.match(text, /^“Nine Seats” is back: its server shut down and was started again\. /);
+  assert.match(text, /Your round in play finished before it shut down \(\+\u2060?\$15\.00\): History shows it\./);
+  assert.match(text, /It gave its tables up as it shut down, so your seat #9 was let go: take a seat to play on\.$/);
+  assert.doesNotMatch(text, /restarted\.|failed|stopped answering/);
+  const seatsOnly = movedNotice({ title: "T", seats: [0, 1], restarted: true, shutdown: true });
+  assert.doesNotMatch(seatsOnly, /round/);
+  assert.match(seatsOnly, /your seats #1, #2 were let go/);
+  const voided = movedNotice({ title: "T", seats: [0], round: { fate: "voided" }, restarted: true, shutdown: true });
+  assert.match(voided, /Your round in play was voided as it shut down: every bet of it/);
+});

@@ -1,0 +1,110 @@
+"""The browser client when its server, the only one, is shut down in order (SIGTERM:
+the round in play finishes, the tables are given up) and started again on the same
+Redis: the page says once what became of the player's seats and round, as it does
+after a crash (tests/test_web_failover.py); it said only "The table is open: take a
+seat."
+
+Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py, and
+redis-server on the PATH (or REDIS_URL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from playwright.async_api import Browser, expect
+
+from server.app import StudServer
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
+from tests.redis_fixture import drop_namespace, free_port, fresh_namespace, redis_url
+from tests.test_web import (
+    ARTIFACTS,
+    browser,
+    build_ante,
+    expect_phase,
+    needs_chromium,
+    open_page,
+    resize,
+)
+from tests.test_web_fleet import enter_name
+from tests.test_web_layout import PHONE
+
+__all__ = ["browser", "redis_url"]  # fixtures used below
+
+pytestmark = needs_chromium
+
+START = 100_000
+BACK_MS = 60_000  # the page's reconnect backoff, on two CPUs shared with the browser
+
+
+def server_at(redis: str, namespace: str, port: int) -> Callable[[], Awaitable[StudServer]]:
+    """Starts the one server of the casino at `port`, on `redis` (again and again)."""
+
+    async def start() -> StudServer:
+        config = make_config(
+            tables=[{"id": "shared", "title": "Nine Seats", "variant": "casino-stud", "seats": 9}],
+            timers={"betting": 60, "decision": 60, "results": 0.5},
+            wallet={"starting_credits": START, "starting_bonus": 0},
+        )
+        config = replace(config, port=port, public_url=f"ws://127.0.0.1:{port}/ws")
+        server = StudServer(config, await RedisStore.connect(redis, namespace=namespace))
+        await server.start()
+        return server
+
+    return start
+
+
+async def test_a_server_shut_down_and_started_again_says_what_became_of_the_seats(
+    redis_url: str, browser: Browser
+) -> None:
+    namespace = fresh_namespace()
+    start = server_at(redis_url, namespace, free_port())
+    server = await start()
+    again: StudServer | None = None
+    try:
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+        await enter_name(page, "Ann")
+        await page.get_by_test_id("play-shared").click()
+        await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("deal").click()
+        await expect(page.get_by_test_id("raise-0")).to_be_visible()
+        # SIGTERM's stop: no new round; the round in play finishes, then the tables go
+        stopping = asyncio.ensure_future(server.stop(grace=30))
+        await expect(page.get_by_test_id("table-paused")).to_contain_text("shutting down")
+        await page.get_by_test_id("raise-0").click()
+        await expect_phase([page], "showdown")
+        await asyncio.wait_for(stopping, 30)
+        await expect(page.get_by_test_id("table-paused")).to_contain_text("This server shut down")
+        again = await start()
+
+        told = page.locator('.toast[data-code="table-moved"]')
+        await expect(told).to_be_visible(timeout=BACK_MS)
+        await expect(told).to_contain_text(
+            "“Nine Seats” is back: its server shut down and was started again."
+        )
+        await expect(told).to_contain_text("Your round in play finished before it shut down")
+        await expect(told).to_contain_text(
+            "It gave its tables up as it shut down, so your seat #1 was let go: take a seat"
+        )
+        await expect(told).not_to_contain_text("voided")
+        await expect(page.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+        ARTIFACTS.mkdir(exist_ok=True)
+        for name, size in (
+            ("1280", {"width": 1280, "height": 800}),
+            ("768", {"width": 768, "height": 1024}),
+            ("390", PHONE),
+        ):
+            await resize(page, size)  # type: ignore[arg-type]
+            await expect(told).to_be_in_viewport()
+            await page.screenshot(path=str(ARTIFACTS / f"restart-after-shutdown-{name}.png"))
+        assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+    finally:
+        for s in (server, again):
+            if s is not None:
+                await s.stop(grace=0)
+        await drop_namespace(redis_url, namespace)
