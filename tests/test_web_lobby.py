@@ -48,8 +48,12 @@ async def test_each_fact_of_a_lobby_card_reads_on_one_line(
     problems: list[str] = []
     phone = size == "390"
     context, page = await new_page(
-        browser, f"http://127.0.0.1:{server.port}/", problems,
-        viewport=SIZES[size], is_mobile=phone, has_touch=phone,
+        browser,
+        f"http://127.0.0.1:{server.port}/",
+        problems,
+        viewport=SIZES[size],
+        is_mobile=phone,
+        has_touch=phone,
     )
     await enter(page, "Ann", tap=phone)
     await expect(page.get_by_test_id("play-solo")).to_be_visible()
@@ -104,8 +108,12 @@ async def test_notices_leave_the_lobby_s_heading_and_jackpot_in_view(
     problems: list[str] = []
     phone = size == "390"
     context, page = await new_page(
-        browser, f"http://127.0.0.1:{server.port}/", problems,
-        viewport=SIZES[size], is_mobile=phone, has_touch=phone,
+        browser,
+        f"http://127.0.0.1:{server.port}/",
+        problems,
+        viewport=SIZES[size],
+        is_mobile=phone,
+        has_touch=phone,
     )
     await enter(page, "Ann", tap=phone)
     await expect(page.get_by_test_id("play-solo")).to_be_visible()

@@ -25,8 +25,16 @@ SIZES: dict[str, ViewportSize] = {
     "390": PHONE,
 }
 ANN = "Alexandra Konstantinova"
-OTHERS = ["bot1@nine", "bot2@nine", "bot3@nine", "bot4@nine", "bot5@nine", "Maximilian Oberhauser",
-          "Alexandra Petrovskaya", "Lucky Seven"]
+OTHERS = [
+    "bot1@nine",
+    "bot2@nine",
+    "bot3@nine",
+    "bot4@nine",
+    "bot5@nine",
+    "Maximilian Oberhauser",
+    "Alexandra Petrovskaya",
+    "Lucky Seven",
+]
 
 #: The rack's words cut short (an ellipsis, or past their box).
 RACK_CUT = """() => [...document.querySelectorAll(
@@ -46,8 +54,12 @@ async def test_the_rack_reads_whole_while_sitting_out_at_a_full_table(
     problems: list[str] = []
     phone = size == "390"
     _, ann = await new_page(
-        browser, f"http://127.0.0.1:{server.port}/", problems,
-        viewport=SIZES[size], is_mobile=phone, has_touch=phone,
+        browser,
+        f"http://127.0.0.1:{server.port}/",
+        problems,
+        viewport=SIZES[size],
+        is_mobile=phone,
+        has_touch=phone,
     )
     for name in OTHERS:
         client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
