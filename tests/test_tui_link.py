@@ -296,3 +296,30 @@ async def test_the_pause_before_a_retry_is_counted_down() -> None:
         assert {"2s", "1s"} <= said, statuses
     finally:
         await link.stop()
+
+
+async def test_a_session_taken_elsewhere_is_not_taken_back_until_asked(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Another connection of the same player (the browser's "Play here", a second
+    terminal with the same --user) closes the terminal's with 1000: the terminal
+    reconnected by itself and took the session back, and the two took it from each
+    other for ever. It says it plays elsewhere now, waits, and g takes it back."""
+    from clients.tui import StudApp
+    from tests.test_tui import sees, shown, until
+
+    server = await make_server()
+    app = StudApp(f"ws://127.0.0.1:{server.port}/ws", "tina", backoff=(0.01, 0.02))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.link.connected, "the link")
+        browser = await connect(server, token=app.link.token)  # "Play here" in the browser
+        said = await sees(pilot, app, "#message", "Playing elsewhere")
+        assert "g plays here" in said
+        await browser.request("ping")  # the browser plays on: its connection was not taken
+        assert not browser.closed.done() and app.link.connects == 1
+        assert app.check_action("play_here", ())  # the footer offers g
+        await pilot.press("g")  # take it back, on purpose
+        await until(pilot, lambda: app.link.connected and app.link.connects == 2, "back here")
+        await asyncio.wait_for(browser.closed, 10)  # the other one is the replaced one now
+        assert "Playing elsewhere" not in shown(app, "#message")
+        assert not app.check_action("play_here", ())

@@ -109,6 +109,9 @@ HISTORY_ROUNDS: Final = 20  # rounds the history screen asks for
 UNSEEN_ROUNDS: Final = 50  # rounds asked for to find one that ended out of sight (the most)
 LEAVE_ARMED_SECONDS: Final = 6.0  # a leave that folds hands waits this long for its second l
 MOVED: Final = frozenset({"unknown_table", "table_moved"})  # the table is hosted elsewhere
+#: said while another connection (a terminal, the browser) plays this session: the link
+#: does not take it back by itself (the two took it from each other every few seconds)
+ELSEWHERE_TEXT: Final = "Playing elsewhere: another terminal or browser took over · g plays here"
 
 Job = Callable[[], Awaitable[None]]
 
@@ -133,7 +136,11 @@ class StudApp(App[None]):
     #tables { overflow-x: hidden; }
     #no-tables { padding: 0 1; color: $text-muted; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_app", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit_app", "Quit"),
+        # offered only while another connection plays this session (`check_action`)
+        Binding("g", "play_here", "Play here"),
+    ]
 
     def __init__(
         self,
@@ -281,6 +288,8 @@ class StudApp(App[None]):
         """The last message; while the link is down, first what the link is doing, on one
         line of `width` cells (on two, it pushed the last seat off an 80x24 screen)."""
         down = Text("" if self.link.connected else f"Not connected: {self.status}", style="b red")
+        if self.link.replaced is not None:
+            down = Text(ELSEWHERE_TEXT, style="b red")
         if width:
             down.truncate(width, overflow="ellipsis")
         if not self.message or self.message_on not in (None, self.page()):
@@ -621,6 +630,17 @@ class StudApp(App[None]):
             with contextlib.suppress(ServerError, ConnectionError, TimeoutError):
                 await asyncio.wait_for(self.link.request("leave", table=self.table_id), 2)
         self.exit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "play_here":  # only while the session plays elsewhere
+            return self.link.replaced is not None
+        return True
+
+    def action_play_here(self) -> None:
+        """Take the session back from the connection that replaced this one."""
+        if self.link.replaced is not None:
+            self.link.play_here()
+            self.redraw_soon()
 
     def submit(self, job: Job) -> None:
         self._jobs.put_nowait(job)

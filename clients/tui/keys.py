@@ -48,6 +48,9 @@ SUSPENDED_KEYS: Final = "account suspended: you can watch; no seat, bet or chip 
 #: the keys line while the link is down: the table's keys send nothing until it is back
 #: (h and q, which still act, are in the footer under it)
 OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back"
+#: the keys line while another connection plays this session (another terminal, the
+#: browser): the link waits for g rather than take the session back by itself
+ELSEWHERE_KEYS: Final = "playing elsewhere: g plays here again (the other one stops)"
 #: the keys line while the table is suspended: it refuses every bet, decision and seat
 #: until it resumes (the chips, f fold and s sit were offered)
 PAUSED_KEYS: Final = "paused: the table's keys act once it resumes"

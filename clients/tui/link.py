@@ -16,6 +16,12 @@ hosting tables; `known`, the ones the player named, a standby among them);
 a process that cannot be reached is left for the next of them, so a player whose
 server died reaches the one that took its tables over. `follow` moves the link
 to another process on purpose (a table hosted there).
+
+One connection per player on each process: a newer one with the same session (another
+terminal, the browser's "Play here", `--user` signed in elsewhere) closes this one with
+1000 (PROTOCOL.md section 3). Reconnecting would take the session back, and the two
+would take it from each other for ever: the link says it plays elsewhere (`replaced`)
+and waits for the player to take it back on purpose (`play_here`).
 """
 
 from __future__ import annotations
@@ -50,6 +56,23 @@ class NotConnected(ConnectionError):
 REFUSED_FOR_GOOD: Final = frozenset(
     {"bad_frame", "missing_field", "invalid_field", "unknown_type", "unsupported_version"}
 )
+
+#: the status while another connection plays the session (the app offers its key)
+ELSEWHERE_STATUS: Final = "playing elsewhere"
+
+#: the close code of a connection the same player's newer one replaced (PROTOCOL.md §8)
+REPLACED_CODE: Final = 1000
+
+
+def replaced_by_server(client: StudClient) -> str | None:
+    """The server's reason when it closed `client` first with 1000 (its player connected
+    again elsewhere), else None: a close this side began (a `follow`, a ping unanswered)
+    or any other code is a lost link, reconnected as ever."""
+    protocol = client.ws.protocol
+    rcvd = protocol.close_rcvd
+    if rcvd is None or rcvd.code != REPLACED_CODE or not protocol.close_rcvd_then_sent:
+        return None
+    return rcvd.reason or "replaced by a new connection"
 
 
 def unreachable(url: str, e: BaseException) -> str:
@@ -106,6 +129,9 @@ class Link:
         self._closing: asyncio.Task[None] | None = None
         self._failed: dict[str, float] = {}  # url -> when a try to reach it last failed
         self.refused: str | None = None  # the server's words for a hello no retry can change
+        # the server's reason while another connection of the player's plays (this one was
+        # replaced): no reconnect until `play_here`
+        self.replaced: str | None = None
 
     @property
     def connected(self) -> bool:
@@ -133,6 +159,13 @@ class Link:
         if self.client is not None:  # (the task kept: the loop holds only a weak reference)
             self._closing = asyncio.get_running_loop().create_task(self.client.close())
 
+    def play_here(self) -> None:
+        """Take the session back from the connection that replaced this one (the player
+        asked): the link connects again at once, which closes that one."""
+        if self.replaced is not None:
+            self.replaced = None
+            self._wake.set()
+
     def failed_lately(self, url: str, within: float = LEFT_BEHIND) -> bool:
         """Whether a try to reach `url` failed in the last `within` seconds: a lobby row
         naming it is its own, left behind, not where a table went."""
@@ -146,6 +179,8 @@ class Link:
 
     async def request(self, t: str, **fields: Any) -> dict[str, Any]:
         client = self.client
+        if self.replaced is not None:
+            raise NotConnected("playing elsewhere: nothing was sent; g plays here again")
         if client is None or client.closed.done():
             raise NotConnected("not connected to the server: nothing was sent; reconnecting…")
         try:
@@ -156,6 +191,10 @@ class Link:
     async def _run(self) -> None:
         delay, misses = self.backoff[0], 0
         while not self._stopping:
+            if self.replaced is not None:
+                self.on_status(ELSEWHERE_STATUS)
+                await self._wake.wait()  # `play_here`, or `follow` (a table elsewhere)
+                self.replaced, delay, misses = None, self.backoff[0], 0
             if self._going is not None:
                 self.url, self._going, delay = self._going, None, self.backoff[0]
             self._wake.clear()
@@ -194,6 +233,7 @@ class Link:
                 self.on_status("connected")
                 await self.on_welcome(self.welcome, session_lost)
                 await client.closed
+                self.replaced = replaced_by_server(client)
             except ServerError as e:
                 if e.code in REFUSED_FOR_GOOD:
                     # the same hello gets the same answer (a name over the limit): say it
@@ -208,7 +248,7 @@ class Link:
                 self.client = None
                 with contextlib.suppress(Exception):
                     await client.close()
-            if not self._stopping and self._going is None:
+            if not self._stopping and self._going is None and self.replaced is None:
                 await self._wait(delay, "connection lost")
                 delay = min(delay * 2, self.backoff[1])
 

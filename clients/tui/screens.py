@@ -21,6 +21,7 @@ from clients.bots import money
 from clients.tui.keys import (
     CASINO_PAUSED_KEYS,
     CLOSING_KEYS,
+    ELSEWHERE_KEYS,
     FULL_NO_SEAT_KEYS,
     HISTORY_KEYS,
     LOBBY_KEYS,
@@ -283,6 +284,8 @@ class WatchScreen(StudScreen):
     def keys_line(self, snap: dict[str, Any]) -> str:
         """The keys the screen lists under the table (the play screen: those of now);
         offline, not l, which waits for the link as the footer shows."""
+        if self.stud.link.replaced is not None:
+            return ELSEWHERE_KEYS
         if not self.stud.link.connected:
             return WATCH_OFFLINE_KEYS
         return self.KEYS_LINE
@@ -336,6 +339,8 @@ class PlayScreen(WatchScreen):
         keys were listed, and sent nothing), no s with every seat taken, with no seat
         none but s (the chips and d deal were offered to a player with no seat), and no
         bet keys while a pause takes no ante (the footer's b still buys: the wallet's)."""
+        if self.stud.link.replaced is not None:
+            return ELSEWHERE_KEYS
         if not self.stud.link.connected:
             return OFFLINE_KEYS
         if snap.get("suspension"):
