@@ -712,6 +712,8 @@ async def test_a_round_that_ended_out_of_sight_is_told_as_the_history_has_it(
         )
         await other.close()
         gate.set()
+        await sees(p, app, "#message", "Playing elsewhere")  # not taken back by itself
+        await p.press("g")  # the player takes it back here
         message = await sees(p, app, "#message", "Your round ended while you were away")
         assert "History shows how it went." in message and "voided" not in message
         assert app.player_id is not None

@@ -401,6 +401,7 @@ async def test_a_round_settled_out_of_sight_is_the_last_round_shown(
         await until(p, lambda: second.rooms["east"].active, "the takeover")
         await first.stop(grace=0)
         gate.set()
+        await p.press("g")  # replaced by the other device: the player takes it back here
         message = await sees(p, app, "#message", "Your round ended while you were away")
         record = next(r for r in app.history or [] if r.get("table") == "east")
         net = record["balance_after"] - record["balance_before"]
