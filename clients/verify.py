@@ -415,13 +415,16 @@ def history_lines(record: Mapping[str, Any], me: str | None, verdict: Verdict) -
         )
         decision = decision_words(s)
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome", "")))
+        if result.get("outcome") == "fold" and s.get("decision") == "fold":
+            outcome = ""  # the decision said it: "Folded (timer)  Folded -$101.00" read twice
         seat_net, side = result.get("net"), progressive_part(s)
         # the progressive's part of the net, as both clients say it: "(incl. P -$1)"
         part = f" (incl. P {money(side, sign=True).removesuffix('.00')})" if side else ""
+        amount = money(seat_net, sign=True) if isinstance(seat_net, int) else ""
         lines.append(
             f"  seat {int(s.get('seat', 0)) + 1}  {_show(s.get('cards') or [])}  "
-            f"{(s.get('hand') or {}).get('label', '')}  {bet}  {decision}  {outcome} "
-            f"{money(seat_net, sign=True) if isinstance(seat_net, int) else ''}{part}"
+            f"{(s.get('hand') or {}).get('label', '')}  {bet}  {decision}  "
+            f"{f'{outcome} ' if outcome else ''}{amount}{part}"
         )
     hand = record.get("dealer_hand") or {}
     qualifies = (

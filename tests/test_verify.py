@@ -417,6 +417,27 @@ def test_a_decision_reads_the_same_in_every_history_and_at_the_table(
     assert "OUTCOMES[s.result.outcome]" in console
 
 
+@pytest.mark.parametrize(
+    "decided", [{}, {"auto": True}, {"auto": True, "left": True}], ids=["own", "timer", "left"]
+)
+def test_a_folded_hand_says_folded_once_in_every_history(decided: dict[str, Any]) -> None:
+    """The terminal's History read "Folded (timer)  Folded -$101.00" (the decision's
+    column, then the outcome again before the net), and `stud-client history` the same:
+    a fold is said once, its net after it."""
+    record = worked_example()
+    seat = record["seats"][0]
+    result = {"outcome": "fold", "net": -101, "returned": 0, "progressive_prize": 0}
+    seat.update(player_id="p1", ante=100, progressive=True, decision="fold", result=result)
+    seat.update(decided)
+    lines = history_lines(record, "p1", check(round_from_record(record)))
+    cli = next(line for line in lines if line.lstrip().startswith("seat 1"))
+    for two_lines in (False, True):
+        terminal = Text.from_markup(history_hand(seat, two_lines=two_lines)).plain
+        for line in (cli, terminal.replace("\n", " ")):
+            assert line.count("Folded") == 1, line
+            assert "-$1.01" in line, line
+
+
 def test_the_history_says_the_progressive_s_part_and_a_dealer_not_qualifying() -> None:
     """`stud-client history` said "No qualify +$0.00" for an ante won and a progressive
     stake lost, where both clients say "(incl. P -$1)"; and a dealer's high card without

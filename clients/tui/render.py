@@ -740,6 +740,9 @@ def history_hand(
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))
     result = seat_status(seat, short=short, how=False) if seat.get("result") else ""
+    if (seat.get("result") or {}).get("outcome") == "fold" and seat.get("decision") == "fold":
+        # the decision's column says it: "Folded (timer)  Folded -$101.00" read twice
+        result = result_amounts(seat, short=short)
     if two_lines:
         return (
             f"{seat_no}  {result}\n"
