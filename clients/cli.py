@@ -10,6 +10,8 @@ import asyncio
 import getpass
 import os
 import sys
+from collections.abc import Callable
+from typing import Final, TextIO
 
 from clients.connection import DEFAULT_URL
 from clients.optimal import STRATEGIES
@@ -207,14 +209,55 @@ def _main(argv: list[str] | None) -> int:
     return app.return_code or 0  # 1 when the app ended on an error, not the player's q
 
 
+#: tries at a new password (each one refused is said at once) before giving up
+PASSWORD_TRIES: Final = 3
+#: a new password's length, as the server takes it (PROTOCOL.md section 3, Accounts)
+PASSWORD_CHARS: Final = (10, 128)
+
+
+def new_password_problem(password: str, username: str) -> str | None:
+    """Why the server would refuse `password` for a new account (`weak_password`), in its
+    words, or None; never quotes it."""
+    low, high = PASSWORD_CHARS
+    if not low <= len(password) <= high:
+        return f"a password is {low} to {high} characters, got {len(password)}"
+    if password.lower() == username.lower():
+        return "the password may not be the username"
+    return None
+
+
+def ask_password(
+    user: str,
+    *,
+    register: bool,
+    ask: Callable[[str], str] = getpass.getpass,
+    err: TextIO = sys.stderr,
+) -> str | None:
+    """The password (never echoed): to register, one the server takes, typed twice; a
+    refused one is said at once and asked for again (it was asked twice, sent, and the
+    refusal ended the program), up to PASSWORD_TRIES times. None: no try was good."""
+    if not register:
+        return ask(f"Password for {user}: ")
+    for _ in range(PASSWORD_TRIES):
+        password = ask(f"Password for {user}: ")
+        problem = new_password_problem(password, user)
+        if problem is not None:
+            print(f"stud-client: {problem}; try again", file=err)
+            continue
+        if ask("The same password again: ") == password:
+            return password
+        print("stud-client: the two passwords differ; try again", file=err)
+    print(f"stud-client: no password after {PASSWORD_TRIES} tries", file=err)
+    return None
+
+
 def _sign_in(args: argparse.Namespace) -> tuple[tuple[str, str], str | None]:
     """Ask for the password (never echoed, never stored) and check it with the server."""
     from clients.connection import ServerError
     from clients.tui.link import sign_in
 
-    password = getpass.getpass(f"Password for {args.user}: ")
-    if args.register and getpass.getpass("The same password again: ") != password:
-        print("stud-client: the two passwords differ", file=sys.stderr)
+    password = ask_password(args.user, register=args.register)
+    if password is None:
         return (args.user, ""), None
     try:
         token = asyncio.run(
