@@ -138,3 +138,51 @@ async def test_quitting_mid_decision_says_what_it_folds_and_takes_a_second_q(
         await until(p, lambda: not app.is_running, "the quit")
     seen = await eve.wait_table("alpha", lambda t: t["seats"][1] is None or t["seats"][1]["left"])
     assert seen["seats"][0] is not None and seen["seats"][0]["decision"] == "raise"
+
+
+async def test_where_a_folded_hand_collects_the_progressive_leaving_does_not_lose_its_stake(
+    make_server: ServerFactory,
+) -> None:
+    """At Stud Poker (beta) and Bermuda a folded hand still collects its progressive
+    prize (the variant's flag, in the lobby): the warning said "you lose $5.00 of antes
+    and $1.00 of progressive stakes", and the lobby after the leave the same. The stake
+    plays on whatever the leave does: only the ante is lost. At Casino Stud (alpha) a
+    fold loses the stake with the ante, as said before."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="beta")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await p.press("2", "p", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("l")
+        said = await sees(p, app, "#message", "Leaving now folds")
+        assert "you lose $5.00 of antes" in said and "$1.00 of progressive" not in said, said
+        assert "progressive stake still plays" in said, said
+        await p.press("l")
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        said = await sees(p, app, "#message", "You left")
+        assert "losing $5.00 of antes" in said and "progressive stake still plays" in said, said
+        await p.press("down", "up")  # alpha is the first row
+        app.open_table("alpha")
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "alpha")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat at alpha")
+        await p.press("2", "p", "d")
+        await until(p, lambda: phase(app) == "deciding", "alpha's deal")
+        await p.press("l")
+        said = await sees(p, app, "#message", "Leaving now folds")
+        assert "you lose $5.00 of antes and $1.00 of progressive stakes." in said, said
+
+
+def test_a_leave_s_warning_without_the_variant_s_rule_says_the_stake_conditionally() -> None:
+    """A table whose lobby row is not known (yet): the stake is said lost only where a
+    folded hand collects nothing, never as certain."""
+    from clients.tui.leaving import leave_warning
+
+    seat = {"ante": 500, "progressive": True, "decision": None}
+    snap = {"table": "t", "phase": "deciding", "progressive_stake": 100, "seats": [seat]}
+    said = leave_warning(snap, [0], [0], collects=None)
+    assert "you lose $5.00 of antes" in said
+    assert "$1.00 of progressive stakes unless" in said, said

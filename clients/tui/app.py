@@ -275,6 +275,15 @@ class StudApp(App[None]):
                 return str((row.get("variant") or {}).get("title", ""))
         return ""
 
+    def folded_collects(self) -> bool | None:
+        """Whether a folded hand at the table on screen still collects its progressive
+        prize (the variant's flag, from the lobby row); None when the row is not known."""
+        for row in (self.lobby or {}).get("tables", []):
+            if row.get("id") == self.table_id:
+                flag = (row.get("variant") or {}).get("folded_collects_progressive")
+                return None if flag is None else bool(flag)
+        return None
+
     def head_text(self, width: int | None = None) -> Text:
         """The lobby's heading, broken between its parts where `width` runs out (it
         wrapped mid-phrase at 80 columns, "balance" on one line, its amount on the next)."""
@@ -623,7 +632,10 @@ class StudApp(App[None]):
         folds = folded_by_leaving(snap, seats) if self.link.connected else []
         if snap is not None and folds and now > self._quit_armed_until:
             self._quit_armed_until = now + LEAVE_ARMED_SECONDS
-            self.say(leave_warning(snap, folds, seats, quitting=True), error=True)
+            warning = leave_warning(
+                snap, folds, seats, collects=self.folded_collects(), quitting=True
+            )
+            self.say(warning, error=True)
             return
         if self.table_id is not None and self.own_seats() and self.link.connected:
             # free the seats now rather than after the reconnect grace
@@ -704,11 +716,13 @@ class StudApp(App[None]):
         folds = folded_by_leaving(snap, self.own_seats())
         if snap is not None and folds and now > self._leave_armed_until:
             self._leave_armed_until = now + LEAVE_ARMED_SECONDS
-            self.say(leave_warning(snap, folds, self.own_seats()), error=True)
+            warning = leave_warning(snap, folds, self.own_seats(), collects=self.folded_collects())
+            self.say(warning, error=True)
             return
         self._leave_armed_until = 0.0
         # what the leave does with the money on our seats, said once left (as the browser)
-        told, follow = left_text(snap, self.own_seats()), played_on(snap, self.own_seats(), now)
+        told = left_text(snap, self.own_seats(), collects=self.folded_collects())
+        follow = played_on(snap, self.own_seats(), now)
 
         async def job() -> None:
             table_id = self._close_table()

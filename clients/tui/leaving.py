@@ -32,15 +32,29 @@ def hands_on(seats: Sequence[int]) -> str:
     return f"hand{plural} on seat {', '.join(f'#{i + 1}' for i in seats)}"
 
 
-def fold_cost(snap: Frame, folds: Sequence[int]) -> str:
+def fold_cost(snap: Frame, folds: Sequence[int], collects: bool | None) -> str:
     """What the hands `folds` stake and a fold loses: "$5.00 of antes and $1.00 of
-    progressive stakes"."""
+    progressive stakes". Where a folded hand still collects its progressive prize (the
+    variant's `folded_collects_progressive`, `collects`: Stud Poker, Bermuda) the stake
+    plays on whatever the fold: only the antes are lost. Not known (None): said so."""
     antes = sum(int(snap["seats"][i]["ante"]) for i in folds)
     staked = [i for i in folds if snap["seats"][i]["progressive"]]
     stakes = len(staked) * int(snap.get("progressive_stake") or 0)
-    return f"{money(antes)} of antes" + (
-        f" and {money(stakes)} of progressive stakes" if stakes else ""
-    )
+    lost = f"{money(antes)} of antes"
+    if not stakes:
+        return lost
+    if collects is None:
+        return (
+            f"{lost}, and {money(stakes)} of progressive stakes unless this game pays "
+            "a folded hand its progressive prize"
+        )
+    if collects:
+        many = len(staked) > 1
+        return (
+            f"{lost} (the {money(stakes)} progressive stake{'s' if many else ''} still "
+            f"play{'' if many else 's'}: at this game a folded hand is paid its progressive prize)"
+        )
+    return f"{lost} and {money(stakes)} of progressive stakes"
 
 
 def raised_hands(snap: Frame, seats: Sequence[int]) -> list[int]:
@@ -63,22 +77,32 @@ def playing_on(snap: Frame, seats: Sequence[int]) -> str:
 
 
 def leave_warning(
-    snap: Frame, folds: Sequence[int], seats: Sequence[int], *, quitting: bool = False
+    snap: Frame,
+    folds: Sequence[int],
+    seats: Sequence[int],
+    *,
+    collects: bool | None,
+    quitting: bool = False,
 ) -> str:
     """What leaving (or quitting, which leaves) costs, said before the second l (or q)
     does it, as the browser's Leave: the undecided hands `folds` of the player's `seats`
-    it folds, and the raised hands that play on."""
+    it folds (`collects`: whether a folded hand still collects the progressive here, None
+    when not known), and the raised hands that play on."""
     doing, key, verb = ("Quitting", "q", "quit") if quitting else ("Leaving", "l", "leave")
     rest = playing_on(snap, seats)
     return (
-        f"{doing} now folds your undecided {hands_on(folds)}: you lose {fold_cost(snap, folds)}."
+        f"{doing} now folds your undecided {hands_on(folds)}: "
+        f"you lose {fold_cost(snap, folds, collects)}."
         f"{f' {rest}' if rest else ''} Press {key} again to fold and {verb}."
     )
 
 
-def left_text(snap: Frame | None, seats: Sequence[int]) -> tuple[str, bool] | None:
+def left_text(
+    snap: Frame | None, seats: Sequence[int], *, collects: bool | None = None
+) -> tuple[str, bool] | None:
     """What leaving the table `snap` (as it stands) did with the money on the player's
-    `seats`, and whether it lost any; None when it touched none."""
+    `seats`, and whether it lost any; None when it touched none. `collects`: as for
+    `leave_warning`."""
     if snap is None:
         return None
     title = str(snap.get("title") or snap.get("table"))
@@ -87,7 +111,7 @@ def left_text(snap: Frame | None, seats: Sequence[int]) -> tuple[str, bool] | No
     if folds:
         were = "were" if len(folds) > 1 else "was"
         said = f"You left {title}: your {hands_on(folds)} {were} folded, losing "
-        return f"{said}{fold_cost(snap, folds)}.{f' {rest}' if rest else ''}", True
+        return f"{said}{fold_cost(snap, folds, collects)}.{f' {rest}' if rest else ''}", True
     phase = snap.get("phase")
     if phase == "betting":
         stake = int(snap.get("progressive_stake") or 0)
