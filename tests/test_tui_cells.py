@@ -35,7 +35,11 @@ def test_a_seat_s_wide_name_cut_reads_with_no_gap_before_the_ellipsis(width: int
             snap["seats"][n]["name"] = WIDE
         lines = seats_text(snap, "p0", 0, width).plain.splitlines()
         wide = [line for line in lines if "王" in line]
-        assert len(wide) == 2 and all("…" in line for line in wide), wide
+        assert len(wide) == 2, wide
+        # whole where the line has room for its 26 cells (not at 80 columns)
+        names = [line.split("$")[0] for line in wide]
+        assert all(("…" in name) != (WIDE in name) for name in names), wide
+        assert width > 80 or all("…" in name for name in names), wide
         assert not any(re.search(r"\s…", line) for line in wide), (width, phase, wide)
         assert all(cell_len(line) <= width for line in lines), lines
 
@@ -73,3 +77,34 @@ def test_an_emoji_s_variation_selector_is_left_out_of_names(width: int) -> None:
     row = {"id": "t", "title": EMOJI, "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
     rows = lobby_rows({"tables": [row]}, {})
     assert "\ufe0f" not in repr(rows), rows
+
+
+def seats_of(*names: str) -> dict[str, object]:
+    def seat(n: int, name: str) -> dict[str, object]:
+        return {
+            "player_id": f"p{n}", "name": name, "ante": 2_500, "progressive": True,
+            "ready": True, "decision": None, "cards": [None] * 5, "hand": None, "result": None,
+        }  # fmt: skip
+
+    return {"phase": "deciding", "seats": [seat(n, name) for n, name in enumerate(names)]}
+
+
+def test_at_120_columns_a_name_longer_than_24_cells_is_shown_whole() -> None:
+    """A name is 24 letters at most, but a wide letter takes two cells: "Alexandra
+    Konstantinova🌹" was cut to "Alexandra Konstantinova…" with some 30 columns unused."""
+    name = "Alexandra Konstantinova🌹"  # 24 letters, 25 cells
+    lines = seats_text(seats_of(name, "Bo"), None, None, 116).plain.splitlines()
+    assert name in lines[0], lines[0]
+    assert all(cell_len(line) <= 116 for line in lines)
+
+
+def test_at_80_columns_two_names_cut_alike_are_told_apart() -> None:
+    """Both read "Alexandra Konst…": a name cut to the same letters as another's keeps
+    its end instead, each cut said by its "…"."""
+    names = ("Alexandra Konstantinova", "Alexandra Konstantinidis", "Alexandra Konstantinova")
+    lines = seats_text(seats_of(*names), None, None, 76).plain.splitlines()
+    cells = [line[4:].split("  ")[0].strip() for line in lines]
+    assert all("…" in c for c in cells), cells
+    assert cells[0] != cells[1], cells
+    assert cells[0] == cells[2]  # one name, one way of cutting it
+    assert all(cell_len(line) <= 76 for line in lines)

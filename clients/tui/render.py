@@ -305,9 +305,11 @@ SEAT_LAYOUTS: Final = (
     (True, True, True),
     (True, False, True),
 )
-#: a name's letters on a seat line: at most (a name's own limit), and the 16 a layout
-#: must leave room for (whole names up to that long) before a closer one is tried
-NAME_CELLS: Final = 24
+#: a name's cells on a seat line: at most (a name's own limit, 24 letters, each up to two
+#: cells wide: a 24-cell cap cut "Alexandra Konstantinova🌹" with 30 columns unused), and
+#: the 16 a layout must leave room for (whole names up to that long) before a closer one
+#: is tried
+NAME_CELLS: Final = 48
 #: VARIATION SELECTOR-16, which asks for a letter's emoji (two-cell) form
 EMOJI_SELECTOR: Final = "\ufe0f"
 NAME_WANTED: Final = 16
@@ -342,10 +344,39 @@ def fit_name(name: str, cells: int) -> str:
     return f"{kept}…" if cells > 0 else ""
 
 
-def name_cell(name: str, cells: int) -> str:
-    """`name` fitted into exactly `cells` cells, as markup: padded by cells (str's
-    padding counts letters, and a wide letter or an escaped "[" moved the columns)."""
-    fitted = fit_name(name, cells)
+def fit_name_ends(name: str, cells: int) -> str:
+    """`name` in at most `cells` cells, cut in its middle: its start, "…", its end
+    ("Alexandr…ntinova"), for a name whose start alone reads as another's."""
+    name = plain_name(name)
+    if cell_len(name) <= cells or cells < 5:  # no room for a start and an end
+        return fit_name(name, cells)
+    head = fit_name(name, (cells + 1) // 2 + 1).removesuffix("…")
+    tail = ""
+    for letter in reversed(name):
+        if cell_len(head + "…" + letter + tail) > cells:
+            break
+        tail = letter + tail
+    return f"{head}…{tail}"
+
+
+def distinct_names(names: Sequence[str], cells: int) -> list[str]:
+    """`names` fitted into `cells` cells each, told apart: two different names cut to the
+    same start ("Alexandra Konst…" twice at 80 columns) keep their ends instead."""
+    fitted = [fit_name(n, cells) for n in names]
+    alike: dict[str, set[str]] = {}
+    for name, cut in zip(names, fitted, strict=True):
+        alike.setdefault(cut, set()).add(plain_name(name))
+    return [
+        fit_name_ends(name, cells) if cut and len(alike[cut]) > 1 else cut
+        for name, cut in zip(names, fitted, strict=True)
+    ]
+
+
+def name_cell(name: str, cells: int, fitted: str | None = None) -> str:
+    """`name` fitted into exactly `cells` cells (or as `fitted` already), as markup:
+    padded by cells (str's padding counts letters, and a wide letter or an escaped "["
+    moved the columns)."""
+    fitted = fit_name(name, cells) if fitted is None else fitted
     return escape(fitted) + " " * max(0, cells - cell_len(fitted))
 
 
@@ -383,6 +414,7 @@ def seats_text(
 
     def lines(layout: tuple[bool, bool, bool], cut: int) -> list[Text]:
         named = labels if layout[1] else 0
+        names = distinct_names([str(s.get("name", "")) if s else "" for _, s in seats], cut)
         return [
             Text.from_markup(f"{'▶' if i == selected else ' '} {i + 1} [dim]empty[/]")
             if seat is None
@@ -397,6 +429,7 @@ def seats_text(
                 cards=cards,
                 labels=named,
                 built=built.get(i),
+                fitted=names[i],
             )
             for i, seat in seats
         ]
@@ -427,14 +460,16 @@ def seat_line(
     cards: bool = True,
     labels: int = 16,
     built: tuple[int, bool] | None = None,
+    fitted: str | None = None,
 ) -> Text:
     """A taken seat's line in one of `SEAT_LAYOUTS` (narrow columns: one space between,
-    a result's long words or short ones): its name in `cut` cells, the cards' column
+    a result's long words or short ones): its name in `cut` cells (`fitted`: as already
+    cut to them, told apart from the others'), the cards' column
     (none when no seat has cards), the hand's name in `labels` cells (0: none). The bet
     column: the ante, "$25+$50" once raised; a bet `built` and not dealt, dim."""
     narrow, _, short = layout
     gap = " " if narrow else "  "
-    name = name_cell(str(seat.get("name", "")), cut)
+    name = name_cell(str(seat.get("name", "")), cut, fitted)
     shown_name = f"[b cyan]{name}[/]" if seat.get("player_id") == me else name
     gone = "" if seat.get("connected", True) else " [dim](away)[/]"
     ante = int(seat.get("ante") or 0)
