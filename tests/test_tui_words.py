@@ -580,3 +580,39 @@ async def test_a_paused_table_offers_b_which_buys_and_no_deal_the_table_refuses(
         assert {"b", "c", "h", "l", "q"} <= footer_keys(app)
         await p.press("b")
         await sees(p, app, "#message", "Bought $100.00 of chips.")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_lobby_shows_the_progressive_stake_and_the_paytables_before_a_seat(
+    make_server: ServerFactory, size: tuple[int, int]
+) -> None:
+    """The lobby showed the antes but neither the progressive stake nor any paytable:
+    a player learnt them only once at the table. Under the rows, the highlighted
+    table's limits, its stake among them; i shows its paytables, and whether a folded
+    hand still collects the progressive there."""
+    from clients.tui.screens import LobbyScreen, PaytableScreen
+
+    server = await make_server()
+    app = StudApp(url(server), "ann")
+    async with app.run_test(size=size) as p:
+        table = app.screen.query_one(DataTable)
+        await until(p, lambda: table.row_count == 2, "the lobby")
+        said = await sees(p, app, "#detail", "progressive $1 a hand")
+        assert said == "alpha: ante $1 – $100 · progressive $1 a hand", said
+        assert "i its paytables" in shown(app, "#keys")
+        await p.press("down")
+        said = await sees(p, app, "#detail", "beta: ante $1 – $50")
+        await p.press("i")
+        await until(p, lambda: isinstance(app.screen, PaytableScreen), "the paytables")
+        pays = await sees(p, app, "#paytable", "Raise pays")
+        assert "Progressive pays" in pays and "Royal Flush" in pays, pays
+        assert "A folded hand still collects its progressive prize." in pays, pays  # Stud Poker
+        assert "100% of jackpot ($1,000.00)" in pays, pays
+        lines = screen_lines(app)
+        assert all(cell_len(line) <= size[0] for line in lines), lines
+        assert any(line.count("Straight Flush") == 2 for line in lines), lines  # side by side
+        await p.press("escape")
+        await until(p, lambda: isinstance(app.screen, LobbyScreen), "back to the lobby")
+        await p.press("up", "i")
+        pays = await sees(p, app, "#paytable", "Raise pays")
+        assert "A folded hand collects no progressive prize." in pays, pays  # Casino Stud

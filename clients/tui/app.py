@@ -131,7 +131,7 @@ class StudApp(App[None]):
     #player { padding: 0 1; border-top: solid $primary; }
     #keys { padding: 0 1; color: $text-muted; }
     #message { padding: 0 1; }
-    #fair, #history { padding: 0 1; }
+    #fair, #history, #detail, #paytable { padding: 0 1; }
     /* the last columns are cut at the edge (LOBBY_COLUMNS): no scrollbar under the rows */
     #tables { overflow-x: hidden; }
     #no-tables { padding: 0 1; color: $text-muted; }

@@ -103,5 +103,6 @@ def betting_keys(*, free: bool, several: bool, width: int | None) -> str:
 #: again, right above the footer's "h History  l Lobby  q Quit")
 WATCH_KEYS: Final = "watching · s how to take a seat"
 WATCH_OFFLINE_KEYS: Final = "offline: the table comes back with the link"
-LOBBY_KEYS: Final = "↑/↓ choose a table · Enter to open it"
+LOBBY_KEYS: Final = "↑/↓ choose a table · Enter to open it · i its paytables"
+PAYTABLE_KEYS: Final = "Esc or i back to the lobby"
 HISTORY_KEYS: Final = "↑/↓ and PgUp/PgDn scroll the rounds"

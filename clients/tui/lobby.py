@@ -10,7 +10,15 @@ from typing import Final
 from rich.cells import cell_len
 
 from clients.bots import money
-from clients.tui.render import Frame, fit_name, jackpot_name, plain_name, short_money
+from clients.tui.paytable import limits_words
+from clients.tui.render import (
+    Frame,
+    fit_name,
+    jackpot_name,
+    joined_to_fit,
+    plain_name,
+    short_money,
+)
 
 #: the lobby's word for a table's phase (the browser's lobby uses the same)
 LOBBY_PHASES: Final = {
@@ -91,6 +99,23 @@ def lobby_rows(
         for _, cells in rows:
             cells[0] = fit_name(cells[0], room)
     return rows
+
+
+def lobby_row(lobby: Frame | None, table_id: str | None) -> Frame | None:
+    """The lobby's row of `table_id`, if it lists it."""
+    rows = (lobby or {}).get("tables", [])
+    return next((r for r in rows if table_id is not None and r.get("id") == table_id), None)
+
+
+def lobby_detail(row: Frame | None, width: int | None = None) -> str:
+    """Under the rows, the highlighted table's limits, its progressive stake among them
+    (shown before a player sits, as the browser's lobby shows them; no column had room
+    for it at 80 columns); broken between its parts where `width` runs out."""
+    if row is None:
+        return ""
+    title = plain_name(str(row.get("title") or row.get("id", "")))
+    ante, stake = limits_words(row).split(" · ")
+    return joined_to_fit([f"{title}: {ante}", stake], width)
 
 
 def lobby_now(row: Frame) -> str:

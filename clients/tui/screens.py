@@ -28,6 +28,7 @@ from clients.tui.keys import (
     NO_SEAT_KEYS,
     OFFLINE_KEYS,
     PAUSED_KEYS,
+    PAYTABLE_KEYS,
     PLAY_KEYS,
     SUSPENDED_KEYS,
     WATCH_KEYS,
@@ -35,8 +36,16 @@ from clients.tui.keys import (
     play_keys,
 )
 from clients.tui.link import Link
-from clients.tui.lobby import LOBBY_COLUMNS, lobby_rows, table_titles, variant_titles
+from clients.tui.lobby import (
+    LOBBY_COLUMNS,
+    lobby_detail,
+    lobby_row,
+    lobby_rows,
+    table_titles,
+    variant_titles,
+)
 from clients.tui.moves import TableMoves
+from clients.tui.paytable import paytable_text
 from clients.tui.render import (
     CHIPS,
     dealer_text,
@@ -147,6 +156,7 @@ class StudScreen(Screen[None]):
 class LobbyScreen(StudScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("h", "app.history", "History"),
+        Binding("i", "paytable", "Paytables"),
         Binding("q", "app.quit_app", "Quit"),
     ]
 
@@ -160,8 +170,22 @@ class LobbyScreen(StudScreen):
             yield Static("Loading the tables…", id="no-tables")
             yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
             yield Static(LOBBY_KEYS, id="keys")
+            yield Static(id="detail")
             yield Static(id="message")
         yield Footer()
+
+    def highlighted(self) -> str | None:
+        """The id of the table under the cursor."""
+        cursor = self.query_one(DataTable).cursor_row
+        return self._rows[cursor][0] if 0 <= cursor < len(self._rows) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.redraw()  # its limits under the rows
+
+    def action_paytable(self) -> None:
+        table = self.highlighted()
+        if table is not None:
+            self.app.push_screen(PaytableScreen(table))
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -196,6 +220,9 @@ class LobbyScreen(StudScreen):
             self._rows = rows
             table.display = bool(rows)
             self.call_after_refresh(self.refresh_view)  # fitted again if a scrollbar came
+        detail = self.query_one("#detail", Static)
+        row = lobby_row(app.lobby, self.highlighted())
+        detail.update(lobby_detail(row, detail.content_region.width or self.size.width - 2))
         none = "Loading the tables…" if app.lobby is None else "No table is open."
         self.query_one("#no-tables", Static).update("" if rows else none)
         self.query_one("#no-tables", Static).display = not rows
@@ -432,6 +459,43 @@ class PlayScreen(WatchScreen):
     def _seed_chosen(self, seed: str | None) -> None:
         if seed is not None:
             self.stud.set_client_seed(seed)
+
+
+class PaytableScreen(StudScreen):
+    """A table's limits and paytables, from the lobby, before the player sits."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("i", "back", "Back", show=False),  # the key that opened it closes it
+        Binding("q", "app.quit_app", "Quit"),
+    ]
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__()
+        self.table_id = table_id
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            with VerticalScroll(id="pays"):
+                yield Static(id="paytable")
+            yield Static(PAYTABLE_KEYS, id="keys")
+            yield Static(id="message")
+        yield Footer()
+
+    def refresh_view(self) -> None:
+        app = self.stud
+        row = lobby_row(app.lobby, self.table_id)
+        pays = self.query_one("#paytable", Static)
+        if row is None:
+            pays.update(Text(f"Table {self.table_id} is no longer in the lobby.", style="dim"))
+        else:
+            meter = app.jackpots.get(str(row.get("jackpot", "")))
+            width = (self.query_one("#pays", VerticalScroll).size.width or self.size.width) - 2
+            pays.update(paytable_text(row, meter, width))
+        self.query_one("#message", Static).update(app.message_text(self.message_width()))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
 
 
 class HistoryScreen(StudScreen):
