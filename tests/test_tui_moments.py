@@ -18,9 +18,11 @@ from textual.widgets import Static
 from clients.tui import PlayScreen, StudApp
 from clients.tui.bets import BetSlip
 from clients.tui.keys import (
+    ELSEWHERE_KEYS,
     HISTORY_KEYS,
     LOBBY_KEYS,
     OFFLINE_KEYS,
+    PAYTABLE_KEYS,
     WATCH_KEYS,
     WATCH_OFFLINE_KEYS,
     play_keys,
@@ -35,7 +37,7 @@ from clients.tui.render import (
     player_text,
     seats_text,
 )
-from clients.tui.screens import HistoryScreen, LobbyScreen, WatchScreen
+from clients.tui.screens import HistoryScreen, LobbyScreen, PaytableScreen, WatchScreen
 from clients.verify import OWN_COMMITMENT_NOTE, Verdict
 from tests.conftest import ClientFactory, ServerFactory
 from tests.decks import shuffles
@@ -668,6 +670,8 @@ async def test_a_rebet_on_three_seats_is_said_on_one_line(
     ("screen", "line"),
     [
         (LobbyScreen, LOBBY_KEYS),
+        (PaytableScreen, PAYTABLE_KEYS),
+        (PlayScreen, ELSEWHERE_KEYS),
         (HistoryScreen, HISTORY_KEYS),
         (WatchScreen, WATCH_KEYS),
         (WatchScreen, WATCH_OFFLINE_KEYS),

@@ -50,7 +50,7 @@ SUSPENDED_KEYS: Final = "account suspended: you can watch; no seat, bet or chip 
 OFFLINE_KEYS: Final = "offline: the table's keys act once the link is back"
 #: the keys line while another connection plays this session (another terminal, the
 #: browser): the link waits for g rather than take the session back by itself
-ELSEWHERE_KEYS: Final = "playing elsewhere: g plays here again (the other one stops)"
+ELSEWHERE_KEYS: Final = "playing elsewhere: the table's keys act once you play here again"
 #: the keys line while the table is suspended: it refuses every bet, decision and seat
 #: until it resumes (the chips, f fold and s sit were offered)
 PAUSED_KEYS: Final = "paused: the table's keys act once it resumes"
@@ -103,6 +103,6 @@ def betting_keys(*, free: bool, several: bool, width: int | None) -> str:
 #: again, right above the footer's "h History  l Lobby  q Quit")
 WATCH_KEYS: Final = "watching · s how to take a seat"
 WATCH_OFFLINE_KEYS: Final = "offline: the table comes back with the link"
-LOBBY_KEYS: Final = "↑/↓ choose a table · Enter to open it · i its paytables"
-PAYTABLE_KEYS: Final = "Esc or i back to the lobby"
+LOBBY_KEYS: Final = "↑/↓ choose a table · Enter to open it"  # (the footer: i Paytables)
+PAYTABLE_KEYS: Final = "i again: back to the lobby"
 HISTORY_KEYS: Final = "↑/↓ and PgUp/PgDn scroll the rounds"
