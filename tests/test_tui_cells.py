@@ -108,3 +108,28 @@ def test_at_80_columns_two_names_cut_alike_are_told_apart() -> None:
     assert cells[0] != cells[1], cells
     assert cells[0] == cells[2]  # one name, one way of cutting it
     assert all(cell_len(line) <= 76 for line in lines)
+
+
+def test_the_history_tells_two_names_cut_alike_apart() -> None:
+    """History's other hands named both players "Alexandra Konst…" too."""
+    from clients.tui.render import history_text
+
+    def hand(n: int, name: str) -> dict[str, object]:
+        return {
+            "seat": n, "player_id": f"p{n}", "name": name, "ante": 100, "progressive": False,
+            "cards": ["Kh", "Ks", "Kd", "7c", "7d"], "hand": {"label": "Full House"},
+            "decision": "raise", "result": {"outcome": "win", "net": 900},
+        }  # fmt: skip
+
+    names = ("Alexandra Konstantinova", "Alexandra Konstantinidis")
+    record = {
+        "round_id": "r-1", "table": "alpha", "variant": "casino-stud", "settled_at": 0,
+        "seats": [hand(n, name) for n, name in enumerate(names)],
+        "dealer": ["Ad", "Kc", "9h", "4s", "2d"], "dealer_hand": {"category": "ACE_KING"},
+    }  # fmt: skip
+    for width in (76, 116):
+        lines = history_text([record], "me", {}, width=width).plain.splitlines()
+        seats = [line for line in lines if line.lstrip().startswith("seat")]
+        assert len(seats) == 2 and seats[0] != seats[1], seats
+        cells = [line.split("$")[0].split(maxsplit=2)[2].strip() for line in seats]
+        assert cells[0] != cells[1], cells

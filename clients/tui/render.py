@@ -729,7 +729,12 @@ def history_text(
             or any(Text.from_markup(history_hand(s, who)).cell_len > width for s, who in hands)
         )
         narrow = width is not None and width < 100  # the long words where there is room
-        lines += [history_hand(s, who, two_lines=two_lines, short=narrow) for s, who in hands]
+        # two names cut alike ("Alexandra Konst…" twice) keep their ends instead
+        fitted = distinct_names([who or "" for _, who in hands], HISTORY_NAME_CELLS)
+        lines += [
+            history_hand(s, who, two_lines=two_lines, short=narrow, fitted=cut)
+            for (s, who), cut in zip(hands, fitted, strict=True)
+        ]
         dealer_hand = r.get("dealer_hand") or {}
         qualifies = str(dealer_hand.get("category", "HIGH_CARD")) != "HIGH_CARD"
         lines.append(
@@ -760,18 +765,27 @@ def history_text(
     return Text.from_markup("\n\n".join(blocks))
 
 
+#: the cells of another player's name in History's hands
+HISTORY_NAME_CELLS: Final = 16
+
+
 def history_hand(
-    seat: Frame, name: str | None = None, *, two_lines: bool = False, short: bool = False
+    seat: Frame,
+    name: str | None = None,
+    *,
+    two_lines: bool = False,
+    short: bool = False,
+    fitted: str | None = None,
 ) -> str:
     """A hand of a past round: seat (and `name`, another player's, fitted into 16 cells
     as on the seats: a Chinese letter or an emoji takes two), bets, cards, result;
     `two_lines`: the seat, bets and result, then the cards, the hand and the decision
     below them (beside the result, an 80-column line had no room for its progressive's
-    part); `short`: the result in fewer words."""
+    part); `short`: the result in fewer words; `fitted`: the name as already cut."""
     decision = decision_words(seat)
     ante = money(int(seat.get("ante") or 0))
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
-    who = f" [dim]{name_cell(name, 16)}[/]" if name is not None else ""
+    who = f" [dim]{name_cell(name, HISTORY_NAME_CELLS, fitted)}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))
     result = seat_status(seat, short=short, how=False) if seat.get("result") else ""
