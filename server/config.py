@@ -7,7 +7,9 @@ a table server never comes up half-configured.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -230,14 +232,18 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         },
         "server",
     )
-    timers = Timers(**_typed(_section(data, "timers"), Timers(), "timers"))
+    timer_values = _typed(_section(data, "timers"), Timers(), "timers")
+    for name, value in timer_values.items():
+        _rule(f"timers.{name}", value, "> 0", "must be > 0 seconds")
+    timers = Timers(**timer_values)
     limits = Limits(**_typed(_section(data, "limits"), Limits(), "limits"))
     wallet = WalletConfig(**_typed(_section(data, "wallet"), WalletConfig(), "wallet"))
     for name in ("starting_credits", "starting_bonus", "max_buy_chips", "max_balance"):
-        if getattr(wallet, name) < 0:
-            raise ConfigError(f"wallet.{name}: must be >= 0 cents")
+        _rule(f"wallet.{name}", getattr(wallet, name), ">= 0", "must be >= 0 cents")
         if getattr(wallet, name) > MAX_CENTS:
-            raise ConfigError(f"wallet.{name}: at most {MAX_CENTS} cents")
+            raise ConfigError(
+                f"wallet.{name}: at most {MAX_CENTS} cents, got {getattr(wallet, name)}"
+            )
     if wallet.max_buy_chips == 0:  # every purchase refused as "at most 0 cents"
         raise ConfigError("wallet.max_buy_chips: at least 1 cent (the most one purchase buys)")
     if wallet.starting_credits > wallet.max_balance:
@@ -245,17 +251,20 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         raise ConfigError(
             f"wallet.starting_credits: at most wallet.max_balance ({wallet.max_balance} cents)"
         )
-    if limits.max_frame_bytes < 256:
-        raise ConfigError("limits.max_frame_bytes: at least 256")
-    if limits.rate_per_second <= 0:
-        raise ConfigError("limits.rate_per_second: more than 0")
-    if limits.rate_burst < 1:
-        raise ConfigError("limits.rate_burst: at least 1")
+    _rule("limits.max_frame_bytes", limits.max_frame_bytes, ">= 256", "at least 256 bytes")
+    _rule("limits.rate_per_second", limits.rate_per_second, "> 0", "more than 0")
     if limits.rate_per_second != int(limits.rate_per_second):
         # the welcome tells clients the rate, and a frame never carries a float (PROTOCOL.md)
-        raise ConfigError("limits.rate_per_second: a whole number of messages per second")
-    if limits.max_unsent_bytes < 65_536:
-        raise ConfigError("limits.max_unsent_bytes: at least 65536")
+        raise ConfigError(
+            "limits.rate_per_second: a whole number of messages per second, "
+            f"got {_shown(limits.rate_per_second)}"
+        )
+    _rule("limits.rate_burst", limits.rate_burst, ">= 1", "at least 1")
+    # 0 refused every join; a hello_timeout <= 0 dropped every connection before its hello
+    per_connection = limits.max_tables_per_connection
+    _rule("limits.max_tables_per_connection", per_connection, ">= 1", "at least 1")
+    _rule("limits.hello_timeout", limits.hello_timeout, "> 0", "more than 0 seconds")
+    _rule("limits.max_unsent_bytes", limits.max_unsent_bytes, ">= 65536", "at least 65536")
     accounts = AccountsConfig(**_typed(_section(data, "accounts"), AccountsConfig(), "accounts"))
     _check_accounts(accounts)
     admin = AdminConfig(**_typed(_section(data, "admin"), AdminConfig(), "admin"))
@@ -275,10 +284,13 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
             raise ConfigError(f"{where}: must be a table")
         _no_extra(entry, {"seed", "contribution_bp"}, where)
         jp = JackpotConfig(name, **_typed(entry, JackpotConfig(name), where, skip={"name"}))
-        if jp.seed < 0:
-            raise ConfigError(f"{where}.seed: must be >= 0 cents")
+        _rule(f"{where}.seed", jp.seed, ">= 0", "must be >= 0 cents")
+        if jp.seed > MAX_CENTS:
+            raise ConfigError(f"{where}.seed: at most {MAX_CENTS} cents, got {jp.seed}")
         if not 0 <= jp.contribution_bp <= 10_000:
-            raise ConfigError(f"{where}.contribution_bp: must be 0..10000 basis points")
+            raise ConfigError(
+                f"{where}.contribution_bp: must be 0..10000 basis points, got {jp.contribution_bp}"
+            )
         jackpots[name] = jp
 
     nested = {"limits", "wallet", "timers", "accounts", "admin"}
@@ -293,22 +305,24 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
         timers=timers,
     )
     if not 1 <= base.max_seats_per_player <= MAX_SEATS:
-        raise ConfigError(f"server.max_seats_per_player: must be 1..{MAX_SEATS}")
-    if not base.store_timeout > 0 or not base.fleet_ttl > 0 or not base.store_patience >= 0:
         raise ConfigError(
-            "server: store_timeout and fleet_ttl must be > 0 seconds, store_patience >= 0"
+            f"server.max_seats_per_player: must be 1..{MAX_SEATS}, got {base.max_seats_per_player}"
         )
-    if not base.jackpot_push_interval > 0 or base.jackpot_push_budget < 1:
-        raise ConfigError("server: jackpot_push_interval > 0 seconds, jackpot_push_budget >= 1")
+    _rule("server.store_timeout", base.store_timeout, "> 0", "must be > 0 seconds")
+    _rule("server.fleet_ttl", base.fleet_ttl, "> 0", "must be > 0 seconds")
+    _rule("server.store_patience", base.store_patience, ">= 0", "must be >= 0 seconds")
+    # a negative grace acted as 0: a gone player lost their seats at once
+    _rule("server.reconnect_grace", base.reconnect_grace, ">= 0", "must be >= 0 seconds")
+    _rule("server.shutdown_grace", base.shutdown_grace, ">= 0", "must be >= 0 seconds")
+    _rule("server.jackpot_push_interval", base.jackpot_push_interval, "> 0", "must be > 0 seconds")
+    _rule("server.jackpot_push_budget", base.jackpot_push_budget, ">= 1", "at least 1")
     if base.event_loop not in EVENT_LOOPS:
         raise ConfigError(f"server.event_loop: one of {', '.join(EVENT_LOOPS)}")
-    if not 0 < base.port < 65536 and base.port != 0:
-        raise ConfigError("server.port: must be 0..65535")
+    if not 0 <= base.port < 65536:
+        raise ConfigError(f"server.port: must be 0..65535, got {base.port}")
     _check_redis_url(base.redis_url)
     if not NAMESPACE.fullmatch(base.redis_namespace):
         raise ConfigError("server.redis_namespace: 1-64 of A-Z a-z 0-9 _ . -")
-    if not base.shutdown_grace >= 0:
-        raise ConfigError("server.shutdown_grace: must be >= 0 seconds")
     if base.public_url and urlsplit(base.public_url).scheme not in ("ws", "wss"):
         raise ConfigError("server.public_url: a ws:// or wss:// address (or empty)")
     for name, folder in (("server", base.static_dir), ("admin", base.admin.static_dir)):
@@ -462,38 +476,75 @@ def _check_redis_url(url: str) -> None:
 
 
 def _check_accounts(a: AccountsConfig) -> None:
-    if a.time_cost < 1 or a.parallelism < 1 or a.memory_cost < 8 * a.parallelism:
+    _rule("accounts.time_cost", a.time_cost, ">= 1", "at least 1 pass")
+    _rule("accounts.parallelism", a.parallelism, ">= 1", "at least 1 lane")
+    if a.memory_cost < 8 * a.parallelism:
         raise ConfigError(
-            "accounts: time_cost >= 1, parallelism >= 1, memory_cost >= 8 KiB per lane"
+            f"accounts.memory_cost: at least 8 KiB per lane ({8 * a.parallelism} KiB for "
+            f"accounts.parallelism = {a.parallelism}), got {a.memory_cost}"
         )
-    if a.hash_threads < 1 or a.max_waiting_hashes < 1:
-        raise ConfigError("accounts: hash_threads and max_waiting_hashes must be >= 1")
-    if not a.window > 0 or a.max_failures_per_account < 1 or a.max_failures_per_address < 1:
-        raise ConfigError("accounts: window > 0 seconds, max_failures_per_* >= 1")
-    if a.max_new_players_per_address < 0:
-        raise ConfigError("accounts: max_new_players_per_address must be >= 0 (0: no limit)")
+    _rule("accounts.hash_threads", a.hash_threads, ">= 1", "at least 1")
+    _rule("accounts.max_waiting_hashes", a.max_waiting_hashes, ">= 1", "at least 1")
+    _rule("accounts.window", a.window, "> 0", "must be > 0 seconds")
+    _rule("accounts.max_failures_per_account", a.max_failures_per_account, ">= 1", "at least 1")
+    _rule("accounts.max_failures_per_address", a.max_failures_per_address, ">= 1", "at least 1")
+    _rule(
+        "accounts.max_new_players_per_address",
+        a.max_new_players_per_address,
+        ">= 0",
+        "must be >= 0 (0: no limit)",
+    )
+    if a.address_header and not _HEADER_NAME.fullmatch(a.address_header):
+        # a name no request could carry: every client would share the proxy's address
+        raise ConfigError(
+            "accounts.address_header: a header name (letters, digits, - and the like, no "
+            f'spaces or colon), or "" for none, got {a.address_header!r}'
+        )
     days = a.token_idle_days
     if not (days == 0 or 1 / 24 <= days <= 36_500):  # an hour at least: else no one resumes
         raise ConfigError(
             f"accounts.token_idle_days: 0 (tokens never expire) or 0.042 (an hour) to 36500 "
-            f"days, got {days!r}"
+            f"days, got {_shown(days)}"
         )
 
 
 def _check_admin(a: AdminConfig) -> None:
     if not -1 <= a.port < 65536:
-        raise ConfigError("admin.port: 0..65535 (0: any free port), or -1 for no console")
+        raise ConfigError(
+            f"admin.port: 0..65535 (0: any free port), or -1 for no console, got {a.port}"
+        )
     for network in a.allow_from:
         try:
             ipaddress.ip_network(network, strict=False)
         except (TypeError, ValueError) as e:
             raise ConfigError(f"admin.allow_from: not a network: {network!r}") from e
-    if not a.token_ttl > 0 or not a.poll_interval > 0 or not a.action_timeout > 0:
-        raise ConfigError("admin: token_ttl, poll_interval and action_timeout must be > 0")
-    if not a.rate_per_second > 0 or a.rate_burst < 1:
-        raise ConfigError("admin: rate_per_second > 0, rate_burst >= 1")
+    _rule("admin.token_ttl", a.token_ttl, "> 0", "must be > 0 seconds")
+    _rule("admin.poll_interval", a.poll_interval, "> 0", "must be > 0 seconds")
+    _rule("admin.action_timeout", a.action_timeout, "> 0", "must be > 0 seconds")
+    _rule("admin.rate_per_second", a.rate_per_second, "> 0", "more than 0")
+    _rule("admin.rate_burst", a.rate_burst, ">= 1", "at least 1")
     if a.house_edge not in ("process", "thread", "off"):
         raise ConfigError("admin.house_edge: one of process, thread, off")
+
+
+#: An HTTP header's name (RFC 9110's token).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def _shown(value: float) -> str:
+    """A number as the operator wrote it: 30, not 30.0 (TOML's ints become floats here)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
+def _rule(where: str, value: float, test: str, says: str) -> None:
+    """Refuse `value` of the setting `where` unless `value test` holds (">= 1", "> 0"),
+    naming that one setting, what it may be and what it was."""
+    op, _, bound = test.partition(" ")
+    ok = value > float(bound) if op == ">" else value >= float(bound)
+    if not ok:
+        raise ConfigError(f"{where}: {says}, got {_shown(value)}")
 
 
 def _is_slug(text: str) -> bool:
@@ -536,16 +587,11 @@ def _typed(
         elif isinstance(default, float):
             ok = isinstance(value, int | float)
             value = float(value) if ok else value
+            if ok and not math.isfinite(value):  # TOML's inf and nan: no timer or rate
+                raise ConfigError(f"{where}.{key}: a finite number, got {value!r}")
         else:
             ok = isinstance(value, type(default))
         if not ok:
             raise ConfigError(f"{where}.{key}: expected {type(default).__name__}, got {value!r}")
         out[key] = value
-    try:
-        if isinstance(defaults, Timers):
-            Timers(
-                **{**{k: getattr(defaults, k) for k in ("betting", "decision", "results")}, **out}
-            )
-    except ValueError as e:
-        raise ConfigError(str(e)) from e
     return out

@@ -99,3 +99,85 @@ def test_a_setting_from_the_environment_is_named_by_its_variable() -> None:
     with pytest.raises(ConfigError) as e:
         load_config(env={"STUD_PORT": "70000"})
     assert str(e.value).startswith("STUD_PORT=70000: server.port"), str(e.value)
+
+
+#: Each numeric setting with a value that would break serving (or mean nothing), refused
+#: by its own name and value: not "ok", and not a list of its section's rules.
+BAD_NUMBERS = [
+    ("limits", "hello_timeout", -1),  # every connection was dropped at once
+    ("limits", "hello_timeout", 0),
+    ("limits", "max_tables_per_connection", 0),  # every join was refused
+    ("limits", "max_frame_bytes", 100),
+    ("limits", "rate_per_second", 0),
+    ("limits", "rate_burst", 0),
+    ("limits", "max_unsent_bytes", 1000),
+    ("server", "reconnect_grace", -1),  # acted as 0
+    ("server", "fleet_ttl", 0),
+    ("server", "store_timeout", 0),
+    ("server", "store_patience", -1),
+    ("server", "shutdown_grace", -5),
+    ("server", "jackpot_push_interval", 0),
+    ("server", "jackpot_push_budget", 0),
+    ("server", "max_seats_per_player", 0),
+    ("server", "port", 70000),
+    ("accounts", "time_cost", 0),
+    ("accounts", "parallelism", 0),
+    ("accounts", "memory_cost", 7),
+    ("accounts", "hash_threads", 0),
+    ("accounts", "max_waiting_hashes", 0),
+    ("accounts", "window", 0),
+    ("accounts", "max_failures_per_account", 0),
+    ("accounts", "max_failures_per_address", 0),
+    ("accounts", "max_new_players_per_address", -1),
+    ("accounts", "token_idle_days", -1),
+    ("admin", "token_ttl", 0),
+    ("admin", "poll_interval", 0),
+    ("admin", "action_timeout", 0),
+    ("admin", "rate_per_second", 0),
+    ("admin", "rate_burst", 0),
+    ("admin", "port", -2),
+    ("wallet", "starting_bonus", -1),
+    ("timers", "decision", 0),
+]
+
+
+@pytest.mark.parametrize(("section", "key", "value"), BAD_NUMBERS)
+def test_each_number_is_checked_and_named_alone_with_its_value(
+    section: str, key: str, value: float
+) -> None:
+    with pytest.raises(ConfigError) as e:
+        build_config({section: {key: value}})
+    text = str(e.value)
+    assert text.startswith(f"{section}.{key}:"), text
+    assert text.endswith(f"got {value!r}"), text
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [("limits", "hello_timeout"), ("server", "fleet_ttl"), ("admin", "poll_interval")],
+)
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_number_that_is_not_finite_is_refused(section: str, key: str, value: float) -> None:
+    with pytest.raises(ConfigError) as e:
+        build_config({section: {key: value}})
+    assert str(e.value).startswith(f"{section}.{key}: a finite number"), str(e.value)
+
+
+@pytest.mark.parametrize("header", [" ", "X Forwarded For", "X-Forwarded-For:", "Ünicode"])
+def test_an_address_header_that_is_no_header_name_is_refused(header: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        build_config({"accounts": {"address_header": header}})
+    assert str(e.value).startswith("accounts.address_header: a header name"), str(e.value)
+
+
+@pytest.mark.parametrize("header", ["", "X-Forwarded-For", "X-Real-IP"])
+def test_an_address_header_that_is_a_header_name_or_none_is_taken(header: str) -> None:
+    assert build_config({"accounts": {"address_header": header}}).accounts.address_header == header
+
+
+def test_the_environment_names_a_number_by_its_variable() -> None:
+    with pytest.raises(ConfigError) as e:
+        load_config(env={"STUD_RECONNECT_GRACE": "-1"})
+    assert str(e.value) == (
+        "STUD_RECONNECT_GRACE=-1: server.reconnect_grace: must be >= 0 seconds, got -1"
+    )
