@@ -15,10 +15,10 @@ server sends it alone (`StudClient.view` merges the two).
 
 A table that moves to another server process (`table_moved`, or `unknown_table`
 naming where it is) is followed as PROTOCOL.md says: a new connection to the new
-host with the same token, the seats taken again there. The round in play at the
-move was voided (its bets refunded) or settled before it, which the history says:
-a settled round not seen at the old host is counted from it, so the wallet still
-reconciles with the hands counted.
+host with the same token, the seats taken again there (a spectator watches there).
+The round in play at the move was voided (its bets refunded) or settled before it,
+which the history says: a settled round not seen at the old host is counted from
+it, so the wallet still reconciles with the hands counted.
 """
 
 from __future__ import annotations
@@ -183,6 +183,7 @@ class SpectatorResult:
     table: str
     snapshots: int = 0
     showdowns: int = 0
+    moves: int = 0  # times it followed the table to another process
     errors: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
@@ -191,6 +192,7 @@ class SpectatorResult:
             "table": self.table,
             "snapshots": self.snapshots,
             "showdowns": self.showdowns,
+            "moves": self.moves,
             "errors": dict(self.errors),
         }
 
@@ -524,17 +526,7 @@ class Bot:
         return client
 
     async def _find_host(self, client: StudClient) -> str:
-        """The table's new host, from the lobby, which names it within a few seconds."""
-        loop = asyncio.get_running_loop()
-        until = loop.time() + self.step_timeout
-        while True:
-            lobby = await client.request("lobby", watch=False)
-            for row in lobby.get("tables", []):
-                if row.get("id") == self.table and row.get("url") and not row.get("silent"):
-                    return str(row["url"])
-            if loop.time() >= until:
-                raise TimeoutError(f"no host for {self.table} in the lobby")
-            await asyncio.sleep(FIND_INTERVAL)
+        return await find_host(client, self.table, self.step_timeout)
 
     async def _count_unseen(self, client: StudClient) -> None:
         """The rounds of the table settled before the move but never seen settled here."""
@@ -702,15 +694,23 @@ class Bot:
 
 
 class Spectator:
-    """Joins a table and watches until told to stop."""
+    """Joins a table and watches until told to stop; follows the table to the process
+    hosting it (PROTOCOL.md, `table_moved`), as a bot does."""
 
-    def __init__(self, url: str, table: str, name: str) -> None:
+    def __init__(self, url: str, table: str, name: str, *, step_timeout: float = 60.0) -> None:
         self.url = url
         self.table = table
+        self.step_timeout = step_timeout
         self.result = SpectatorResult(name=name, table=table)
         self._rounds: set[str] = set()
+        self._moved = asyncio.Event()  # a `table_moved` came for the table
+        self._moved_to = ""  # the url it named
 
     def on_frame(self, frame: dict[str, Any]) -> None:
+        if frame.get("t") == "table_moved" and frame.get("table") == self.table:
+            self._moved_to = str(frame.get("url") or "")
+            self._moved.set()
+            return
         if frame.get("t") != "table" or frame.get("table") != self.table:
             return
         self.result.snapshots += 1
@@ -728,21 +728,77 @@ class Spectator:
         client.listeners.append(self.on_frame)
         try:
             await client.hello(name=r.name)
-            await client.request("join", table=self.table)
-            stopped: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
-            waiters: set[asyncio.Future[Any]] = {stopped, client.closed}
-            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-            stopped.cancel()
-            if client.closed.done() and not stop.is_set():
-                r.errors["connection_lost"] += 1
+            while not await self._watch(client, stop):
+                client = await self._follow(client)
         except ServerError as e:
             r.errors[e.code] += 1
+        except TimeoutError:
+            r.errors["timeout"] += 1
         except (ConnectionError, ConnectionClosed):
             r.errors["connection_lost"] += 1
         finally:
             with contextlib.suppress(Exception):
                 await client.close()
         return r
+
+    async def _watch(self, client: StudClient, stop: asyncio.Event) -> bool:
+        """Watch the table here until `stop` (True), or until it is found hosted by
+        another process (False: `_moved_to` says where, when known)."""
+        try:
+            await client.request("join", table=self.table)
+        except ServerError as e:
+            url = str(e.frame.get("url") or self._moved_to)
+            # `unknown_table` alone (no host named, nothing heard of a move) is a mistake
+            if e.code == "table_moved" or (e.code in MOVED_CODES and url):
+                self._moved_to = url
+                return False
+            raise
+        stopped = asyncio.ensure_future(stop.wait())
+        moved = asyncio.ensure_future(self._moved.wait())
+        waiters: set[asyncio.Future[Any]] = {stopped, moved, client.closed}
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            moved.cancel()
+        if stop.is_set():
+            return True
+        if self._moved.is_set():
+            return False
+        self.result.errors["connection_lost"] += 1
+        return True
+
+    async def _follow(self, old: StudClient) -> StudClient:
+        """Go on watching at the table's new host, with the same token."""
+        self.result.moves += 1
+        url = self._moved_to or await find_host(old, self.table, self.step_timeout)
+        with contextlib.suppress(Exception):
+            await old.close()
+        self._moved, self._moved_to = asyncio.Event(), ""
+        client = await StudClient.open(url, history=False)
+        client.listeners.append(self.on_frame)
+        try:
+            await client.hello(token=old.token)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await client.close()
+            raise
+        self.url = url
+        return client
+
+
+async def find_host(client: StudClient, table: str, timeout: float) -> str:
+    """The table's new host, from the lobby, which names it within a few seconds."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + timeout
+    while True:
+        lobby = await client.request("lobby", watch=False)
+        for row in lobby.get("tables", []):
+            if row.get("id") == table and row.get("url") and not row.get("silent"):
+                return str(row["url"])
+        if loop.time() >= until:
+            raise TimeoutError(f"no host for {table} in the lobby")
+        await asyncio.sleep(FIND_INTERVAL)
 
 
 async def run_bots(
@@ -795,7 +851,7 @@ async def run_bots(
         for i in range(bots_per_table)
     ]
     watchers = [
-        Spectator(url, table, f"watch{i + 1}@{table}"[:24])
+        Spectator(url, table, f"watch{i + 1}@{table}"[:24], step_timeout=step_timeout)
         for table in tables
         for i in range(spectators)
     ]

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from clients.bots import Bot
+from clients.bots import Bot, Spectator
 from tests.redis_fixture import RedisServer, private_redis, time_limit
 from tests.test_tui_fleet import Casino, hold_renewals, ws
 
@@ -64,4 +64,35 @@ async def test_a_bot_follows_its_table_to_the_new_host_and_reconciles(
         assert wallet.balance - START - result.bought == result.net
         assert second.rooms["east"].table.seats_of(result.player_id) == []  # left at the end
     finally:
+        await casino.stop()
+
+
+async def test_a_spectator_follows_its_table_to_the_process_hosting_it(
+    private_redis: RedisServer,
+) -> None:
+    """A spectator sent to a process that does not host its table goes on at the one
+    that does (`unknown_table` names it), and follows the table when it moves again
+    (`table_moved`). It used to stop at once with `unknown_table`, the run failing."""
+    casino = Casino(private_redis)
+    stop = asyncio.Event()
+    try:
+        first = await casino.start("first", ["east"], QUICK)
+        second = await casino.start("second", ["west", "east"], QUICK)
+        watcher = Spectator(ws(second), "east", "Owl")  # east is the first's
+        run = asyncio.ensure_future(watcher.run(stop))
+        while watcher.result.moves == 0 or watcher.result.snapshots == 0:
+            assert not run.done(), run.result().to_dict()
+            await asyncio.sleep(0.01)
+        gate = hold_renewals(first)  # it stands still: the second takes the table
+        while not second.rooms["east"].active:
+            await asyncio.sleep(0.01)
+        gate.set()  # the first hears it lost the table: `table_moved`
+        while watcher.result.moves < 2 or not second.rooms["east"].audience.spectator_count():
+            assert not run.done(), run.result().to_dict()
+            await asyncio.sleep(0.01)
+        stop.set()
+        result = await asyncio.wait_for(run, 60)  # (a bound on the test, not a figure)
+        assert result.errors == {} and result.moves == 2, result.to_dict()
+    finally:
+        stop.set()
         await casino.stop()
