@@ -30,6 +30,7 @@ const state = {
   auditOffset: 0,
   pending: null,
   result: null, // the last act's outcome: {outcome, text}
+  readError: null, // why the open tab's data could not be read: {tab, text}
 };
 
 const api = new Api({ onSignedOut: (why) => { state.signinError = why === "signed out" ? "" : "Please sign in again."; render(); } });
@@ -48,13 +49,21 @@ function render() {
   morph(app, h("div", { id: "app", "data-testid": "console" },
     renderTop(state),
     renderTabs(state),
-    h("main", { class: "console-main", "data-tab": state.tab }, section(), renderRound(state))));
+    h("main", { class: "console-main", "data-tab": state.tab },
+      state.tab === "jackpots" ? null : renderReadError(), section(), renderRound(state))));
+}
+
+/** Why the open tab shows nothing new: its data could not be read (the store away). */
+function renderReadError() {
+  const e = state.readError;
+  if (!e || e.tab !== state.tab) return null;
+  return h("p", { class: "read-error", role: "status", "data-testid": "read-error" }, e.text);
 }
 
 function section() {
   switch (state.tab) {
     case "table": return renderTableDetail(state);
-    case "jackpots": return renderJackpots(state);
+    case "jackpots": return renderJackpots(state, renderReadError());
     case "players": return renderPlayers(state);
     case "audit": return renderAudit(state);
     case "pending": return renderPending(state);
@@ -88,11 +97,20 @@ async function refresh() {
       default:
         state.tables = (await api.get("/api/tables")).tables;
     }
+    state.readError = null;
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) console.warn("console refresh failed", e);
+    if (e instanceof ApiError && e.status === 503) {
+      // what the store holds is not known now: said, not shown stale or blank
+      if (state.tab === "jackpots") state.jackpots = null;
+      state.readError = { tab: state.tab, text: `${TAB_NAMES[state.tab] ?? "This"} not known now: ${e.message}` };
+    }
   }
   render();
 }
+
+const TAB_NAMES = { jackpots: "The jackpots are", players: "The player is", audit: "The audit log is",
+  pending: "The retries are", table: "The table is" };
 
 async function poll() {
   await refresh();
@@ -129,6 +147,8 @@ async function act(path, form, fields = {}) {
       const code = row.details?.result?.code;
       state.result = { outcome: row.outcome, text: `${row.action} ${row.target}: ${row.outcome}${code ? ` (${code})` : ""}` };
       if (form?.elements?.reason) form.elements.reason.value = "";
+      // an amount applied is cleared too: a second click would not repeat it by mistake
+      if (row.outcome === "applied" && form?.elements?.amount) form.elements.amount.value = "";
     } else {
       state.result = { outcome: "unchanged", text: answer.message ?? "recorded; not carried out yet" };
     }

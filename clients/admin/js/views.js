@@ -107,13 +107,23 @@ export function renderTables(state) {
         h("td", {}, (t.players ?? []).map((p) => h("div", {}, `#${p.seat + 1} ${p.name}`,
           p.connected ? "" : h("span", { class: "muted" }, " (away)")))),
         h("td", { class: "num" }, t.spectators ?? 0),
-        h("td", { class: "num" }, t.last_hour?.rounds ?? 0),
-        h("td", { class: "num", title: "(stakes − returns) / stakes of the ante and raise; per ante below" },
-          percent(t.last_hour?.hold), h("div", { class: "muted" }, `${percent(t.last_hour?.hold_per_ante)} / ante`)),
+        t.last_hour
+          ? h("td", { class: "num", "data-testid": `table-rounds-${t.id}` }, t.last_hour.rounds ?? 0)
+          : h("td", { class: "num muted", "data-testid": `table-rounds-${t.id}`, title: LAST_HOUR_UNKNOWN }, "unknown"),
+        t.last_hour
+          ? h("td", { class: "num", title: "(stakes − returns) / stakes of the ante and raise; per ante below" },
+            percent(t.last_hour.hold), h("div", { class: "muted" }, `${percent(t.last_hour.hold_per_ante)} / ante`))
+          : h("td", { class: "num muted", title: LAST_HOUR_UNKNOWN }, "unknown"),
         h("td", {}, edgeText(t)),
         h("td", {}, h("button", { class: "btn small", "data-console": "open-table", "data-table": t.id,
-          "data-testid": `open-${t.id}` }, "Open")))))));
+          "data-testid": `open-${t.id}` }, "Open")))))),
+    tables.some((t) => !t.last_hour)
+      ? h("p", { class: "muted", "data-testid": "last-hour-unknown" }, `Rounds and hold (1 h): ${LAST_HOUR_UNKNOWN}.`)
+      : null);
 }
+
+/** Why a table's `last_hour` is null: its figures are kept in the store. */
+const LAST_HOUR_UNKNOWN = "unknown while the store is unreachable (they are counted there)";
 
 function layoutFor(snap) {
   const width = Math.max(640, Math.min(window.innerWidth - 80, 1500) - 330);
@@ -134,8 +144,10 @@ export function renderTableDetail(state) {
       h("dt", {}, "Paused"), h("dd", { "data-testid": "detail-paused" },
         t.paused ? `by ${t.paused.by} since ${when(t.paused.since_ms)}: ${t.paused.reason}` : "no"),
       h("dt", {}, "Round"), h("dd", { class: "mono", "data-testid": "detail-round" }, t.round_id ?? "—"),
-      h("dt", {}, "Last hour"), h("dd", {}, `${plural(t.last_hour?.rounds ?? 0, "round")}, hold ${percent(t.last_hour?.hold)} `
-        + `(${percent(t.last_hour?.hold_per_ante)} per ante); edge ${edgeText(t)}`)),
+      h("dt", {}, "Last hour"), h("dd", {}, t.last_hour
+        ? `${plural(t.last_hour.rounds ?? 0, "round")}, hold ${percent(t.last_hour.hold)} `
+          + `(${percent(t.last_hour.hold_per_ante)} per ante); edge ${edgeText(t)}`
+        : `${LAST_HOUR_UNKNOWN}; edge ${edgeText(t)}`)),
     h("form", { class: "act-bar", "data-form": "table-act", "data-table": t.id, novalidate: true },
       h("input", { class: "reason", name: "reason", placeholder: "Reason (kept in the audit log)",
         "data-testid": "act-reason", maxlength: 200 }),
@@ -178,11 +190,14 @@ function roundList(rounds) {
 
 // ----- jackpots ---------------------------------------------------------------------------
 
-export function renderJackpots(state) {
+export function renderJackpots(state, readError = null) {
+  const jackpots = state.jackpots;
   return h("section", { "data-testid": "jackpots" },
     h("h1", {}, "Jackpots"),
+    readError,
     renderResult(state),
-    (state.jackpots ?? []).map((j) => h("article", { "data-testid": `jackpot-${j.name}` },
+    jackpots && !jackpots.length ? h("p", { class: "muted" }, "No jackpot is configured.") : null,
+    (jackpots ?? []).map((j) => h("article", { "data-testid": `jackpot-${j.name}` },
       h("h2", {}, `${j.name}: `, h("span", { "data-testid": `jackpot-amount-${j.name}`, "data-cents": j.amount }, dollars(j.amount)),
         h("span", { class: "muted" }, ` · seed ${j.seed === null ? "—" : dollars(j.seed)}`)),
       h("form", { class: "act-bar", "data-form": "jackpot-act", "data-jackpot": j.name, novalidate: true },
