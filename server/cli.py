@@ -330,9 +330,20 @@ async def _accept_empty_store(url: str, config: Config) -> int:
     await store.close()
     print(
         f"the store {config.redis_namespace!r} at {store.host}:{store.port}/{store.db} is "
-        f"taken as it is now (mark {store.origin}); restart every stud-server process on it"
+        f"taken as it is now (mark {store.origin}); restart every stud-server process on it.\n"
+        "The console's operators were kept in the lost data: there are none now. Add them "
+        f"again with: {_operator_add(url, config.redis_namespace)}"
     )
     return 0
+
+
+def _operator_add(url: str, namespace: str) -> str:
+    """The command that adds an operator to this store (its password left out)."""
+    from urllib.parse import urlsplit
+
+    given = "URL" if urlsplit(url).password else url
+    env = f"STUD_REDIS_NAMESPACE={namespace} " if namespace != "stud" else ""
+    return f"{env}stud-server operator add NAME --redis {given}"
 
 
 def _warn_of_paytables(config: Config) -> None:

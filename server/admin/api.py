@@ -42,6 +42,12 @@ EXPORT_CHUNK = 1000
 
 #: A 503's words: the store did not answer, so nothing was applied.
 UNAVAILABLE = "the game's data store (Redis) did not answer: nothing was applied; try again"
+#: ... and when Redis answered, without the data it held (wiped): not a moment's wait
+DATA_LOST = (
+    "the game's data store (Redis) answered without its data (it was lost): nothing was"
+    " applied; restore the backup, or accept the loss (`stud-server accept-empty-store`:"
+    " the operators go with the data)"
+)
 
 Route = Callable[[str, Request, list[str]], Awaitable[Response]]
 
@@ -88,7 +94,9 @@ class Api:
                 self.watch.failed()
             # an act whose outcome is unknown is answered 202 by the acts; here nothing was
             # applied, whatever the store's words (written for players) said of the call
-            words = UNAVAILABLE if e.code == "store_unavailable" else e.message
+            words = e.message
+            if e.code == "store_unavailable":
+                words = DATA_LOST if getattr(e, "data_lost", False) else UNAVAILABLE
             response = error(HTTPStatus.SERVICE_UNAVAILABLE, e.code, words)
         except PasswordsBusy:
             response = error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many sign-ins: retry")

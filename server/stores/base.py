@@ -58,6 +58,10 @@ class StoreError(Exception):
 class StoreUnavailable(StoreError):
     """The store could not be reached and nothing was written: certainly not applied."""
 
+    #: Redis answered, but without the data it served (a wipe): until an operator
+    #: restores it or accepts the loss, not for a moment
+    data_lost = False
+
 
 class OutcomeUnknown(StoreError):
     """The write was sent but no answer came (timeout, connection lost after writing):

@@ -349,6 +349,7 @@ class RedisLink:
             "play waits until an operator restores it"
         )
         error.cause = "Redis came back without its data (restore it, or accept the loss)"
+        error.data_lost = True
         return error
 
     async def ping(self) -> None:

@@ -241,7 +241,8 @@ async function onSubmit(event) {
       state.operator = api.operator;
       state.signinError = "";
     } catch (e) {
-      state.signinError = e.status === 429 ? e.message : "Wrong operator name or password.";
+      // a store away (503) or too many tries (429) is not a wrong password: its words
+      state.signinError = e.status === 401 || !e.message ? "Wrong operator name or password." : e.message;
     }
     render();
     await refresh();
