@@ -256,8 +256,10 @@ class StudServer:
         await asyncio.gather(*(room.drain(deadline) for room in self.hosting.hosted()))
         await self.hosting.release()
         if self.server is not None:
+            connections = len(self.server.connections)
             self.server.close(close_connections=True, code=CloseCode.GOING_AWAY)
             await self.server.wait_closed()
+            log.info("connections closed", extra={"connections": connections})
         await self.admin.stop()
         for task in list(self._tasks):
             task.cancel()
@@ -265,6 +267,7 @@ class StudServer:
         await self.store.close()
         if self.fleet is not None and self.fleet.store is not self.store:
             await self.fleet.store.close()
+        log.info("stopped")
 
     async def serve_until_signalled(self) -> None:
         await self.start()

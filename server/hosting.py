@@ -196,3 +196,5 @@ class Hosting:
             await self.leases.release_many(held, self.process_id)
         except StoreError as e:  # the TTLs free the tables anyway
             log.warning("could not release %d tables: %s", len(held), e.cause)
+        else:  # a standby may take them now
+            log.info("leases given up", extra={"tables": len(held)})

@@ -5,6 +5,7 @@ request a line is about."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -112,3 +113,32 @@ async def test_a_background_loop_that_fails_once_goes_on_and_says_so(
         assert any(r.exc_info and "a spawned bug" in str(r.exc_info[1]) for r in caplog.records)
     finally:
         await server.stop(grace=0)
+
+
+async def test_a_graceful_shutdown_says_each_step_to_the_end(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """After "shutting down" a process used to log nothing more: its leases given up,
+    its connections closed and its exit went unsaid, so an operator could not tell a
+    finished shutdown from a hung one."""
+    from clients.connection import StudClient
+
+    caplog.set_level(logging.INFO, logger="stud")
+    server = StudServer(make_config())
+    await server.start()
+    client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws", history=False)
+    await client.hello(name="Ann")
+    caplog.clear()
+    await server.stop(grace=0)
+    with contextlib.suppress(Exception):
+        await client.close()
+    lines = [r for r in caplog.records if r.name.startswith("stud")]
+    said = [r.getMessage() for r in lines]
+    assert "leases given up" in said, said
+    assert "connections closed" in said, said
+    assert said[-1] == "stopped", said
+    assert said.index("leases given up") < said.index("connections closed")
+    given_up = lines[said.index("leases given up")]
+    assert given_up.tables == len(server.config.tables)  # type: ignore[attr-defined]
+    closed = lines[said.index("connections closed")]
+    assert closed.connections == 1  # type: ignore[attr-defined]
