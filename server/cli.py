@@ -277,7 +277,10 @@ async def _stores(config: Config) -> dict[str, Any]:
     # the fleet's leases and lobby on a connection of their own: a lobby write or a
     # lease renewal never waits behind a table's money, nor the other way round
     side = await RedisStore.connect(
-        config.redis_url, namespace=config.redis_namespace, timeout=config.store_timeout
+        config.redis_url,
+        namespace=config.redis_namespace,
+        timeout=config.store_timeout,
+        role="fleet",
     )
     fleet = Fleet(side, secrets.token_hex(6), config.public_url, ttl=config.fleet_ttl)
     gap = await store.run("a persistence check", persistence_gap)

@@ -169,7 +169,11 @@ class Hosting:
         assert self.fleet is not None
         if self.stopping():
             return
-        await self.jackpots.ensure()
+        try:
+            await self.jackpots.ensure()
+        except StoreError as e:  # the step's first part: said, not left to its script's name
+            e.cause = f"checking the jackpot meters first: {e.cause}"
+            raise
         # each row says which lease it was written under: when a dead host's rows are
         # still about, the fleet lists the table at the host with the newer epoch
         rows = [

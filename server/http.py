@@ -40,7 +40,7 @@ class Census:
     tables: int
     connections: int
     players: int
-    suspended: int = 0  # tables paused because the store or their lease is away
+    suspended: int = 0  # tables suspended because the store or their lease is away
     pending_writes: int = 0  # store writes whose outcome is not known yet
     oldest_pending: float = 0.0  # seconds the oldest of them has been in doubt
 
@@ -154,7 +154,7 @@ class HttpRoutes:
                 _constant(float(census.players)),
             ),
             "stud_tables_suspended": (
-                "Tables paused because the store or their lease is away.",
+                "Tables suspended by a fault (store or lease away), not an operator's pause.",
                 _constant(float(census.suspended)),
             ),
             "stud_store_pending_writes": (

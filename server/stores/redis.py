@@ -142,6 +142,7 @@ class RedisStore(RedisLink):
         max_backoff: float = 5.0,
         retention: int = 7 * 86_400,
         accept_loss: bool = False,
+        role: str = "store",
     ) -> RedisStore:
         """Connect and load the scripts, or raise StoreError: a server should not start
         without its store, so the first connection is not retried. `accept_loss`: take a
@@ -154,7 +155,7 @@ class RedisStore(RedisLink):
             max_backoff=max_backoff,
             retention=retention,
         )
-        store.accept_loss = accept_loss
+        store.accept_loss, store.role = accept_loss, role
         try:
             await asyncio.wait_for(store._open(), timeout)
         except DataLost as e:

@@ -112,6 +112,9 @@ class RedisLink:
         self.on_data_back: Callable[[], None] | None = None
         self.returns = 0  # how many times the data came back after it was found lost
         self.accept_loss = False  # `accept-empty-store`: a namespace found emptied is taken
+        #: which of the process's connections this is, named in its log lines: "store"
+        #: (the tables' money), or "fleet" (leases and the lobby, a connection of its own)
+        self.role = "store"
         #: the store's age (scripts/_lib.lua `aged`): a counter of this link's script
         #: writes, and the highest value a write was answered with. Data found younger on
         #: a reconnect went back in time (a backup restored while Redis was down): the
@@ -151,6 +154,10 @@ class RedisLink:
         return dict(self._shas)
 
     # ----- the connection -----------------------------------------------------
+
+    def _said(self) -> dict[str, str]:
+        """The fields of this connection's log lines: where, and which link."""
+        return {"redis": self._where(), "link": self.role}
 
     def _where(self) -> str:
         return f"{self.host}:{self.port}/{self.db}" if self.port else self.host
@@ -301,7 +308,7 @@ class RedisLink:
     def _lost(self, conn: Any, exc: BaseException | None) -> None:
         if conn is not self._conn:
             return
-        log.warning("Redis connection lost: %s", describe(exc), extra={"redis": self._where()})
+        log.warning("Redis connection lost: %s", describe(exc), extra=self._said())
         self._conn = None
         self._ready.clear()
         conn.close()
@@ -314,7 +321,7 @@ class RedisLink:
 
     async def _reconnect(self) -> None:
         """Exponential backoff with jitter until connected (or closed)."""
-        delay, where = 0.05, {"redis": self._where()}
+        delay, where = 0.05, self._said()
         failures = RetryLog(log, logging.INFO)
         while not self._closed and self._conn is None:
             try:
@@ -382,9 +389,10 @@ class RedisLink:
                 return await command(conn)
         except LOST as e:
             self._lost(conn, e)
+            # the connection went, not (as far as is known) Redis
             if write:
-                raise self._unknown(f"was lost during {what}") from e
-            raise self._unavailable(f"was lost during {what}") from e
+                raise self._unknown(f"connection dropped during {what}") from e
+            raise self._unavailable(f"connection dropped during {what}") from e
         except TimeoutError as e:
             if write:
                 # the command may be sitting in a paused Redis's socket: drop the
