@@ -103,7 +103,9 @@ async def test_leaving_with_an_undecided_hand_is_asked_then_told(
     assert problems == []
 
 
-async def ann_at_alpha(server: StudServer, browser: Browser) -> tuple[Page, list[str]]:
+async def ann_at_alpha(
+    server: StudServer, browser: Browser, table: str = "alpha"
+) -> tuple[Page, list[str]]:
     """Ann's page at the table alpha, seated at #1 (and the page's problems, collected)."""
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(WAIT_MS)
@@ -112,7 +114,7 @@ async def ann_at_alpha(server: StudServer, browser: Browser) -> tuple[Page, list
     collect_problems(page, problems)
     await page.goto(f"http://127.0.0.1:{server.port}/")
     await enter(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
+    await page.get_by_test_id(f"play-{table}").click()
     await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
     return page, problems
 
@@ -473,4 +475,25 @@ async def test_the_lobby_shown_after_a_leave_counts_the_seats_just_given_up(
     shown: list[str] = await page.evaluate("window.freeShown")
     assert shown and set(shown) == {"3 of 9"}, shown
     await shot(page, "lobby-after-leaving-a-full-table.png")
+    assert problems == []
+
+
+async def test_where_a_folded_hand_collects_its_prize_a_leave_does_not_lose_the_stake(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """At Stud Poker a folded hand is still paid its progressive prize: the stake plays on
+    whatever the fold. The warning said "you lose $5.00 of antes and $1.00 of progressive
+    stakes" all the same."""
+    server = await make_server(timers=LONG)
+    page, problems = await ann_at_alpha(server, browser, "beta")
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("progressive-0").click()
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    await page.get_by_test_id("leave").click()
+    confirm = page.locator('.toast[data-code="leave-confirm"]')
+    await expect(confirm).to_contain_text(
+        "you lose $5.00 of antes (the $1.00 progressive stake still plays: at this game a "
+        "folded hand is paid its progressive prize)"
+    )
     assert problems == []

@@ -31,19 +31,34 @@ function roundPhase(snap) {
 
 /** The player's hands a leave would fold now (dealt, undecided), and what they stake. */
 function foldedByLeaving(snap) {
-  if (roundPhase(snap) !== "deciding") return { seats: [], antes: 0, stakes: 0 };
+  const collects = lobbyRow(snap?.table)?.variant?.folded_collects_progressive ?? null;
+  if (roundPhase(snap) !== "deciding") return { seats: [], antes: 0, stakes: 0, staked: 0, collects };
   const seats = mySeats(snap).filter((i) => snap.seats[i].ante > 0 && !snap.seats[i].decision);
   const antes = seats.reduce((sum, i) => sum + snap.seats[i].ante, 0);
-  const stakes = seats.filter((i) => snap.seats[i].progressive).length * (snap.progressive_stake ?? 0);
-  return { seats, antes, stakes };
+  const staked = seats.filter((i) => snap.seats[i].progressive).length;
+  return { seats, antes, stakes: staked * (snap.progressive_stake ?? 0), staked, collects };
 }
 
 function handsOn(seats) {
   return `hand${seats.length > 1 ? "s" : ""} on seat ${seats.map((i) => `#${i + 1}`).join(", ")}`;
 }
 
-function foldCost({ antes, stakes }) {
-  return `${dollars(antes)} of antes${stakes ? ` and ${dollars(stakes)} of progressive stakes` : ""}`;
+/** What the folds lose: "$5.00 of antes and $1.00 of progressive stakes". Where a folded
+ * hand is still paid its progressive prize (the variant's `folded_collects_progressive`:
+ * Stud Poker, Bermuda) the stake plays on whatever the fold, as the terminal says too. */
+function foldCost({ antes, stakes, staked, collects }) {
+  const lost = `${dollars(antes)} of antes`;
+  if (!stakes) return lost;
+  if (collects === null) {
+    return `${lost}, and ${dollars(stakes)} of progressive stakes unless this game pays a folded `
+      + "hand its progressive prize";
+  }
+  if (collects) {
+    const many = staked > 1;
+    return `${lost} (the ${dollars(stakes)} progressive stake${many ? "s" : ""} still `
+      + `play${many ? "" : "s"}: at this game a folded hand is paid its progressive prize)`;
+  }
+  return `${lost} and ${dollars(stakes)} of progressive stakes`;
 }
 
 /** The progressive prizes a leave gives up: the folded hands (our own cards, known here)
