@@ -551,6 +551,17 @@ def test_a_round_in_play_under_a_pause_keeps_its_phase() -> None:
     assert offline[1].startswith("OFFLINE: the table as last seen (Paused)"), offline
 
 
+def test_a_table_shutting_down_is_not_said_paused() -> None:
+    """The server's shutdown sets `paused` with `shutdown`: the casino paused nothing,
+    and the browser says "Shutting down" (then "Offline"); the terminal said Paused."""
+    shutdown = {"reason": "this server is shutting down", "shutdown": True}
+    snap = {**nine("waiting"), "min_ante": 100, "max_ante": 500, "paused": shutdown}
+    lines = info_text(snap, None, None, width=76).plain.splitlines()
+    assert lines[1].startswith("Shutting down") and "Paused" not in "".join(lines), lines
+    offline = info_text(snap, None, None, offline=True).plain.splitlines()
+    assert offline[1].startswith("OFFLINE: the table as last seen (Shutting down)"), offline
+
+
 @pytest.mark.parametrize("how", ["pause", "lease"])
 async def test_a_paused_table_offers_b_which_buys_and_no_deal_the_table_refuses(
     make_server: ServerFactory, how: str

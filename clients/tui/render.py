@@ -39,6 +39,8 @@ PHASES: Final = {
 }
 #: the phase of a table paused with no round in play: no ante is taken (the browser's word)
 PAUSED_PHASE: Final = "Paused"
+#: ...and with the server shutting down under it (the casino paused nothing)
+SHUTTING_DOWN_PHASE: Final = "Shutting down"
 #: why a suspended table waits (the browser says the same)
 PAUSED: Final = {
     "store": "the game's data store is not answering or not taking writes. Nothing is lost; "
@@ -220,10 +222,13 @@ def info_text(
 
 
 def phase_label(snap: Frame) -> str:
-    """The phase in words; a table the casino paused (or a shutdown) with no round in play
-    and none to start is Paused, not "Waiting for bets": a round in play goes on."""
-    phase = str(snap.get("phase", ""))
-    return PAUSED_PHASE if snap.get("paused") and phase == "waiting" else PHASES.get(phase, phase)
+    """The phase in words; a table the casino paused with no round in play and none to
+    start is Paused, not "Waiting for bets" (a round in play goes on); one whose server
+    shuts down is Shutting down, as the browser says: the casino paused nothing."""
+    phase, paused = str(snap.get("phase", "")), snap.get("paused")
+    if paused and phase == "waiting":
+        return SHUTTING_DOWN_PHASE if paused.get("shutdown") else PAUSED_PHASE
+    return PHASES.get(phase, phase)
 
 
 def paused_why(reason: str, width: int | None) -> str:
