@@ -562,6 +562,14 @@ def test_a_table_shutting_down_is_not_said_paused() -> None:
     assert offline[1].startswith("OFFLINE: the table as last seen (Shutting down)"), offline
 
 
+def test_a_table_played_elsewhere_is_not_said_offline() -> None:
+    """The session went on in another terminal or a browser: the link is fine, and the
+    keys line says so, but the table's line read "OFFLINE: the table as last seen"."""
+    snap = {**nine("deciding"), "min_ante": 100, "max_ante": 500}
+    lines = info_text(snap, None, None, offline=True, elsewhere=True).plain.splitlines()
+    assert lines[1].startswith("PLAYING ELSEWHERE: the table as last seen (Fold or raise)")
+
+
 @pytest.mark.parametrize("how", ["pause", "lease"])
 async def test_a_paused_table_offers_b_which_buys_and_no_deal_the_table_refuses(
     make_server: ServerFactory, how: str

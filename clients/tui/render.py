@@ -153,6 +153,7 @@ def info_text(
     variant_title: str = "",
     offline: bool = False,
     *,
+    elsewhere: bool = False,
     several_jackpots: bool = False,
     width: int | None = None,
 ) -> Text:
@@ -198,8 +199,9 @@ def info_text(
         reason = f": {escape(str(paused.get('reason', '')))}" if paused.get("reason") else ""
         who = "CLOSING" if paused.get("shutdown") else "PAUSED by the casino"
         notices.append(f"[b red]{who}{reason}[/]")
-    if offline:
-        line2 = f"[b red]OFFLINE[/b red]: the table as last seen ({label})"
+    if offline:  # the link is down, or (`elsewhere`) the session went on elsewhere
+        word = "PLAYING ELSEWHERE" if elsewhere else "OFFLINE"
+        line2 = f"[b red]{word}[/b red]: the table as last seen ({label})"
     if amount is not None:
         named = f"{jackpot_name(str(jp.get('name', '')))} jackpot" if several_jackpots else ""
         line2 += f"    [b magenta]{escape(named or 'Jackpot')} {money(amount)}[/]"

@@ -343,6 +343,7 @@ class WatchScreen(StudScreen):
                     app.jackpot_amount(),
                     app.variant_title(),
                     offline=not app.link.connected,
+                    elsewhere=app.link.replaced is not None,
                     several_jackpots=len(app.jackpots) > 1,
                     width=info.first(Static).content_region.width or None,
                 )
