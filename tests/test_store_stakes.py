@@ -20,7 +20,7 @@ from server.game.ledger import HOUSE, Hold, Reason, Transfer, player_account
 from server.stores.base import RoundUnknown, Store, Wallet
 from server.stores.redis import RedisStore
 from tests.redis_fixture import RedisServer, fresh_namespace, private_redis, redis_url, time_limit
-from tests.test_store_contract import F, ante, books, op, raise_
+from tests.test_store_contract import F, ante, books, op, raise_, record
 from tests.test_store_lost import solo, started_over
 
 __all__ = ["private_redis", "redis_url", "time_limit"]  # fixtures used below
@@ -143,3 +143,46 @@ async def test_a_void_of_a_round_the_store_never_opened_refunds_nothing(store: S
         )
     assert await books(store) == before
     assert await store.wallet(p.player_id) == Wallet(10_000, 0, 0)
+
+
+async def test_a_void_refunding_a_seat_whose_ante_the_store_lacks_refunds_nothing(
+    store: Store,
+) -> None:
+    """The round is in the store (seat 0's ante), seat 1's ante is not: a shutdown's void
+    built from the table refunded both, seat 1's out of the house's money."""
+    a = await store.create_player("a", 10_000, 0)
+    b = await store.create_player("b", 10_000, 0)
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 100))
+    before = await books(store)
+    refunds = [
+        Transfer("r1", seat, Reason.REFUND, HOUSE, player_account(pid), 100)
+        for seat, pid in ((0, a.player_id), (1, b.player_id))
+    ]
+    releases = [Hold("r1", 0, a.player_id, -200), Hold("r1", 1, b.player_id, -200)]
+    with pytest.raises(RoundUnknown):
+        await store.void(F, "r1", refunds, releases)
+    assert await books(store) == before
+    assert await store.wallet(b.player_id) == Wallet(10_000, 0, 0)
+    await store.void(F, "r1", refunds[:1], releases[:1])  # seat 0's own: refunded
+    assert await store.wallet(a.player_id) == Wallet(10_000, 0, 0)
+
+
+async def test_a_settlement_paying_back_a_raise_the_store_never_took_is_refused(
+    store: Store,
+) -> None:
+    """The seat raised, and the data went back to before its raise: the round was settled
+    all the same, paying back (dealer not qualifying) a raise never taken: +$30 on the
+    wallet for +$10 told. The ledger must hold each seat's ante, and the raise of each
+    seat the record says raised."""
+    a = await store.create_player("a", 10_000, 0)
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 100))
+    before = await books(store)
+    raised = record("r1", (0, a.player_id))
+    raised["seats"][0]["decision"] = "raise"
+    back = [Transfer("r1", 0, Reason.PAYOUT, HOUSE, player_account(a.player_id), 400)]
+    with pytest.raises(RoundUnknown):
+        await store.settle(F, "r1", back, [], "main", 100_000, raised)
+    assert await books(store) == before
+    await store.apply(F, op(), *raise_("r1", 0, a.player_id, 100))
+    await store.settle(F, "r1", back, [], "main", 100_000, raised)
+    assert await store.wallet(a.player_id) == Wallet(10_100, 0, 0)

@@ -531,6 +531,8 @@ class MemoryStore:
             raise unknown_round(round_id)
         if rnd.table_id != fence.table_id:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
+        if not _stakes_held(rnd.ledger, record):
+            raise unknown_round(round_id)  # a seat's raise went with the data's past
         text = record_json(record)
         self._check_covered(transfers)
         now = _now_ms()
@@ -590,6 +592,9 @@ class MemoryStore:
             raise InvalidRequest(f"round {round_id} belongs to table {rnd.table_id}")
         if rnd is None:  # opened by its first bet: one unknown went with the data's past
             raise unknown_round(round_id)
+        staked = {(t.seat, t.source) for t in rnd.ledger if t.reason is Reason.ANTE}
+        if any((t.seat, t.target) not in staked for t in transfers):
+            raise unknown_round(round_id)  # a seat's ante the store does not hold
         self._check_covered(transfers)
         for h in holds:
             self._hold(h)
@@ -778,3 +783,13 @@ def _in_play(ledger: Iterable[Transfer]) -> list[Transfer]:
             kept[i] = t
             waiting[(t.seat, t.source, t.target, t.amount)].append(i)
     return [kept[i] for i in sorted(kept)]
+
+
+def _stakes_held(ledger: Sequence[Transfer], record: Mapping[str, Any]) -> bool:
+    """Whether the round's ledger holds the raise of every seat the record says raised: a
+    settlement paid one back that the data never took. (A seat's ante is checked by its
+    decision's release of the hold the ante placed, before any settlement.)"""
+    raises = {t.seat for t in ledger if t.reason is Reason.RAISE}
+    return all(
+        s.get("decision") != "raise" or s["seat"] in raises for s in record.get("seats") or []
+    )

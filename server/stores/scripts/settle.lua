@@ -20,6 +20,21 @@ if state == 'voided' then return err('closed', {round = rid, state = state}) end
 if not state then return err('unknown_round', {round = rid}) end
 local tid = round_of(rid).table
 if tid and tid ~= REQ.table then return err('wrong_table', {round = rid, table = tid}) end
+-- the ledger holds the raise of every seat the record says raised: one without went with
+-- data gone back in time (paying it back paid a raise never taken). A seat's ante is
+-- checked by its decision, which releases the hold the ante placed (apply.lua)
+do
+  local raises = {}
+  for _, row in ipairs(redis.call('LRANGE', ledger_key(rid), 0, -1)) do
+    local t = cjson.decode(row)
+    if t[3] == 'raise' then raises[t[2]] = true end
+  end
+  for _, s in ipairs(cjson.decode(TEXT).seats or {}) do
+    if s.decision == 'raise' and not raises[s.seat] then
+      return err('unknown_round', {round = rid})
+    end
+  end
+end
 local account, needed = short_account(REQ.transfers)
 if account then return err('cover', {account = account, needed = needed}) end
 tid = REQ.table

@@ -15,6 +15,15 @@ if account then return err('cover', {account = account, needed = needed}) end
 -- a round is opened by its first bet: one unknown here went with data gone back in time,
 -- and refunding the table's bets of it would pay back stakes the data never took
 if not state then return err('unknown_round', {round = rid}) end
+-- and each seat refunded has its ante in the round's ledger: one without went with it
+local staked = {}
+for _, row in ipairs(redis.call('LRANGE', ledger_key(rid), 0, -1)) do
+  local t = cjson.decode(row)
+  if t[3] == 'ante' then staked[cents(t[2]) .. ':' .. t[4]] = true end
+end
+for _, t in ipairs(REQ.transfers) do
+  if not staked[cents(t[2]) .. ':' .. t[5]] then return err('unknown_round', {round = rid}) end
+end
 for _, h in ipairs(REQ.holds) do hold(h) end
 for _, t in ipairs(REQ.transfers) do refund(t, true) end
 release_round(rid)
