@@ -75,6 +75,15 @@ class TableClock:
         self._late()
         self.stood_still(since if since is not None else due, timer_due=True)
 
+    def take_stall(self, since: float) -> bool:
+        """Whether the stall that began at `since` is not given back yet; from now it is
+        (the room freezes the clock as of then: suspended for its lease meanwhile, the
+        table resumed with 5 s whatever it had when the process stopped)."""
+        if since == self._stall_seen:
+            return False
+        self._stall_seen = since
+        return True
+
     def stood_still(self, since: float, *, timer_due: bool = False) -> None:
         """The process stood still from `since` (loop time) until now: the running clock
         gets back what it had then, and at least `RESUME_MINIMUM` (a player whose link

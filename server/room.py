@@ -312,7 +312,10 @@ class Room:
         reason = "store_lost" if self.host.store_data_lost else reason
         self.suspended = Suspension(reason, since, int(time.time() * 1000))
         self._resumed.clear()
-        self.table.freeze(since)
+        stalled = self.host.stood_still_since()  # the clock stood still with the process
+        gave_back = stalled is not None and self.clock.take_stall(stalled)
+        frozen_at = min(since, stalled) if stalled is not None and gave_back else since
+        self.table.freeze(frozen_at)
         self.table.touch()  # a new snapshot: everyone sees the pause
         self.clock.cancel()
         self._log("table suspended", logging.WARNING, reason=reason)

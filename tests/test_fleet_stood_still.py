@@ -80,19 +80,25 @@ async def test_a_raise_sent_while_the_host_stood_still_until_the_deadline_stands
     await raise_while_the_host_stands_still(host, processes, decision=3, ttl=60, after=after)
 
 
-@pytest.mark.parametrize("stood", [5.0, 14.0])
+@pytest.mark.parametrize(("stood", "ttl"), [(5.0, 60), (14.0, 60), (5.0, 2)])
 async def test_the_decision_clock_keeps_the_time_it_had_when_the_host_stood_still(
-    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess], stood: float
+    tmp_path: Path,
+    redis_url: str,
+    namespace: str,
+    processes: list[ServerProcess],
+    stood: float,
+    ttl: int,
 ) -> None:
     """The host stood still (SIGSTOP) for `stood` seconds of a 12 s decision, and the
     player, whose link went quiet, sent nothing. The clock ran on meanwhile: after 8 s
     the hand was folded for time before the player's terminal was back (after 14 s,
     the clock restarted with 5 s). A process that stood still now gives every running
     clock back what it had when it stopped: the first snapshot after it runs again
-    still waits for the decision, with most of the 12 s to go."""
+    still waits for the decision, with most of the 12 s to go. With a lease shorter than
+    the stall (ttl 2) the table is suspended for it first, and resumed with 5 s."""
     host = ServerProcess(tmp_path, "still", redis_url, namespace)
     text = host.config.read_text().replace("decision = 30", "decision = 12")
-    host.config.write_text(text.replace("fleet_ttl = 1.5", "fleet_ttl = 60"))
+    host.config.write_text(text.replace("fleet_ttl = 1.5", f"fleet_ttl = {ttl}"))
     processes.append(host)
     await asyncio.to_thread(host.start)
     ann = await open_client(host.url, "ann")
@@ -107,7 +113,9 @@ async def test_the_decision_clock_keeps_the_time_it_had_when_the_host_stood_stil
             await asyncio.sleep(stood)
         finally:
             os.kill(host.process.pid, signal.SIGCONT)
-        after = await ann.wait_table("still", lambda s: s["seq"] > dealt["seq"])
+        after = await ann.wait_table(
+            "still", lambda s: s["seq"] > dealt["seq"] and not s["suspended"], timeout=30
+        )
         assert after["phase"] == "deciding", after["phase"]
         assert after["ends_in_ms"] > dealt["ends_in_ms"] - 3_000, (dealt, after)
         await ann.request("raise", table="still", seat=0)

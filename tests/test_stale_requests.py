@@ -62,6 +62,22 @@ def test_an_ante_seen_while_waiting_joins_the_round_another_player_opened() -> N
     assert t.seats[0] is not None and t.seats[0].ante == 100
 
 
+def test_a_round_emptied_by_its_withdrawals_has_moved_on_too() -> None:
+    """Bob opened a round and took his ante back, which ends it; then he opened another.
+    Ann's ante made on the first round's betting went into the second, never seen open:
+    a round whose betting ended empty has moved on as one that was dealt."""
+    t = make_table([HAND, DEALER_AK])
+    t.sit("ann", "Ann", 0)
+    t.sit("bob", "Bob", 1)
+    t.place_ante(0.0, "bob", 1, 100)
+    betting = t.seq
+    t.withdraw("bob", 1)
+    assert t.phase is Phase.WAITING
+    t.place_ante(1.0, "bob", 1, 100)
+    assert refused(lambda: t.check_seen(betting, deciding=False)) == "round_moved_on"
+    t.check_seen(t.seq, deciding=False)
+
+
 def test_decisions_seen_before_the_deciding_closed_are_refused() -> None:
     t = make_table([HAND, DEALER_AK], [HAND, DEALER_AK])
     t.sit("ann", "Ann", 0)

@@ -368,7 +368,7 @@ class Table:
         """Move on if a departure left the round with nothing more to wait for."""
         if self.phase is Phase.BETTING:
             if not self.betting_seats():
-                self._reset_round()
+                self._end_empty_betting()
             elif self.players() <= self.ready:
                 return self._deal(now)
         elif self.phase is Phase.DECIDING and all(
@@ -498,7 +498,7 @@ class Table:
         self.ready.discard(player_id)
         self._changed({"seat": seat, "action": "withdraw"})
         if not self.betting_seats():
-            self._reset_round()
+            self._end_empty_betting()
         return effects
 
     def deal_me_in(self, now: float, player_id: str) -> Effects:
@@ -639,7 +639,7 @@ class Table:
         """Close betting: one card at a time to each betting seat in order, then the dealer."""
         betting = self.betting_seats()
         if not betting:
-            self._reset_round()
+            self._end_empty_betting()
             return Effects()
         if self._shuffler is not None:
             seeds = ",".join(self.client_seeds.get(s.player_id, "") for s in betting)
@@ -778,6 +778,12 @@ class Table:
                 self.ready.discard(s.player_id)
                 self.connected.pop(s.player_id, None)
         self._reset_round()
+
+    def _end_empty_betting(self) -> None:
+        """A round whose every ante went ends at once; it has moved on as a dealt one has
+        (`check_seen`): an ante made on its betting is not for the next round."""
+        self._reset_round()
+        self.bets_closed_at = self.seq
 
     def _reset_round(self) -> None:
         self.phase = Phase.WAITING
