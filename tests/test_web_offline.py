@@ -374,6 +374,37 @@ async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
     assert problems == []
 
 
+async def test_a_bet_dealt_and_folded_while_away_is_told_with_its_outcome(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Deal pressed, then the link went before the cards came: the round was dealt, the
+    hand folded by the clock and the round over while away. Back, the page said nothing:
+    only the balance and History showed the $5 gone. It says so as for a hand dealt
+    before the link went."""
+    server = await make_server(timers={"betting": 2, "decision": 1, "results": 0.5})
+    page, wire, problems = await seated(browser, server)
+    bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await bob.hello(name="Bob")
+        await bob.request("join", table="alpha")
+        await bob.request("sit", table="alpha")  # seated, never ready: betting runs its clock
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("deal").click()
+        await expect_phase([page], "betting")
+        await expect(page.get_by_test_id("seat-0-status")).to_have_text("Ready")
+        round_id = server.rooms["alpha"].table.round_id
+        await wire.cut()
+        await until(lambda: server.rooms["alpha"].table.round_id != round_id)
+        wire.down = False
+        await retry_now(page)
+        told = page.get_by_test_id("error").filter(has_text="While you were away")
+        await expect(told).to_contain_text("seat #1 was folded")
+        await expect(told).to_contain_text("5.00)")
+    finally:
+        await bob.close()
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
 async def test_a_shutdown_is_shown_at_the_table_while_its_round_finishes(
     make_server: ServerFactory, browser: Browser
 ) -> None:

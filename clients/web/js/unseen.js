@@ -17,8 +17,11 @@ import { countdownText, remainingMs } from "./table.js";
  */
 export function noticeUnseenDecisions(old, snap) {
   if (!old || old.table !== snap.table || !["betting", "deciding"].includes(old.phase)) return;
-  const open = old.phase !== "deciding" ? []
-    : mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision);
+  // our hands the clock may have decided out of sight: undecided ones, or (last seen
+  // betting) every one with a bet, dealt while the link was down and never shown
+  const open = old.phase === "deciding"
+    ? mySeats(old).filter((i) => old.seats[i].cards && !old.seats[i].decision)
+    : mySeats(old).filter((i) => old.seats[i].ante > 0);
   if (old.round_id && old.round_id !== snap.round_id) {
     const betting = mySeats(old).some((i) => old.seats[i].ante > 0);
     if (betting) tellUnseenRound(old.round_id, open, Boolean(snap.paused?.shutdown));
