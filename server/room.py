@@ -866,6 +866,7 @@ class Room:
             "spectators": self.audience.spectator_count(),
             "phase": "suspended" if self.suspended else str(self.table.phase),
             "paused": self.shown_paused() is not None,
+            "closing": self.closing is not None,  # the pause is the server's shutdown
             "silent": False,  # hosted here; other processes' rows: Fleet.remote_rows
             "url": self.host.public_url,
         }

@@ -133,3 +133,14 @@ def test_the_history_tells_two_names_cut_alike_apart() -> None:
         assert len(seats) == 2 and seats[0] != seats[1], seats
         cells = [line.split("$")[0].split(maxsplit=2)[2].strip() for line in seats]
         assert cells[0] != cells[1], cells
+
+
+def test_the_lobby_says_a_table_whose_server_shuts_down_is_shutting_down() -> None:
+    """The row's `paused` is set by a shutdown too: the lobby read "Betting · Paused",
+    though the casino paused nothing (the table itself said Shutting down)."""
+    row = {"id": "t", "seats": 5, "taken": 1, "min_ante": 100, "max_ante": 500}
+    now = [
+        lobby_rows({"tables": [{**row, "paused": True, "closing": True, **extra}]}, {})[0][1][1]
+        for extra in ({"phase": "waiting"}, {"phase": "betting"})
+    ]
+    assert now == ["Closing", "Betting · Closing"], now

@@ -32,6 +32,8 @@ LOBBY_PHASES: Final = {
 SILENT_HOST: Final = "No answer"
 #: a paused table's word, the browser's badge's: alone between rounds, after a round's phase
 PAUSED_WORD: Final = "Paused"
+#: ...and a table whose server shuts down (its row's `closing`)
+CLOSING_WORD: Final = "Closing"  # short: the Now column is narrow at 80
 
 
 def table_titles(lobby: Frame | None) -> dict[str, str]:
@@ -127,7 +129,8 @@ def lobby_now(row: Frame) -> str:
     phase = LOBBY_PHASES.get(str(row.get("phase")), str(row.get("phase", "")))
     if not row.get("paused"):
         return phase
-    return PAUSED_WORD if row.get("phase") == "waiting" else f"{phase} · {PAUSED_WORD}"
+    word = CLOSING_WORD if row.get("closing") else PAUSED_WORD  # the casino paused nothing
+    return word if row.get("phase") == "waiting" else f"{phase} · {word}"
 
 
 #: What a player picks a table by first: an 80-column terminal cuts the last columns (the

@@ -12,6 +12,15 @@ const PHASES = {
 };
 
 /** The row's phase; "No answer" when its server has stopped or frozen (the phase is stale). */
+/** A paused table's badge: the casino's pause, or its server shutting down (`closing`),
+ * which is no pause of the casino's. */
+export function pausedBadge(row) {
+  return h("span", { class: "phase phase-paused", "data-testid": `lobby-paused-${row.id}`, hidden: !row.paused,
+    title: row.closing ? "This table's server is shutting down: no new round starts here"
+      : "The casino paused this table: no new round starts for now" },
+  row.closing ? "Shutting down" : "Paused");
+}
+
 export function phaseBadge(row) {
   if (row.silent) {
     return h("span", { class: "phase phase-silent", "data-testid": `lobby-silent-${row.id}`,
@@ -81,8 +90,7 @@ function tableCard(row, state) {
     h("header", {},
       h("h2", {}, row.title),
       phaseBadge(row),
-      h("span", { class: "phase phase-paused", "data-testid": `lobby-paused-${row.id}`, hidden: !row.paused,
-        title: "The casino paused this table: no new round starts for now" }, "Paused")),
+      pausedBadge(row)),
     h("p", { class: "variant", "data-testid": `lobby-variant-${row.id}` }, variant.title ?? variant.name ?? ""),
     h("p", { class: "fine rule", "data-testid": `lobby-rule-${row.id}` },
       "The dealer needs Ace-King or better; if not, the ante pays 1:1 and the raise comes back."),

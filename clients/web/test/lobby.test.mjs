@@ -50,3 +50,12 @@ test("a row's badge says the phase, a suspended table in words, and a silent ser
   assert.match(silent.getAttribute("class"), /phase-silent/);
   assert.match(silent.getAttribute("title"), /moving to another server/);
 });
+
+test("a table whose server shuts down is said so, not paused by the casino", async () => {
+  const { pausedBadge } = await import("../js/lobby.js");
+  const paused = pausedBadge({ id: "east", paused: true });
+  assert.equal(paused.textContent, "Paused");
+  const closing = pausedBadge({ id: "east", paused: true, closing: true });
+  assert.equal(closing.textContent, "Shutting down");
+  assert.match(closing.getAttribute("title"), /server is shutting down/);
+});
