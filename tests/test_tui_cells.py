@@ -10,6 +10,8 @@ from rich.cells import cell_len
 
 from clients.tui.lobby import lobby_rows
 from clients.tui.render import fit_name, name_cell, seats_text
+from clients.tui.unseen import SeatWatch
+from clients.tui.words import seats_gone_text
 from tests.test_tui_words import nine
 
 WIDE = "王小明的超级幸运牌桌大赢家"  # 13 letters, 26 cells
@@ -144,3 +146,36 @@ def test_the_lobby_says_a_table_whose_server_shuts_down_is_shutting_down() -> No
         for extra in ({"phase": "waiting"}, {"phase": "betting"})
     ]
     assert now == ["Closing", "Betting · Closing"], now
+
+
+def test_seats_let_go_while_away_are_said_whatever_the_host() -> None:
+    """The server shut down (its tables given up) and started again at the same address:
+    back, the terminal only showed "No seat: press s to sit.", where the browser says
+    the server restarted and the seat was let go. A move to another process was the only
+    loss of seats it told."""
+    me = "p-ann"
+    seated = {"table": "t", "seats": [{"player_id": me}, None]}
+    closing = {**seated, "paused": {"reason": "shutting down", "shutdown": True}}
+    empty = {"table": "t", "seats": [None, None]}
+    watch = SeatWatch()
+    watch.note(closing, me, "ws://a")
+    watch.relinked()  # the link came back (same address)
+    watch.note(empty, me, "ws://a")
+    seats, why = watch.take_gone("t")
+    assert seats == [0] and why == "restarted"
+    said = seats_gone_text(seats, why)
+    assert "shut down and was started again" in said and "#1" in said and "press s" in said
+    # back within the grace, the seat still there: nothing to say
+    watch.note(seated, me, "ws://a")
+    watch.relinked()
+    watch.note(seated, me, "ws://a")
+    assert watch.take_gone("t") == ([], "")
+    # let go while away for another reason (past the reconnect grace)
+    watch.relinked()
+    watch.note(empty, me, "ws://a")
+    seats, why = watch.take_gone("t")
+    assert seats == [0] and "While you were away" in seats_gone_text(seats, why)
+    # standing up with the link up is no loss to tell
+    watch.note(seated, me, "ws://a")
+    watch.note(empty, me, "ws://a")
+    assert watch.take_gone("t") == ([], "")

@@ -494,7 +494,7 @@ class StudApp(App[None]):
         untold, self.round_watch.untold = self.round_watch.untold, None
         if untold is not None and untold.table != table:
             self.round_watch.untold, untold = untold, None  # told when that table is back
-        seats = self.seat_watch.take_gone(table)
+        seats, why = self.seat_watch.take_gone(table)
         if table is None or (untold is None and not seats):
             return
         words = []
@@ -508,14 +508,14 @@ class StudApp(App[None]):
                 await self.link.request("balance")
             except (ServerError, ConnectionError, TimeoutError, WebSocketException):
                 self.round_watch.untold = untold
-                self.seat_watch.keep_untold(table, seats)
+                self.seat_watch.keep_untold(table, seats, why)
                 return
             words.append(unseen_round_text(record, shutdown=untold.shutdown))
             # its showdown was not seen: the Last round line is this round's (none when
             # voided), never the one before as if it were the last
             self.last_round = () if record is None else self._round_words(record_round_text, record)
         if seats:
-            words.append(seats_gone_text(seats))
+            words.append(seats_gone_text(seats, why))
         self.say(" ".join(words))
 
     def fix_selection(self) -> None:
@@ -548,6 +548,7 @@ class StudApp(App[None]):
             await self.link.request("lobby", watch=True)
             target, self.going_to = self.going_to, None
             if self.table_id is not None:
+                self.seat_watch.relinked()  # what the join's snapshot lacks went meanwhile
                 await self.link.request("join", table=self.table_id)  # spectators re-join
                 # hosted here now: a row naming the host it was at before is where it went
                 self.table_host = self.here

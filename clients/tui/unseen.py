@@ -87,35 +87,51 @@ def seats_of(snap: Mapping[str, Any], me: str | None) -> list[int]:
 
 class SeatWatch:
     """The player's seats at the table on screen, at the process it was last seen at;
-    and those a move to another process left behind, not yet said."""
+    and those lost out of sight, not yet said: left behind by a move to another process
+    ("moved"), let go by a server that shut down and started again ("restarted"), or
+    let go while the link was down ("away": past the reconnect grace, or a crash)."""
 
     def __init__(self) -> None:
         self.table: str | None = None
         self.host: str | None = None
         self.seats: list[int] = []
-        self.gone: tuple[str, list[int]] | None = None  # (table, seats) lost to a move
+        self.closing = False  # the last snapshot said its server was shutting down
+        self.relinking = False  # the link came back: the next snapshot is the first since
+        self.gone: tuple[str, list[int], str] | None = None  # (table, seats, why)
+
+    def relinked(self) -> None:
+        """The link is back (the table joined again): what the next snapshot lacks of
+        ours went while we could not see it."""
+        self.relinking = True
 
     def note(self, snap: Mapping[str, Any], me: str | None, host: str) -> None:
         """A snapshot of the table on screen, from the process at `host`. Shown by another
-        process than before, with none of the player's seats: those are gone."""
+        process than before, or the first since the link came back, with none of the
+        player's seats: those are gone."""
         table, mine = str(snap.get("table")), seats_of(snap, me)
-        if table == self.table and host != self.host and self.seats and not mine:
-            self.gone = (table, self.seats)
-        self.table, self.host, self.seats = table, host, mine
+        if table == self.table and self.seats and not mine:
+            if host != self.host:
+                self.gone = (table, self.seats, "moved")
+            elif self.relinking:
+                self.gone = (table, self.seats, "restarted" if self.closing else "away")
+        paused = snap.get("paused")
+        self.closing = isinstance(paused, Mapping) and bool(paused.get("shutdown"))
+        self.table, self.host, self.seats, self.relinking = table, host, mine, False
 
-    def take_gone(self, table: str | None) -> list[int]:
-        """The seats a move of `table` left behind, to be said now (none: [])."""
+    def take_gone(self, table: str | None) -> tuple[list[int], str]:
+        """The seats lost out of sight at `table`, and why, to be said now (none: [])."""
         if self.gone is None or self.gone[0] != table:
-            return []
-        seats, self.gone = self.gone[1], None
-        return seats
+            return [], ""
+        (_, seats, why), self.gone = self.gone, None
+        return seats, why
 
-    def keep_untold(self, table: str, seats: list[int]) -> None:
+    def keep_untold(self, table: str, seats: list[int], why: str) -> None:
         """Taken, but not said (the link down again): said after the next join."""
         if seats:
-            self.gone = (table, seats)
+            self.gone = (table, seats, why)
 
     def forget(self) -> None:
         """The player left the table, or is another player now: nothing to tell."""
         self.table = self.host = self.gone = None
         self.seats = []
+        self.closing = self.relinking = False

@@ -95,15 +95,24 @@ def unseen_round_text(record: Frame | None, *, shutdown: bool) -> str:
     return f"Your round ended while you were away{signed}: History shows how it went."
 
 
-def seats_gone_text(seats: Sequence[int]) -> str:
-    """The player's seats (0-based) the table's old host held, none of which its new host
-    does: the browser's words (clients/web/js/moved.js `movedNotice`), with the key to sit."""
+def seats_gone_text(seats: Sequence[int], why: str = "moved") -> str:
+    """The player's seats (0-based) lost out of sight, with the key to sit: the table's old
+    host held them and its new host holds none ("moved": the browser's words,
+    clients/web/js/moved.js `movedNotice`); its server shut down, giving its tables up,
+    and started again ("restarted"); or they were let go while the link was down."""
     if not seats:
         return ""
     where = ", ".join(f"#{i + 1}" for i in seats)
-    if len(seats) > 1:
-        return f"Your seats {where} there are gone: press s to sit."
-    return f"Your seat {where} there is gone: press s to sit."
+    many = len(seats) > 1
+    yours = f"your seat{'s' if many else ''} {where}"
+    if why == "restarted":
+        return (
+            f"Its server shut down and was started again, giving its tables up: {yours} "
+            f"{'were' if many else 'was'} let go: press s to sit."
+        )
+    if why == "away":
+        return f"While you were away {yours} {'were' if many else 'was'} let go: press s to sit."
+    return f"{yours[0].upper()}{yours[1:]} there {'are' if many else 'is'} gone: press s to sit."
 
 
 def spectator_sit_text(snap: Frame | None, table: str | None, url: str = DEFAULT_URL) -> str:
