@@ -8,7 +8,7 @@ import { CLIENT_SEED_PATTERN, verifyRound } from "./fairness.js";
 import { seedWords } from "./fairview.js";
 import { errorText } from "./format.js";
 import { conn } from "./link.js";
-import { placeToasts, showError } from "./notices.js";
+import { dismissRefusals, placeToasts, showError } from "./notices.js";
 import { mySeats, render, state } from "./state.js";
 import { KEYS } from "./tabstore.js";
 
@@ -67,9 +67,10 @@ export async function sendSeed(table) {
   try {
     await conn.request("seed", { table, client_seed: seed });
     sync.acked = seed;
+    dismissRefusals("seed"); // a seed refused before: this one stands, the refusal is stale
   } catch (err) {
     sync.acked = undefined; // not known any more what the server holds
-    showError(err);
+    showError(err, { about: "seed" });
   } finally {
     sync.pending -= 1;
     render();
@@ -81,7 +82,7 @@ export function setSeed(form) {
   const input = form.querySelector("input");
   const seed = input.value.trim();
   if (!CLIENT_SEED_PATTERN.test(seed)) {
-    showError("A client seed is up to 64 letters, digits, _ . or - (no spaces).");
+    showError("A client seed is up to 64 letters, digits, _ . or - (no spaces).", { about: "seed" });
     return;
   }
   input.value = seed;
