@@ -96,9 +96,10 @@ class TableMoves:
         self.host.submit(job)
 
     def buildable(self, seat: int | None) -> bool:
-        """Can a bet still be stacked on this seat (ours, no ante yet, bets open)?"""
+        """Can a bet still be stacked on this seat (ours, no ante yet, bets open)? At a
+        showdown a seat that sat the round out stacks for the next one, as in the browser."""
         snap = self.host.snapshot
-        if seat is None or snap is None or snap["phase"] not in ("waiting", "betting"):
+        if seat is None or snap is None or snap["phase"] not in ("waiting", "betting", "showdown"):
             return False
         s = snap["seats"][seat]
         return isinstance(s, dict) and s["player_id"] == self.host.player_id and not s["ante"]
