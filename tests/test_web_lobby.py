@@ -8,7 +8,7 @@ Needs Debian's Chromium, like tests/test_web.py.
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import Browser, ViewportSize, expect
+from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from tests.conftest import ServerFactory
 from tests.test_web import ARTIFACTS, browser, needs_chromium
@@ -44,19 +44,7 @@ async def test_each_fact_of_a_lobby_card_reads_on_one_line(
 ) -> None:
     """At 1920x1080, four cards a row and a jackpot of $10,084.70, "Hands each" went over
     two lines in every card."""
-    server = await make_server(tables=FOUR, jackpots=JACKPOT)
-    problems: list[str] = []
-    phone = size == "390"
-    context, page = await new_page(
-        browser,
-        f"http://127.0.0.1:{server.port}/",
-        problems,
-        viewport=SIZES[size],
-        is_mobile=phone,
-        has_touch=phone,
-    )
-    await enter(page, "Ann", tap=phone)
-    await expect(page.get_by_test_id("play-solo")).to_be_visible()
+    context, page, problems = await ann_in_the_lobby(make_server, browser, size)
     wrapped: list[str] = await page.evaluate(WRAPPED, ".facts dt, .facts dd")
     ARTIFACTS.mkdir(exist_ok=True)
     await page.screenshot(path=f"test-artifacts/lobby-facts-{size}.png")
@@ -104,6 +92,23 @@ async def test_notices_leave_the_lobby_s_heading_and_jackpot_in_view(
 ) -> None:
     """Lobby notices went over its heading, hiding the welcome, and on a 768x1024 tablet
     over the progressive jackpot as well."""
+    context, page, problems = await ann_in_the_lobby(make_server, browser, size)
+    tables = await page.get_by_test_id("table-list").bounding_box()
+    await page.evaluate(NEWS)
+    await expect(page.locator('.toast[data-code="left-settled"]')).to_be_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=f"test-artifacts/lobby-notices-{size}.png")
+    assert await page.evaluate(COVERED) == []
+    assert await page.get_by_test_id("table-list").bounding_box() == tables  # they stay put
+    await context.close()
+    assert problems == []
+
+
+async def ann_in_the_lobby(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> tuple[BrowserContext, Page, list[str]]:
+    """Ann in the lobby of four tables at `size` (the phone by touch), and the page's
+    problems, collected."""
     server = await make_server(tables=FOUR, jackpots=JACKPOT)
     problems: list[str] = []
     phone = size == "390"
@@ -117,12 +122,4 @@ async def test_notices_leave_the_lobby_s_heading_and_jackpot_in_view(
     )
     await enter(page, "Ann", tap=phone)
     await expect(page.get_by_test_id("play-solo")).to_be_visible()
-    tables = await page.get_by_test_id("table-list").bounding_box()
-    await page.evaluate(NEWS)
-    await expect(page.locator('.toast[data-code="left-settled"]')).to_be_visible()
-    ARTIFACTS.mkdir(exist_ok=True)
-    await page.screenshot(path=f"test-artifacts/lobby-notices-{size}.png")
-    assert await page.evaluate(COVERED) == []
-    assert await page.get_by_test_id("table-list").bounding_box() == tables  # they stay put
-    await context.close()
-    assert problems == []
+    return context, page, problems
