@@ -120,9 +120,7 @@ class MemoryAdmin:
         return Acted(row)
 
     def _move(self, act: Act, t: Transfer) -> None:
-        accounts = self.store.accounts
-        accounts[t.source] = accounts.get(t.source, 0) - t.amount
-        accounts[t.target] = accounts.get(t.target, 0) + t.amount
+        self.store.move_outside_round(act.id, act.ts, t)
         self.adjustments.append((act.id, t))
 
     def _wallet(self, player_id: str) -> Wallet:

@@ -29,10 +29,12 @@ from typing import Any, Final, Protocol
 
 import orjson
 
-from server.game.ledger import Hold, JackpotClaim, Transfer
+from server.game.ledger import Hold, JackpotClaim, Reason, Transfer
 
 #: Rounds kept in each player's and each table's history (game recall).
 HISTORY_LIMIT: Final = 100
+#: Moves outside a round kept in each player's own list (the journal keeps them all).
+MOVES_LIMIT: Final = 100
 #: Jackpot hits kept per jackpot name.
 HITS_LIMIT: Final = 1000
 #: The largest amount or balance a store accepts. Redis' Lua numbers are doubles,
@@ -230,6 +232,29 @@ class Settled:
     wallets: dict[str, Wallet]
     meters: dict[str, int]
     replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A movement of money outside any round, as the `moves` journal keeps it: `op` is
+    the operation that made it once (`grant:<player>` a new player's starting
+    credits, `buy:...` a purchase, `seed:<jackpot>` a meter's first seed, an
+    operator's act id), `at` the ms since the epoch it was made."""
+
+    op: str
+    at: int
+    transfer: Transfer
+
+    def to_json(self) -> dict[str, Any]:
+        t = self.transfer
+        row = [t.round_id, t.seat, str(t.reason), t.source, t.target, t.amount]
+        return {"op": self.op, "at": self.at, "transfer": row}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Move:
+        rid, seat, reason, source, target, amount = data["transfer"]
+        transfer = Transfer(rid, seat, Reason(reason), source, target, int(amount))
+        return cls(str(data["op"]), int(data["at"]), transfer)
 
 
 class Store(Protocol):
@@ -478,6 +503,16 @@ class Store(Protocol):
     # accounting, for reconciliation
     async def totals(self) -> dict[str, int]:
         """Balances of every account: players, house, meters, and world (minus buy-ins)."""
+        ...
+
+    async def moves(self, start: int = 0, count: int = 1000) -> list[Move]:
+        """The journal of money moved outside rounds, oldest first, from its `start`th
+        row: starting credits, purchases, meters' first seeds, operators' acts. Never
+        trimmed: with the round ledgers it makes every account (tests/test_store_moves.py)."""
+        ...
+
+    async def player_moves(self, player_id: str, limit: int = 50) -> list[Move]:
+        """The player's rows of that journal, newest first (the last MOVES_LIMIT kept)."""
         ...
 
 

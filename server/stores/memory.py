@@ -36,12 +36,14 @@ from server.game.settlement import percent_claim
 from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
+    MOVES_LIMIT,
     Claim,
     ClaimPaid,
     Credentials,
     Failures,
     Fence,
     InvalidRequest,
+    Move,
     Player,
     Settled,
     Wallet,
@@ -152,6 +154,8 @@ class MemoryStore:
         self.free_since: dict[str, float] = {}  # table -> when its lapsed lease was seen free
         self.round_ops: dict[str, dict[str, object]] = defaultdict(dict)  # round -> op -> result
         self.buy_ops: dict[str, dict[str, object]] = defaultdict(dict)  # player -> op -> amount
+        self.move_journal: list[Move] = []  # every move outside a round, oldest first
+        self._player_moves: dict[str, deque[Move]] = defaultdict(lambda: deque(maxlen=MOVES_LIMIT))
 
     async def close(self) -> None:
         return None
@@ -175,9 +179,9 @@ class MemoryStore:
         self.players[player.player_id] = player
         self._add_token(player.player_id, player.token)
         if credits > 0:
-            self._move(
-                Transfer("", None, Reason.BUY_IN, WORLD, player_account(player.player_id), credits)
-            )
+            me = player_account(player.player_id)
+            grant = Transfer("", None, Reason.BUY_IN, WORLD, me, credits)
+            self.move_outside_round(f"grant:{player.player_id}", self._wall_ms(), grant)
         self.bonus[player.player_id] = bonus
         return player
 
@@ -401,7 +405,8 @@ class MemoryStore:
             raise purchase_limit_error(max_amount, max_balance, w.balance)
         if amount <= 0 or w.balance + amount > max_balance:
             raise buy_in_error(max_balance, w.balance)
-        self._move(Transfer("", None, Reason.BUY_IN, WORLD, player_account(player_id), amount))
+        bought = Transfer("", None, Reason.BUY_IN, WORLD, player_account(player_id), amount)
+        self.move_outside_round(op, self._wall_ms(), bought)
         ops[op] = amount
         self._expire(("buys", player_id))
         return self._wallet(player_id)
@@ -491,9 +496,10 @@ class MemoryStore:
         if name not in self.seeds:
             self.seeds[name] = seed
             if self._balance(account) < seed:
-                self._move(
-                    Transfer("", None, Reason.RESEED, HOUSE, account, seed - self._balance(account))
+                paid = Transfer(
+                    "", None, Reason.RESEED, HOUSE, account, seed - self._balance(account)
                 )
+                self.move_outside_round(f"seed:{name}", self._wall_ms(), paid)
         return self._balance(account)
 
     async def meter(self, name: str) -> int:
@@ -702,6 +708,25 @@ class MemoryStore:
 
     async def totals(self) -> dict[str, int]:
         return dict(self.accounts)
+
+    async def moves(self, start: int = 0, count: int = 1000) -> list[Move]:
+        return self.move_journal[max(start, 0) : max(start, 0) + max(count, 0)]
+
+    async def player_moves(self, player_id: str, limit: int = 50) -> list[Move]:
+        return list(self._player_moves.get(player_id, ()))[: max(limit, 0)]
+
+    def move_outside_round(self, op: str, at: int, t: Transfer) -> None:
+        """Move money that belongs to no round, with its row in the `moves` journal
+        (and in the player's own): MemoryAdmin's acts come through here too."""
+        self._move(t)
+        move = Move(op, at, t)
+        self.move_journal.append(move)
+        for account in (t.source, t.target):
+            if account.startswith("player:"):
+                self._player_moves[account.removeprefix("player:")].appendleft(move)
+
+    def _wall_ms(self) -> int:
+        return int(self.wall_clock() * 1000)
 
     def _check_covered(self, transfers: Sequence[Transfer]) -> None:
         """Refuse the whole batch before applying any of it if a wallet would go below zero."""

@@ -37,6 +37,8 @@ script may touch any of them; tests and deployments never collide):
     hist:player:<id>         list  the player's last HISTORY_LIMIT rounds, newest first
     hist:table:<id>          list  the table's last HISTORY_LIMIT rounds, newest first
     hits:<jackpot>           list  the last HITS_LIMIT percent claims, newest first
+    moves                    list  every move outside a round ({op, at, transfer}), oldest first
+    moves:<player id>        list  the player's last MOVES_LIMIT of those, newest first
     probe                    string written by a suspended table to see the store take writes
 
 Closed rounds expire after `retention` seconds: settling is idempotent within
@@ -68,6 +70,7 @@ from server.stores.base import (
     Failures,
     Fence,
     InvalidRequest,
+    Move,
     Player,
     Settled,
     StoreError,
@@ -230,6 +233,7 @@ class RedisStore(RedisLink):
             "now": self.wall_clock(),
             "credits": credits,
             "bonus": bonus,
+            "at": self._wall_ms(),
         }
         await self._script("create_player", request)
         return player
@@ -388,6 +392,7 @@ class RedisStore(RedisLink):
             "max_amount": -1 if max_amount is None else max_amount,
             "op": op,
             "ttl": self.retention,
+            "at": self._wall_ms(),
         }
         try:
             data = await self._script("buy_chips", request)
@@ -442,7 +447,8 @@ class RedisStore(RedisLink):
 
     async def ensure_meter(self, name: str, seed: int) -> int:
         check_cents("seed", seed)
-        data = await self._script("ensure_meter", {"name": name, "seed": seed})
+        request = {"name": name, "seed": seed, "at": self._wall_ms()}
+        data = await self._script("ensure_meter", request)
         meter: int = data["ok"]
         return meter
 
@@ -551,15 +557,19 @@ class RedisStore(RedisLink):
     async def jackpot_hits(self, name: str, limit: int = 50) -> list[dict[str, Any]]:
         return [json.loads(s) for s in await self._newest(f"hits:{name}", limit)]
 
-    async def _newest(self, key: str, limit: int) -> list[str]:
-        if limit <= 0:
+    async def _newest(self, key: str, limit: int, what: str = "a history read") -> list[str]:
+        return await self._rows(key, 0, limit, what)
+
+    async def _rows(self, key: str, start: int, count: int, what: str) -> list[str]:
+        if count <= 0:
             return []
+        start = max(start, 0)
 
         async def read(conn: Any) -> list[str]:
-            rows: list[str] = await conn.lrange_aslist(self.prefix + key, 0, limit - 1)
+            rows: list[str] = await conn.lrange_aslist(self.prefix + key, start, start + count - 1)
             return rows
 
-        return await self._run("a history read", read)
+        return await self._run(what, read)
 
     # ----- accounting ---------------------------------------------------------
 
@@ -569,3 +579,14 @@ class RedisStore(RedisLink):
             return {k: int(v) for k, v in raw.items()}
 
         return await self._run("a totals read", read)
+
+    async def moves(self, start: int = 0, count: int = 1000) -> list[Move]:
+        rows = await self._rows("moves", start, count, "a moves read")
+        return [Move.from_json(json.loads(s)) for s in rows]
+
+    async def player_moves(self, player_id: str, limit: int = 50) -> list[Move]:
+        rows = await self._newest(f"moves:{player_id}", limit, "a moves read")
+        return [Move.from_json(json.loads(s)) for s in rows]
+
+    def _wall_ms(self) -> int:
+        return int(self.wall_clock() * 1000)

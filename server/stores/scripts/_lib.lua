@@ -159,6 +159,24 @@ local function move(t, journal)
   if journal then redis.call('RPUSH', ledger_key(t[1]), enc(t)) end
 end
 
+-- money moved outside any round (starting credits, a purchase, a meter's first seed, an
+-- operator's act), once by `op`: a row {op, at (ms), transfer} in the `moves` journal,
+-- oldest first and never trimmed, and in each player's `moves:<id>`, newest first, its
+-- last 100 (base.MOVES_LIMIT)
+local MOVES_KEPT = 100
+local function move_outside_round(op, at, t)
+  move(t, false)
+  local row = enc(obj({op = op, at = at, transfer = t}))
+  redis.call('RPUSH', P .. 'moves', row)
+  for _, account in ipairs({t[4], t[5]}) do
+    if is_player(account) then
+      local key = P .. 'moves:' .. string.sub(account, 8)
+      redis.call('LPUSH', key, row)
+      redis.call('LTRIM', key, 0, MOVES_KEPT - 1)
+    end
+  end
+end
+
 -- a refund from a meter: what it holds above its seed; the house pays the rest
 local function refund(t, journal)
   if not is_meter(t[4]) then return move(t, journal) end

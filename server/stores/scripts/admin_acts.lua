@@ -21,9 +21,10 @@ local function done(outcome, result)
   return record_act(A.id, REQ.digest, A.target, row, REQ.ttl)
 end
 
--- a move of the operator's: not part of any round, kept in the adjustments ledger
+-- a move of the operator's: not part of any round, in the moves journal under the act's
+-- id, and in the adjustments ledger as before
 local function adjust_move(t)
-  move(t, false)
+  move_outside_round(A.id, A.ts, t)
   redis.call('RPUSH', P .. 'adjustments', enc({A.id, t}))
 end
 

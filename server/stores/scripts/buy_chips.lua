@@ -1,4 +1,4 @@
--- REQ {player, amount, max_balance, max_amount (-1: none), op, ttl}: a top-up, refused
+-- REQ {player, amount, max_balance, max_amount (-1: none), op, ttl, at}: a top-up, refused
 -- past max_balance or over max_amount, or to a suspended player.
 -- The op is remembered with its amount: a repeat buys nothing and answers the
 -- wallet as it is now; a repeat with another amount is refused.
@@ -23,7 +23,8 @@ end
 if REQ.amount <= 0 or w[1] + REQ.amount > REQ.max_balance then
   return err('buy_in_limit', {balance = w[1]})
 end
-move({'', NULL, 'buy-in', 'world', 'player:' .. REQ.player, REQ.amount}, false)
+local bought = {'', NULL, 'buy-in', 'world', 'player:' .. REQ.player, REQ.amount}
+move_outside_round(REQ.op, REQ.at, bought)
 redis.call('HSET', ops, REQ.op, cents(REQ.amount))
 expire(ops, REQ.ttl)
 return ok(wallet(REQ.player))
