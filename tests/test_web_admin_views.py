@@ -83,6 +83,13 @@ async def test_the_amount_box_sits_with_its_buttons_and_the_player_view_fits(
     await expect(result).to_have_attribute("data-outcome", "applied")
     await expect(console.get_by_test_id("player-balance")).to_have_text(dollars(START + 1234))
     await expect(amount).to_have_value("")  # not left there for a second click to repeat
+    # where the wallet's money came from outside any round, newest first
+    moves = console.get_by_test_id("player-moves").get_by_test_id("move-row")
+    await expect(moves).to_have_count(2)
+    await expect(moves.nth(0)).to_contain_text("Operator credit")
+    await expect(moves.nth(0)).to_contain_text(dollars(1234))
+    await expect(moves.nth(1)).to_contain_text("Starting credits")
+    await expect(moves.nth(1)).to_contain_text(f"grant:{ann_id}")
 
     # a refused act's outcome is the widest cell of the acts table
     await console.get_by_test_id("player-reason").fill("a chargeback from the card issuer")

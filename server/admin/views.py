@@ -294,6 +294,7 @@ class Views:
             "seats": seats,
             "connected_here": self.host.sessions.is_connected(player_id),
             "history": await store.history(player_id, 20),
+            "moves": [m.to_json() for m in await store.player_moves(player_id, 20)],
             "audit": audit,
         }
 

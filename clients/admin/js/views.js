@@ -268,7 +268,25 @@ function playerDetail(state, p) {
     renderResult(state),
     h("div", { class: "two" },
       h("div", {}, h("h2", {}, "Last rounds"), roundList(p.history ?? [])),
-      h("div", {}, h("h2", {}, "Acts on this player"), auditTable(p.audit ?? [], "player-audit"))));
+      h("div", {}, h("h2", {}, "Acts on this player"), auditTable(p.audit ?? [], "player-audit"))),
+    h("h2", {}, "Money outside rounds"),
+    movesTable(p.player_id, p.moves ?? []));
+}
+
+// What put money into the wallet, or took it out, outside any round (the store's moves
+// journal): its starting credits, purchases and operators' credits and debits.
+function movesTable(playerId, rows) {
+  if (!rows.length) return h("p", { class: "muted", "data-testid": "player-moves" }, "Nothing yet.");
+  const me = `player:${playerId}`;
+  const what = (m) => m.op.startsWith("grant:") ? "Starting credits"
+    : m.op.startsWith("buy:") ? "Purchase"
+      : m.transfer[4] === me ? "Operator credit" : "Operator debit";
+  return h("table", { class: "grid", "data-testid": "player-moves" },
+    h("thead", {}, h("tr", {}, ["When", "What", "Amount", "Operation"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, rows.map((m) => h("tr", { "data-testid": "move-row" },
+      h("td", {}, when(m.at)), h("td", {}, what(m)),
+      h("td", { class: "num" }, signedCents(m.transfer[4] === me ? m.transfer[5] : -m.transfer[5])),
+      h("td", { class: "mono" }, m.op)))));
 }
 
 export function renderRound(state) {
