@@ -18,7 +18,7 @@ from tests.chaos.faults import Fault
 from tests.chaos.journal import ERROR, NO_REPLY, OK, Journal, Op, Shown
 from tests.chaos.logs import LogRecord, ServerLogs
 from tests.chaos.reconcile import reconcile, subset_with_sum
-from tests.chaos.store import RoundState, Row, StoreDump
+from tests.chaos.store import Moved, RoundState, Row, StoreDump
 
 pytestmark = pytest.mark.chaos
 
@@ -39,6 +39,7 @@ class World:
         self.journal = Journal()
         self.logs: list[LogRecord] = []
         self.faults: list[Fault] = []
+        self.moves: list[Moved] = []
         for table in TABLES:
             self.log("s1#0", "table claimed", table=table, epoch=1)
 
@@ -51,8 +52,7 @@ class World:
         self.logs.append(LogRecord(identity, self.tick(), msg, fields))
 
     def player(self, pid: str) -> str:
-        self.acct[f"player:{pid}"] += START
-        self.acct["world"] -= START
+        self.moved(f"grant:{pid}", f"player:{pid}", START)
         self.journal.players.add(pid)
         return pid
 
@@ -82,8 +82,16 @@ class World:
         fields: dict[str, Any] = {"amount": amount, **({"key": key} if key else {})}
         self.op(pid, "buy_chips", outcome, code, fields=fields)
         if applied:
-            self.acct[f"player:{pid}"] += amount
-            self.acct["world"] -= amount
+            self.moved(
+                f"buy:key:{key}" if key else f"buy:{len(self.moves)}", f"player:{pid}", amount
+            )
+
+    def moved(self, op: str, target: str, amount: int, source: str = "world") -> None:
+        """Money moved outside any round: an account, and its row in the moves journal."""
+        reason = "buy-in" if source == "world" else "reseed"
+        self.moves.append(Moved(op, Row("", None, reason, source, target, amount)))
+        self.acct[source] -= amount
+        self.acct[target] += amount
 
     def move(self, rid: str, seat: int, reason: str, source: str, target: str, amount: int) -> None:
         self.rounds[rid].ledger.append(Row(rid, seat, reason, source, target, amount))
@@ -154,6 +162,7 @@ class World:
                 for t in TABLES
             },
             table_history=dict(self.history),
+            moves=list(self.moves),
         )
         facts.setdefault("calm_start", 1000.0)
         facts.setdefault("shutdown_start", self.t + 100)
@@ -375,6 +384,23 @@ def test_unbalanced_books_are_reported() -> None:
     w.acct["house"] += 1
     checks, _ = reconcile(w.evidence())
     assert "books_unbalanced" in kinds(checks, "a")
+
+
+def test_money_moved_without_a_row_is_reported() -> None:
+    w = played()
+    w.moved("seed:main", "meter:main", 5_000, source="house")  # a meter seeded, recorded
+    assert failing(reconcile(w.evidence())[0]) == {}
+    w.acct["house"] -= 700  # paid out of nothing any record shows, the books still at 0
+    w.acct["player:bob"] += 700
+    checks, _ = reconcile(w.evidence())
+    assert kinds(checks, "a") == {"account_unrecorded"}
+    found = {
+        v.extra["account"]: (v.expected, v.actual)
+        for c in checks
+        if c.name == "a"
+        for v in c.violations
+    }
+    assert found["player:bob"][1] - found["player:bob"][0] == 700
 
 
 def test_ledger_positions_tell_refunds_by_amount() -> None:

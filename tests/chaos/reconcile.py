@@ -6,7 +6,8 @@ can feed them synthetic cases with known violations. Each check returns a
 `CheckResult` whose `violations` carry enough to debug one: the player, the
 round, the seat, the request, what was expected and what was found.
 
-    a  books      every account sums to 0
+    a  books      every account sums to 0, and is what its rows make it: the round
+                  ledgers and the `moves` journal (credits, purchases, seeds, operators)
     b  holds      every hold released; no round open
     c  balances   each player's balance = credits + purchases told ok + the round ledgers
     d  rounds     each round's ledger against what its seats were told and shown
@@ -62,6 +63,21 @@ def check_books(ev: Evidence) -> CheckResult:
         c.add("no_accounts", "the store holds no accounts at all: nothing was read")
     elif total != 0:
         c.add("books_unbalanced", "the accounts do not sum to 0", expected=0, actual=total)
+    rebuilt: Counter[str] = Counter()
+    rows = [r for rs in ev.store.rounds.values() for r in rs.ledger]
+    for r in rows + [m.row for m in ev.store.moves]:
+        rebuilt[r.source] -= r.amount
+        rebuilt[r.target] += r.amount
+    for name in sorted(set(ev.store.acct) | set(rebuilt)):
+        if ev.store.acct.get(name, 0) != rebuilt[name]:
+            c.add(
+                "account_unrecorded",
+                "the account is not what the round ledgers and the moves journal make it",
+                expected=rebuilt[name],
+                actual=ev.store.acct.get(name, 0),
+                extra={"account": name},
+            )
+    c.stats["moves"] = len(ev.store.moves)
     return c
 
 

@@ -33,6 +33,19 @@ class Row:
         return cls(str(r[0]), seat, str(r[2]), str(r[3]), str(r[4]), int(r[5]))
 
 
+@dataclass(frozen=True)
+class Moved:
+    """One row of the `moves` journal: money moved outside any round, by `op`."""
+
+    op: str
+    row: Row
+
+    @classmethod
+    def parse(cls, text: str) -> Moved:
+        m = json.loads(text)
+        return cls(str(m["op"]), Row.parse(json.dumps(m["transfer"])))
+
+
 @dataclass
 class RoundState:
     round_id: str
@@ -52,6 +65,7 @@ class StoreDump:
     table_history: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     owners: dict[str, str] = field(default_factory=dict)
     players: set[str] = field(default_factory=set)
+    moves: list[Moved] = field(default_factory=list)  # the `moves` journal, oldest first
 
     def player_balance(self, player_id: str) -> int:
         return self.acct.get(f"player:{player_id}", 0)
@@ -65,6 +79,7 @@ class StoreDump:
             "table_history": self.table_history,
             "owners": self.owners,
             "players": sorted(self.players),
+            "moves": [asdict(m) for m in self.moves],
         }
 
     def save(self, path: Path) -> None:
@@ -85,6 +100,7 @@ class StoreDump:
             table_history=data["table_history"],
             owners=data["owners"],
             players=set(data["players"]),
+            moves=[Moved(m["op"], Row(**m["row"])) for m in data.get("moves", [])],
         )
 
 
@@ -101,6 +117,8 @@ async def dump_store(url: str, namespace: str) -> StoreDump:
                 out.acct = {k: int(v) for k, v in (await conn.hgetall_asdict(key)).items()}
             elif name == "held":
                 out.held = {k: int(v) for k, v in (await conn.hgetall_asdict(key)).items()}
+            elif name == "moves":
+                out.moves = [Moved.parse(r) for r in await conn.lrange_aslist(key, 0, -1)]
             elif name == "players":
                 out.players = set((await conn.hgetall_asdict(key)).keys())
             elif name.startswith("round:"):
