@@ -56,7 +56,7 @@ __all__ = ["CheckResult", "Evidence", "Facts", "Violation", "reconcile"]
 
 
 def check_books(ev: Evidence) -> CheckResult:
-    c = CheckResult("a", "every account sums to 0")
+    c = CheckResult("a", "the accounts sum to 0, each as its rows make it")
     total = sum(ev.store.acct.values())
     c.stats = {"accounts": len(ev.store.acct), "sum": total}
     if not ev.store.acct:
