@@ -468,6 +468,16 @@ async def test_a_round_recovered_from_its_journal_reverses_only_what_is_in_play(
     await books(stores.store)
 
 
+async def settled(s: Stores, *round_ids: str) -> None:
+    """Rounds at alpha, settled in the store (an ante each, lost)."""
+    pid = await player(s)
+    for rid in round_ids:
+        ante = Transfer(rid, 0, Reason.ANTE, player_account(pid), HOUSE, 100)
+        await s.store.bet(Fence("alpha", 0), f"op-{rid}", [ante], [Hold(rid, 0, pid, 200)])
+        rec = {"round_id": rid, "table": "alpha", "seats": [{"seat": 0, "player_id": pid}]}
+        await s.store.settle(Fence("alpha", 0), rid, [], [], "main", SEED, rec)
+
+
 async def test_hold_statistics_sum_the_rounds_of_the_window(stores: Stores) -> None:
     now = int(time.time() * 1000)
     old = RoundStat("alpha-old", now - 2 * 3_600_000, 1, 100, 300, 0, 100, 0)
@@ -476,6 +486,7 @@ async def test_hold_statistics_sum_the_rounds_of_the_window(stores: Stores) -> N
         RoundStat("alpha-r2", now - 1_000, 1, 100, 100, 0, 0, 0),
         old,
     ]
+    await settled(stores, "alpha-r1", "alpha-r2", "alpha-old")
     await stores.admin.note_rounds("alpha", rows)
     await stores.admin.note_rounds("alpha", rows[:1])  # noted twice: counted once
     stats = await stores.admin.round_stats(["alpha", "beta"], now - 3_600_000, now)
@@ -489,6 +500,22 @@ async def test_hold_statistics_sum_the_rounds_of_the_window(stores: Stores) -> N
         "progressive_paid": 0,
     }
     assert stats["beta"]["rounds"] == 0
+
+
+async def test_hold_statistics_skip_a_round_the_store_does_not_hold_settled(
+    stores: Stores,
+) -> None:
+    """A process notes the rounds it settled every few seconds; a backup restored in
+    between erased some of them, which the console went on counting."""
+    now = int(time.time() * 1000)
+    await settled(stores, "alpha-kept")
+    rows = [
+        RoundStat("alpha-kept", now - 2_000, 1, 100, 100, 0, 0, 0),
+        RoundStat("alpha-erased", now - 1_000, 1, 500, 500, 0, 0, 0),
+    ]
+    await stores.admin.note_rounds("alpha", rows)
+    stats = await stores.admin.round_stats(["alpha"], now - 3_600_000, now)
+    assert (stats["alpha"]["rounds"], stats["alpha"]["antes"]) == (1, 100)
 
 
 def test_a_round_stat_reads_a_history_entry() -> None:

@@ -362,7 +362,8 @@ class AdminStore(Protocol):
         ...
 
     async def note_rounds(self, table_id: str, rows: list[RoundStat]) -> None:
-        """Add settled rounds to the hold statistics (idempotent by round id)."""
+        """Add settled rounds to the hold statistics (idempotent by round id), those the
+        store holds settled only: a backup restored since they were settled erased them."""
         ...
 
     async def round_stats(

@@ -336,7 +336,9 @@ class MemoryAdmin:
     async def note_rounds(self, table_id: str, rows: list[RoundStat]) -> None:
         kept = self.stats[table_id]
         for r in rows:
-            kept[r.round_id] = r.to_row()
+            rnd = self.store.rounds.get(r.round_id)
+            if rnd is not None and rnd.state == "settled":  # as Redis's `note` counts
+                kept[r.round_id] = r.to_row()
         horizon = int(self.clock() * 1000) - 4 * HOUR_MS  # as Redis' buckets expire
         for rid in [rid for rid, row in kept.items() if row[0] < horizon]:
             del kept[rid]
