@@ -186,3 +186,22 @@ async def test_a_settlement_paying_back_a_raise_the_store_never_took_is_refused(
     await store.apply(F, op(), *raise_("r1", 0, a.player_id, 100))
     await store.settle(F, "r1", back, [], "main", 100_000, raised)
     assert await store.wallet(a.player_id) == Wallet(10_100, 0, 0)
+
+
+async def test_a_void_refunding_more_than_the_seat_has_in_play_refunds_nothing(
+    store: Store,
+) -> None:
+    """The seat raised, and the data went back to before its raise (its ante kept): a void
+    built from the table refunded the ante and the raise, the raise out of the house's
+    money. Each seat's refunds may not pass what its ledger rows have in play."""
+    a = await store.create_player("a", 10_000, 0)
+    await store.bet(F, op(), *ante("r1", 0, a.player_id, 100, progressive=True))
+    before = await books(store)
+    me = player_account(a.player_id)
+    stakes = [Transfer("r1", 0, Reason.REFUND, HOUSE, me, cents) for cents in (100, 50, 200)]
+    stakes.insert(1, Transfer("r1", 0, Reason.REFUND, "meter:main", me, 50))
+    with pytest.raises(RoundUnknown):  # ante, progressive and a raise never taken
+        await store.void(F, "r1", stakes, [Hold("r1", 0, a.player_id, -200)])
+    assert await books(store) == before
+    await store.void(F, "r1", stakes[:3], [Hold("r1", 0, a.player_id, -200)])
+    assert await store.wallet(a.player_id) == Wallet(10_000, 0, 0)

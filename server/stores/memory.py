@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -601,6 +601,14 @@ class MemoryStore:
         staked = {(t.seat, t.source) for t in rnd.ledger if t.reason is Reason.ANTE}
         if any((t.seat, t.target) not in staked for t in transfers):
             raise unknown_round(round_id)  # a seat's ante the store does not hold
+        in_play: Counter[int | None] = Counter()  # a seat's stakes, less what came back
+        for t in rnd.ledger:
+            in_play[t.seat] += t.amount if t.source.startswith("player:") else 0
+            in_play[t.seat] -= t.amount if t.target.startswith("player:") else 0
+        for t in transfers:
+            in_play[t.seat] -= t.amount
+        if any(in_play[t.seat] < 0 for t in transfers):
+            raise unknown_round(round_id)  # a stake the store does not hold (a raise)
         self._check_covered(transfers)
         for h in holds:
             self._hold(h)
