@@ -269,8 +269,13 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect(ann.get_by_test_id("paytable")).to_contain_text("Royal Flush")
     await expect(ann.get_by_test_id("progressive-paytable")).to_contain_text("Flush")
 
-    # ----- round 1: antes built with chips, one removed with a right-click
+    # ----- round 1: antes built with chips; a right-click takes the selected chip's value
+    # off (the rules' words), a chip of another value broken to do it
     await build_ante(ann, 0, [(1000, "left"), (1000, "left"), (500, "left"), (500, "right")])
+    await expect_cents(ann, "ante-0", 2000)
+    await build_ante(ann, 0, [(100, "right")])
+    await expect_cents(ann, "ante-0", 1900)
+    await build_ante(ann, 0, [(100, "left")])
     await expect_cents(ann, "ante-0", 2000)
     await ann.get_by_test_id("progressive-0").click()
     await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "true")
@@ -342,13 +347,13 @@ async def test_two_players_and_a_spectator_play_rounds(
     await expect(cy.get_by_test_id("seat-2-name")).to_contain_text("Cy")
 
     # ----- round 2: the betting circles start empty; Rebet puts last round's bet back
-    # (ante and progressive), and the right-click takes its last chip off
+    # (ante and progressive), and a right-click takes the selected chip's value off
     await expect_cents(ann, "ante-0", 0)
     await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "false")
     await ann.get_by_test_id("rebet").click()
     await expect_cents(ann, "ante-0", 2000)
     await expect(ann.get_by_test_id("progressive-0")).to_have_attribute("aria-pressed", "true")
-    await build_ante(ann, 0, [(500, "right")])
+    await build_ante(ann, 0, [(1000, "right")])
     await expect_cents(ann, "ante-0", 1000)
     await build_ante(ann, 3, [(100, "left")])
     await expect_cents(bob, "ante-1", 0)

@@ -4,7 +4,7 @@
 // forgotten once the ante is on the table. chips.js only draws chips (the admin
 // console draws tables with it too): these moves need the state, so they are apart.
 
-import { breakdown } from "./chips.js";
+import { breakdown, lessBy } from "./chips.js";
 import { dollars } from "./format.js";
 import { conn } from "./link.js";
 import { showError } from "./notices.js";
@@ -143,7 +143,17 @@ export function addChip(seat, cents = state.chip) {
   render();
 }
 
-/** Take the last chip put on a seat's circle off again. */
+/** Reduce a seat's bet by the selected chip's value (a right-click, a long press). */
+export function lessChip(seat) {
+  const snap = editableSeat(seat);
+  if (!snap) return;
+  const b = buildOf(snap.table, seat);
+  if (!b.chips.length) return;
+  setBuild(snap.table, seat, { ...b, chips: lessBy(b.chips, state.chip) });
+  render();
+}
+
+/** Take the last chip put on a seat's circle off again (its −, Backspace). */
 export function removeChip(seat) {
   const snap = editableSeat(seat);
   if (!snap) return;

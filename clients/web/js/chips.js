@@ -35,6 +35,19 @@ export function breakdown(cents) {
   return out;
 }
 
+/**
+ * The chips left once a bet is reduced by `cents`, the selected chip's value, as the
+ * rules' right-click does ("reduced by the amount of the currently selected chip"):
+ * that chip off when the stack holds one, else what is left broken into chips anew
+ * (the $1 selected on a $25 chip leaves $24); nothing when it holds less.
+ */
+export function lessBy(chips, cents) {
+  const at = chips.lastIndexOf(cents);
+  if (at >= 0) return [...chips.slice(0, at), ...chips.slice(at + 1)];
+  const rest = chips.reduce((sum, c) => sum + c, 0) - cents;
+  return rest > 0 ? breakdown(rest).map((chip) => chip.cents) : [];
+}
+
 /** A stack of mini chips for an amount, drawn bottom (largest) to top. */
 export function chipStack(cents) {
   const chips = breakdown(cents);

@@ -4,7 +4,7 @@
 // added by app.js.
 
 import {
-  addChip, clearBuilds, deal, rebet, removeChip, selectChip, sitOut, toggleProgressive,
+  addChip, clearBuilds, deal, lessChip, rebet, removeChip, selectChip, sitOut, toggleProgressive,
 } from "./bets.js";
 import { $ } from "./dom.js";
 import { keyCommand } from "./keys.js";
@@ -83,19 +83,19 @@ export function onClick(event) {
 }
 
 /**
- * Right-click on a betting circle takes its last chip off. (A touch screen
- * sends `contextmenu` for a long press too: that press takes one chip off,
- * whichever of the two comes first.)
+ * Right-click on a betting circle reduces its bet by the selected chip's value (the
+ * rules' words). (A touch screen sends `contextmenu` for a long press too: that press
+ * reduces it once, whichever of the two comes first.)
  */
 export function onContextMenu(event) {
   const el = event.target.closest('[data-action="add-chip"]');
   if (!el) return;
   event.preventDefault();
   if (pressType === "touch") longPress(Number(el.dataset.seat));
-  else removeChip(Number(el.dataset.seat));
+  else lessChip(Number(el.dataset.seat));
 }
 
-// A long press on a betting circle (a finger held still) takes its last chip off.
+// A long press on a betting circle (a finger held still) reduces it by the selected chip.
 let pressTimer = null;
 let longPressed = false;
 let pressType = "mouse";
@@ -104,7 +104,7 @@ function longPress(seat) {
   clearTimeout(pressTimer);
   if (longPressed) return;
   longPressed = true;
-  removeChip(seat);
+  lessChip(seat);
 }
 
 export function onPointerDown(event) {

@@ -283,7 +283,7 @@ function message(v) {
       return seated
         ? (v.layout.mode === "flow"
           ? "Pick a chip, tap your circle to bet (− takes one off), then Deal."
-          : "Pick a chip, click your circle to bet (right-click or − takes one off), then Deal.")
+          : "Pick a chip, click your circle to bet (right-click takes it off again), then Deal.")
         : people.length ? "Waiting for the first ante." : "The table is open: take a seat.";
     case "betting": {
       const ready = new Set(people.filter((s) => s.ready).map((s) => s.player_id));
@@ -432,7 +432,7 @@ function bettingSpot(v, seat, i, mine, kind, editable) {
     .filter(Boolean).join(" ");
   const circleProps = {
     class: circleClass, "data-testid": `ante-${i}`, "data-cents": shown,
-    title: editable ? "Click or tap to add the selected chip · right-click, long press or − takes one off" : null,
+    title: editable ? "Click or tap to add the selected chip · right-click or a long press takes its value off · − the last chip" : null,
   };
   if (editable) {
     Object.assign(circleProps, { "data-action": "add-chip", "data-seat": i, role: "button",
