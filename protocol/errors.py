@@ -111,8 +111,9 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.NOT_BETTING: "The seat has no hand in this round (it placed no ante).",
     ErrorCode.ROUND_MOVED_ON: (
         "The request's `seq` names a snapshot older than the close of the betting (`ante`, "
-        "`withdraw`, `deal`) or of the decisions (`fold`, `raise`) it was made for: the "
-        "round it was meant for has moved on, and nothing was applied. Look at the table "
+        "`withdraw`, `deal`) or of the decisions (`fold`, `raise`, or than the deal of the "
+        "hand they decide) it was made for: the round it was meant for has moved on, and "
+        "nothing was applied. Look at the table "
         "as it is now before acting again."
     ),
     ErrorCode.ANTE_OUT_OF_LIMITS: (

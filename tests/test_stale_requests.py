@@ -94,6 +94,21 @@ def test_decisions_seen_before_the_deciding_closed_are_refused() -> None:
     t.check_seen(t.seq, deciding=True)
 
 
+def test_decisions_seen_before_this_round_was_dealt_are_refused() -> None:
+    """Ann antes and takes it back (the round ends, no decision ever closed), then antes
+    and deals again: a raise made on the first round's betting is not for this hand."""
+    t = make_table([HAND, DEALER_AK])
+    t.sit("ann", "Ann", 0)
+    t.place_ante(0.0, "ann", 0, 100)
+    betting = t.seq
+    t.withdraw("ann", 0)
+    t.place_ante(1.0, "ann", 0, 100)
+    t.deal_me_in(2.0, "ann")
+    assert t.phase is Phase.DECIDING
+    assert refused(lambda: t.check_seen(betting, deciding=True)) == "round_moved_on"
+    t.check_seen(t.seq, deciding=True)
+
+
 def test_a_new_engine_refuses_what_was_seen_of_the_one_before() -> None:
     """A table started over (a restore) or taken over starts above every `seq` shown: a
     request made on an older engine's snapshot is for a round that is gone."""

@@ -408,15 +408,20 @@ class Table:
         """Refuse a request made on the snapshot `seen` (its `seq`, when the client says)
         if the table has since closed the betting (`deciding`: the decisions) it was
         made for: a Deal pressed on a link that silently died reached the server when the
-        link came back, and was placed in a round the player never saw open."""
-        closed = self.decisions_closed_at if deciding else self.bets_closed_at
-        if seen is not None and seen < closed:
+        link came back, and was placed in a round the player never saw open. A decision
+        is for the hand dealt last: one made before that deal is for none of its cards."""
+        closed = self.bets_closed_at
+        if deciding:
+            closed = max(closed, self.decisions_closed_at)
+        if seen is None or seen >= closed:
+            return
+        if deciding and closed == self.bets_closed_at:
+            said = f"this hand was dealt (table seq {closed}) after the table you saw (seq {seen})"
+        else:
             what = "decisions" if deciding else "betting"
-            raise Refusal(
-                "round_moved_on",
-                f"the {what} you saw (table seq {seen}) closed before this reached the "
-                f"table (seq {closed}): nothing was applied",
-            )
+            said = f"the {what} you saw (table seq {seen}) closed before this reached the table "
+            said += f"(seq {closed})"
+        raise Refusal("round_moved_on", f"{said}: nothing was applied")
 
     # ----- betting -------------------------------------------------------------
 
