@@ -370,7 +370,7 @@ async def test_a_round_that_ended_while_away_is_told_with_its_outcome(
     await retry_now(page)
     told = page.get_by_test_id("error").filter(has_text="While you were away")
     await expect(told).to_contain_text("seat #1 was folded")
-    await expect(told).to_contain_text("5.00)")  # the ante it cost
+    await expect(told).to_contain_text("5.00.")  # the ante it cost
     assert problems == []
 
 
@@ -399,7 +399,7 @@ async def test_a_bet_dealt_and_folded_while_away_is_told_with_its_outcome(
         await retry_now(page)
         told = page.get_by_test_id("error").filter(has_text="While you were away")
         await expect(told).to_contain_text("seat #1 was folded")
-        await expect(told).to_contain_text("5.00)")
+        await expect(told).to_contain_text("5.00.")
     finally:
         await bob.close()
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []

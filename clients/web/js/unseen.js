@@ -6,6 +6,7 @@
 import { signedDollars } from "./format.js";
 import { conn, online } from "./link.js";
 import { showError } from "./notices.js";
+import { ownSeats, unseenRoundText } from "./outcome.js";
 import { lostDecisionsNote } from "./play.js";
 import { mySeats, state } from "./state.js";
 import { countdownText, remainingMs } from "./table.js";
@@ -98,16 +99,16 @@ async function tellUnseenRound(roundId, undecided, shutdown) {
     return;
   }
   if (!undecided.length) return; // settled, and its showdown was seen or is in History
-  const seats = (record?.seats ?? []).filter((s) => s.player_id === state.me?.player_id);
-  const timed = seats.filter((s) => undecided.includes(s.seat) && s.decision === "fold" && s.auto);
-  const net = record && typeof record.balance_after === "number" && typeof record.balance_before === "number"
-    ? ` (${signedDollars(record.balance_after - record.balance_before)})` : "";
+  const timed = ownSeats(record, state.me?.player_id).filter((s) => undecided.includes(s.seat)
+    && s.decision === "fold" && s.auto);
   const why = timed.every((s) => s.left) ? "you were away longer than the table keeps a seat"
     : "the clock ran out";
-  showError(timed.length
-    ? `While you were away ${why}: your hand${timed.length > 1 ? "s" : ""} on seat `
-      + `${timed.map((t) => `#${t.seat + 1}`).join(", ")} ${timed.length > 1 ? "were" : "was"} folded${net}.`
-      + lostDecisionsNote(roundId, timed.map((t) => t.seat))
+  // each hand's own result: the folds', then the other hands' and the round's total
+  const told = unseenRoundText(record, state.me?.player_id, undecided, why);
+  const net = record && typeof record.balance_after === "number" && typeof record.balance_before === "number"
+    ? ` (${signedDollars(record.balance_after - record.balance_before)})` : "";
+  showError(told
+    ? told + lostDecisionsNote(roundId, timed.map((t) => t.seat))
     : `Your round ended while you were away${net}: History shows how it went.`,
   { code: "unseen-round", tone: "info", sticky: true }); // news of money the player was not there to see
 }
