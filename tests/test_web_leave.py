@@ -179,11 +179,15 @@ async def test_a_raised_hand_left_playing_on_is_told_when_its_round_settles(
     await expect(settled).to_contain_text("alpha: the round you left settled: your raised hand")
     me = await page.evaluate("window.stud.state.me.player_id")
     record = (await server.store.history(me))[0]
-    # the raised hand alone: the folded one's loss was told at the leave (it was counted in)
+    # every hand, the one the leave folded too: the raised hand's result alone did not add
+    # up to what the wallet lost
     raised = [s for s in record["seats"] if s["player_id"] == me and s["decision"] == "raise"]
     assert len(raised) == 1
     net = raised[0]["result"]["net"]
-    await expect(settled).to_contain_text(f"hand on seat #1 came to {signed(net)}")
+    await expect(settled).to_contain_text(
+        f"your raised hand on seat #1 came to {signed(net)}, and your folded hand on seat #2 "
+        f"came to {signed(-500)}; {signed(net - 500)} in all."
+    )
     # money news, as a table moved or a round played unseen: it stays until dismissed
     # (it went within 5 s, the result still being read); once read, folded to a line
     await expect(settled).to_have_attribute("data-sticky", "true")

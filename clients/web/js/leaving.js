@@ -8,6 +8,7 @@ import { dollars, signedDollars } from "./format.js";
 import { withOwnHands } from "./hands.js";
 import { conn, online } from "./link.js";
 import { dismissToasts, showError } from "./notices.js";
+import { leftSettledText, ownSeats, totalNet } from "./outcome.js";
 import { act } from "./play.js";
 import { lobbyRow, mySeats, render, setCurrent, state } from "./state.js";
 
@@ -164,14 +165,11 @@ export async function tellPlayedOn() {
   const record = state.history.rounds?.find((r) => r.round_id === wait.round_id);
   if (!record || playedOn !== wait) return; // not settled yet, or another round waited for
   stopPlayedOn();
-  // the raised hands that played on: a hand folded by the leave was told at the leave
-  // each entry names its seat: the record lists only the seats dealt in, so its order
-  // is not the table's (a seat sitting the round out shifts every one after it)
-  const raised = (record.seats ?? [])
-    .filter((s) => s?.player_id === state.me?.player_id && s.decision === "raise");
-  const net = raised.reduce((sum, s) => sum + (s.result?.net ?? 0), 0);
-  showError(`${wait.title}: the round you left settled: your raised ${handsOn(raised.map((s) => s.seat))} `
-    + `came to ${signedDollars(net)}. History shows it.`,
+  // every hand of ours in it, the ones the leave folded too: the wallet moved by them all,
+  // and the raised hand's result alone did not add up to it (each entry names its seat:
+  // the record lists only the seats dealt in, so its order is not the table's)
+  const net = totalNet(ownSeats(record, state.me?.player_id));
+  showError(leftSettledText(wait.title, record, state.me?.player_id),
   // news of money, come while the player looks at something else: not to go by unseen
   { code: "left-settled", tone: net >= 0 ? "ok" : "info", sticky: true });
 }
