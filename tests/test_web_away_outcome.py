@@ -7,10 +7,19 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 
 from __future__ import annotations
 
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Page, expect
 
 from tests.conftest import ServerFactory
-from tests.test_web import browser, build_ante, dollars, needs_chromium, shot, signed
+from tests.test_web import (
+    ann_and_bob_at_alpha,
+    browser,
+    build_ante,
+    dollars,
+    expect_phase,
+    needs_chromium,
+    shot,
+    signed,
+)
 from tests.test_web_offline import retry_now, seated, until
 
 __all__ = ["browser"]  # the fixture, used below
@@ -48,3 +57,47 @@ async def test_hands_folded_by_the_clock_while_away_are_told_with_their_own_resu
     await expect(told).to_contain_text(f"the round came to {signed(raised - 100)} in all")
     await shot(page, "away-outcome.png")
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+
+
+async def unplaced_told(
+    make_server: ServerFactory, browser: Browser
+) -> tuple[Page, Page, list[str]]:
+    """Ann dealt at alpha; Bob's $5 built at #2 and never placed, said when betting closed;
+    the round then over (Ann folded), the table waiting."""
+    server = await make_server(timers={"betting": 2, "decision": 60, "results": 1})
+    problems: list[str] = []
+    ann, bob = await ann_and_bob_at_alpha(server, browser, problems)
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()
+    await build_ante(bob, 1, [(500, "left")])
+    await expect_phase((ann, bob), "deciding")  # the clock closed betting
+    await expect(bob.locator('.toast[data-code="unplaced"]')).to_contain_text("was not bet")
+    await ann.get_by_test_id("fold-0").click()
+    await expect_phase((ann, bob), "waiting")
+    return ann, bob, problems
+
+
+async def test_chips_said_not_bet_stop_being_said_once_chips_are_built_again(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A player built the next round's chips while "the $18.00 built … was not bet" was
+    still up: it read as if the new bets were being refused."""
+    _, bob, problems = await unplaced_told(make_server, browser)
+    told = bob.locator('.toast[data-code="unplaced"]')
+    await expect(told).to_be_visible()
+    await build_ante(bob, 1, [(100, "left")])
+    assert await told.count() == 0  # gone with the chip, not left to time out
+    assert problems == []
+
+
+async def test_chips_said_not_bet_stop_being_said_when_the_next_round_opens(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    ann, bob, problems = await unplaced_told(make_server, browser)
+    told = bob.locator('.toast[data-code="unplaced"]')
+    await expect(told).to_be_visible()
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()  # opens the next round's betting
+    await expect_phase((ann, bob), "betting")
+    assert await told.count() == 0  # gone as the round opened, not left to time out
+    assert problems == []

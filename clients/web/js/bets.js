@@ -7,7 +7,7 @@
 import { breakdown, lessBy } from "./chips.js";
 import { dollars } from "./format.js";
 import { conn } from "./link.js";
-import { showError } from "./notices.js";
+import { dismissToasts, showError } from "./notices.js";
 import { act } from "./play.js";
 import { buildOf, mySeats, render, saveBuilds, setBuild, state } from "./state.js";
 import { buildAmount, buildable, rebetSeats } from "./table.js";
@@ -24,6 +24,11 @@ import { KEYS } from "./tabstore.js";
  * `old`: the snapshot before this one (seq -1: kept over a reconnect, not seen to move on).
  */
 export function forgetStaleBuilds(snap, old = null) {
+  // what was said not bet is over once another round opens: it read as if that round's
+  // chips were refused
+  if (unplacedSaid?.table === snap.table && snap.phase === "betting" && snap.round_id !== unplacedSaid.round_id) {
+    forgetUnplaced();
+  }
   let changed = false;
   const dealt = snap.phase === "deciding" || snap.phase === "showdown";
   const seen = old && old.table === snap.table && old.seq >= 0;
@@ -64,7 +69,18 @@ export function forgetStaleBuilds(snap, old = null) {
     showError(`${away ? "Betting closed while you were away" : "Betting closed before Deal"}: the `
       + `${dollars(total)} built on seat ${seats}${jp} was not bet, and is cleared.`,
     { code: "unplaced", tone: "warn" });
+    unplacedSaid = { table: snap.table, round_id: snap.round_id };
   }
+}
+
+/** The table and round of the notice of chips not bet while it is up ({table, round_id}). */
+let unplacedSaid = null;
+
+/** Take that notice away: chips built again, or the next round open. */
+function forgetUnplaced() {
+  if (!unplacedSaid) return;
+  unplacedSaid = null;
+  dismissToasts("unplaced");
 }
 
 /** Once a round's cards are out, its antes on our seats are "last round's bets" (for Rebet). */
@@ -140,6 +156,7 @@ export function addChip(seat, cents = state.chip) {
     return;
   }
   setBuild(snap.table, seat, { ...b, chips: [...b.chips, cents] });
+  forgetUnplaced(); // the chips said not bet are gone: these are new ones
   render();
 }
 
@@ -168,6 +185,7 @@ export function toggleProgressive(seat) {
   if (!snap) return;
   const b = buildOf(snap.table, seat);
   setBuild(snap.table, seat, { ...b, progressive: !b.progressive });
+  forgetUnplaced();
   render();
 }
 
@@ -190,6 +208,7 @@ export function rebet() {
   for (const [seat, b] of seats) {
     setBuild(snap.table, seat, { chips: breakdown(b.amount).map((c) => c.cents), progressive: b.progressive });
   }
+  if (seats.length) forgetUnplaced();
   render();
 }
 
