@@ -18,7 +18,7 @@ import { dismissMomentToasts, dismissRefusals, dismissToasts, showBanner, showEr
 import { loadHistory, rememberRound, sendSeed } from "./rounds.js";
 import { mySeats, render, setCurrent, setLastDeal, state, titleOf } from "./state.js";
 import { KEYS } from "./tabstore.js";
-import { linkWentDown, noticeClockRanOn, noticeUnseenDecisions } from "./unseen.js";
+import { followClockRanOn, linkWentDown, noticeClockRanOn, noticeUnseenDecisions } from "./unseen.js";
 
 const PROTOCOL_VERSION = 1;
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
@@ -172,6 +172,7 @@ export function absorb(frame) {
         // them (the page said only "The table is open: take a seat")
         tellMoved(old, frame, { restarted: true });
       } else noticeUnseenDecisions(prev, frame);
+      followClockRanOn(frame);
       noticeClockRanOn(frame);
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame, old);

@@ -5,7 +5,7 @@
 
 import { signedDollars } from "./format.js";
 import { conn, online } from "./link.js";
-import { showError } from "./notices.js";
+import { dismissToasts, showError } from "./notices.js";
 import { ownSeats, unseenRoundText } from "./outcome.js";
 import { lostDecisionsNote } from "./play.js";
 import { mySeats, state } from "./state.js";
@@ -52,6 +52,21 @@ export function linkWentDown() {
   state.linkDown = Object.keys(tables).length ? { at, tables } : null;
 }
 
+/** The seats a "Back online … left to decide" notice names, and their round: {table,
+ * round_id, seats} while it is up. */
+let ranOn = null;
+
+/** A snapshot came: the notice of time left to decide goes once what it says is no longer
+ * so, a seat it names decided (by the player or the clock) or the round gone on. It stayed
+ * up beside "The clock ran out: your hand on seat #7 was folded". */
+export function followClockRanOn(snap) {
+  if (!ranOn || ranOn.table !== snap.table) return;
+  const open = (i) => snap.seats[i]?.cards && !snap.seats[i].decision && !snap.seats[i].left;
+  if (snap.phase === "deciding" && snap.round_id === ranOn.round_id && ranOn.seats.every(open)) return;
+  ranOn = null;
+  dismissToasts("clock-ran-on");
+}
+
 /** Back in the deciding round the link went down in, our hands still undecided: the
  * clock ran on meanwhile; say how long is left (a fold by the clock, or a round that
  * ended, is told by `noticeUnseenDecisions`). Told once per table the link went down at. */
@@ -65,6 +80,7 @@ export function noticeClockRanOn(snap) {
   const open = mySeats(snap).filter((i) => snap.seats[i].cards && !snap.seats[i].decision && !snap.seats[i].left);
   if (!open.length) return;
   const seats = `seat ${open.map((i) => `#${i + 1}`).join(", ")}`;
+  ranOn = { table: snap.table, round_id: snap.round_id, seats: open };
   const away = countdownText(performance.now() - down.at);
   const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
   showError(ms === null
