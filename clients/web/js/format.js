@@ -157,6 +157,16 @@ export function errorText(err) {
       }
       break;
     case "buy_in_limit":
+      // refused by the balance cap (`max_balance` said): name it, or "at most $0.00" reads
+      // as a limit with no reason
+      if (f.max_balance !== undefined && f.allowed !== undefined) {
+        const cap = `the wallet's ${dollars(f.max_balance)} cap`;
+        return f.allowed > 0
+          ? `That purchase would take your balance (chips on hold included) past ${cap}. `
+            + `You can buy at most ${dollars(f.allowed)} of chips now.`
+          : `Your balance (chips on hold included) is at ${cap}: no chips can be bought until `
+            + "it is below it again.";
+      }
       if (f.allowed !== undefined) {
         return `That purchase is over the limit. You can buy at most ${dollars(f.allowed)} of chips now.`;
       }
