@@ -6,6 +6,8 @@ Needs Debian's Chromium, like tests/test_web.py.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Browser, ViewportSize, expect
 
@@ -80,5 +82,36 @@ async def test_the_rack_reads_whole_while_sitting_out_at_a_full_table(
     await expect(deal).to_have_text("Sitting out · waiting for others")
     ARTIFACTS.mkdir(exist_ok=True)
     await ann.screenshot(path=str(ARTIFACTS / f"rack-sitting-out-{size}.png"))
+    assert await ann.evaluate(RACK_CUT) == []
+    assert problems == []
+
+
+@pytest.mark.parametrize("size", ["1280", "390"])
+async def test_a_progressive_with_no_ante_says_why_deal_is_off(
+    make_server: ServerFactory, browser: Browser, size: str
+) -> None:
+    """Deal was off with no reason, its tooltip still "Place the bets and deal (d)"."""
+    server = await make_server(timers=LONG)
+    problems: list[str] = []
+    phone = size == "390"
+    _, ann = await new_page(
+        browser,
+        f"http://127.0.0.1:{server.port}/",
+        problems,
+        viewport=SIZES[size],
+        is_mobile=phone,
+        has_touch=phone,
+    )
+    await enter(ann, "Ann", tap=phone)
+    play = ann.get_by_test_id("play-alpha")
+    await (play.tap() if phone else play.click())
+    jp = ann.get_by_test_id("progressive-0")
+    await (jp.tap() if phone else jp.click())
+    deal = ann.get_by_test_id("deal")
+    await expect(deal).to_be_disabled()
+    await expect(ann.get_by_test_id("deal-needs")).to_have_text("progressive needs an ante")
+    await expect(deal).to_have_attribute("title", re.compile("seat #1 needs an ante"))
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(path=str(ARTIFACTS / f"rack-progressive-alone-{size}.png"))
     assert await ann.evaluate(RACK_CUT) == []
     assert problems == []

@@ -10,7 +10,7 @@ import { conn } from "./link.js";
 import { dismissToasts, showError } from "./notices.js";
 import { act } from "./play.js";
 import { buildOf, mySeats, render, saveBuilds, setBuild, state } from "./state.js";
-import { buildAmount, buildable, rebetSeats } from "./table.js";
+import { buildAmount, buildable, progressiveAlone, rebetSeats } from "./table.js";
 import { KEYS } from "./tabstore.js";
 
 /**
@@ -111,6 +111,12 @@ export async function deal() {
   const mine = mySeats(snap);
   if (!mine.length) {
     showError("Take a seat first (s).");
+    return;
+  }
+  const alone = progressiveAlone(snap, mine, (i) => buildOf(snap.table, i));
+  if (alone.length) { // the key too: placing the others would drop it unsaid
+    showError(`The progressive on seat ${alone.map((i) => `#${i + 1}`).join(", ")} needs an ante: `
+      + "add chips to its circle, or take the progressive off.");
     return;
   }
   const toPlace = mine.filter((i) => snap.seats[i].ante === 0 && buildAmount(buildOf(snap.table, i)) > 0);

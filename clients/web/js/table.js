@@ -554,6 +554,12 @@ function stakeOf(bets, stake) {
   return bets.reduce((sum, b) => sum + b.amount + (b.progressive ? stake : 0), 0);
 }
 
+/** Our seats with the progressive built and no ante: the table takes no progressive
+ * alone (the rule sheets: not without an accompanying ante), so Deal waits, and says why. */
+export function progressiveAlone(snap, mine, build) {
+  return mine.filter((i) => snap.seats[i]?.ante === 0 && buildAmount(build(i)) === 0 && build(i).progressive);
+}
+
 /** The player's rack: chip values, Rebet and Clear, what is built, and the one Deal button for all their hands. */
 function controls(v) {
   const { snap } = v;
@@ -572,11 +578,15 @@ function controls(v) {
   // the deal holds each hand's raise too (PROTOCOL.md §7): say so before the refusal does
   const needed = total + RAISE_MULTIPLE * toPlace.reduce((sum, i) => sum + buildAmount(v.build(i)), 0);
   const short = toPlace.length > 0 && typeof v.available === "number" && needed > v.available;
+  // Deal would have placed the other seats' bets and dropped this one unsaid; alone, it
+  // was off with no reason given
+  const jpAlone = open ? progressiveAlone(snap, v.mine, v.build) : [];
   // a paused table takes no ante: only a round in play (antes placed) may still be dealt;
   // bets the wallet cannot hold are refused for certain: off, with what they need shown
   // a player ready with nothing at stake (sat out) may still bet: the server
   // takes an ante until betting closes, and Deal places it
-  const canDeal = open && !v.busy && ((toPlace.length > 0 && !snap.paused && !short) || (placed && !ready));
+  const canDeal = open && !v.busy && !jpAlone.length
+    && ((toPlace.length > 0 && !snap.paused && !short) || (placed && !ready));
   const rebets = rebetSeats(v);
   // the button says last round's whole bet, which Deal then reads too: seats that
   // already hold it count as well (it used to add only the seats it would change)
@@ -629,7 +639,10 @@ function controls(v) {
           : v.online === false ? "Keys: none act until the connection is back"
           : keyHelp(snap.phase, { undecided: undecided && !v.dealing }))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
-      title: short
+      title: jpAlone.length
+        ? `The progressive on seat ${jpAlone.map((i) => `#${i + 1}`).join(", ")} needs an ante: add chips to `
+          + `${jpAlone.length > 1 ? "their circles" : "its circle"}, or take the progressive off.`
+        : short
         ? `These bets need ${dollars(needed)} available: the ante and progressive now, and the raise `
           + `(${RAISE_MULTIPLE}× the ante) held until you decide. You have ${dollars(v.available)}.`
         : "Place the bets and deal (d)" },
@@ -639,7 +652,9 @@ function controls(v) {
       : [h("span", {}, "Sitting out"), h("span", { class: "deal-dot" }, " · "),
         h("small", { class: "deal-why" }, "waiting for others")])
       : total > 0 ? `Deal · ${dollars(total)}` : "Deal",
-    short
+    jpAlone.length
+      ? h("small", { class: "deal-needs", "data-testid": "deal-needs" }, "progressive needs an ante")
+      : short
       ? h("small", { class: "deal-needs", "data-testid": "deal-needs" }, `needs ${dollars(needed)} available`)
       : null));
 }
