@@ -35,7 +35,7 @@ def make_config(**overrides: Any) -> Config:
         # real argon2id, with a small cost so the suite stays quick
         "accounts": {**CHEAP_ARGON2, **overrides.pop("accounts", {})},
     }
-    for section in ("limits", "server"):
+    for section in ("limits", "server", "variants"):
         if section in overrides:
             data[section] = overrides.pop(section)
     config = build_config(data)
