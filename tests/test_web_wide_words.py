@@ -1,4 +1,5 @@
-"""Words on a big screen (1920x1080), in a real headless Chromium: a lobby card's
+"""Words on a big screen (1920x1080), in a real headless Chromium: the jackpot's banner
+breaks a winner's name between its words, never inside one, and a lobby card's
 paytables keep within the card's padding, a long progressive list too.
 
 Needs Debian's Chromium, like tests/test_web.py.
@@ -47,6 +48,21 @@ PAST_PADDING = """() => [...document.querySelectorAll('.table-card')].flatMap((c
       el.getBoundingClientRect().right - inner)} px`);
 })"""
 
+#: The banner's words cut across two lines: each word's own line boxes.
+SPLIT_WORDS = """() => {
+  const span = document.querySelector('[data-testid="jackpot-banner"] span:not(.burst)');
+  const text = span.firstChild;
+  const split = [];
+  for (const m of text.data.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(text, m.index);
+    range.setEnd(text, m.index + m[0].length);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    if (tops.size > 1) split.push(m[0]);
+  }
+  return split;
+}"""
+
 
 async def test_a_big_screen_s_lobby_cards_keep_their_paytables_inside_the_padding(
     make_server: ServerFactory, browser: Browser
@@ -61,4 +77,26 @@ async def test_a_big_screen_s_lobby_cards_keep_their_paytables_inside_the_paddin
     ARTIFACTS.mkdir(exist_ok=True)
     await page.screenshot(path=str(ARTIFACTS / "wide-lobby-1920.png"))
     assert await page.evaluate(PAST_PADDING) == []
+    assert problems == []
+
+
+async def test_the_jackpot_banner_breaks_a_name_between_its_words(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """At 1920x1080 the banner read "JACKPOT! Bartholom / ew Bigscreen won …"."""
+    server = await make_server(tables=TABLES, timers=LONG, variants={"jack": JACKPOT_TEST})
+    problems: list[str] = []
+    _, page = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=BIG)
+    await enter(page, "Bartholomew Bigscreen")
+    await page.get_by_test_id("play-jack").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_be_visible()
+    await page.evaluate(
+        """window.stud.absorb({t: "jackpot_won", table: "jack", round_id: "jack-1", seat: 0,
+            player_id: window.stud.state.me.player_id, name: "Bartholomew Bigscreen",
+            category: "TWO_PAIR", amount: 1292})"""
+    )
+    banner = page.get_by_test_id("jackpot-banner")
+    await expect(banner).to_contain_text("Bartholomew Bigscreen won $12.92 with a Two Pair")
+    await page.screenshot(path=str(ARTIFACTS / "wide-banner-1920.png"))
+    assert await page.evaluate(SPLIT_WORDS) == []
     assert problems == []

@@ -337,7 +337,9 @@ export function showBanner(frame) {
   const host = atTable ? $("errors") : $("banners");
   const label = categoryLabel(frame.category);
   const banner = h("div", { class: "banner", role: "status", "data-testid": "jackpot-banner" },
-    h("span", { class: "burst" }, "JACKPOT!"),
+    // a space between the two: without one "JACKPOT!" and the name were one word to the
+    // line breaker, and the name was broken inside ("Bartholom / ew Bigscreen")
+    h("span", { class: "burst" }, "JACKPOT!"), " ",
     h("span", {}, `${frame.name} won ${dollars(frame.amount)} with a ${label} at ${lobbyRow(frame.table)?.title ?? frame.table}.`),
     h("button", { class: "close", "data-action": "dismiss", "aria-label": "Dismiss" }, "×"));
   host.append(banner);
