@@ -129,7 +129,7 @@ def test_the_history_lines_up_the_player_s_own_hands_with_the_others() -> None:
 
     lines = history_text([two_hands()], "me", {}).plain.splitlines()
     mine, theirs = (next(x for x in lines if x.startswith(f"  seat {n} ")) for n in (1, 2))
-    assert mine.index("$5.00") == theirs.index("$5.00") and "you" in mine
+    assert mine.index("$5+$10") == theirs.index("$5+$10") and "you" in mine
 
 
 async def test_the_history_is_laid_out_again_when_the_terminal_narrows() -> None:
@@ -206,7 +206,7 @@ def test_the_history_lines_up_names_of_wide_letters(width: int | None) -> None:
     from clients.tui.render import history_text
 
     lines = history_text([wide_hands()], "me", {}, width=width).plain.splitlines()
-    assert len(columns_at(lines, "$5.00")) == 1, lines
+    assert len(columns_at(lines, "$5+$10")) == 1, lines
     assert len(columns_at(lines, "+$10.00")) == 1, lines
     if width is None or width > 100:  # cards beside the bets: their column too
         assert len(columns_at(lines, "2♣")) == 1, lines
@@ -223,7 +223,7 @@ async def test_the_history_screen_lines_up_names_of_wide_letters(size: tuple[int
         await app.push_screen(HistoryScreen())
         await until(p, lambda: "李娜" in shown(app, "#history"), "the history")
         rows = [s.text for s in app.screen._compositor.render_strips()]
-        assert len(columns_at(rows, "$5.00")) == 1, rows
+        assert len(columns_at(rows, "$5+$10")) == 1, rows
         assert len(columns_at(rows, "+$10.00")) == 1, rows
 
 

@@ -488,16 +488,23 @@ def seat_line(
             bet = f"[dim]{money(built[0]):>9}[/]"
             prog = f"[dim]{PROGRESSIVE_MARK}[/]" if built[1] else prog
             status = status or "[dim]built: d deals it[/]"
-    elif seat.get("decision") == "raise":
-        bet = f"{short_money(ante)}+{short_money(2 * ante)}"
     else:
-        bet = money(ante)
+        bet = stake_words(seat)
     hand = cards_markup(seat.get("cards")) or "[dim]–[/]" + " " * (18 if cards else 0)
     label = f"{escape(hand_label(seat.get('hand'))):<{labels}} " if labels else ""
     return Text.from_markup(
         f"{'▶' if selected else ' '} {i + 1} {shown_name} {bet:>9} {prog}{gap}{hand}{gap}"
         f"{label}{status}{gone}"
     )
+
+
+def stake_words(seat: Frame) -> str:
+    """A hand's bet: its ante, "$25+$50" once raised (the table's bet column and History
+    alike: History showed a raised hand's stake as its ante alone)."""
+    ante = int(seat.get("ante") or 0)
+    if seat.get("decision") == "raise":
+        return f"{short_money(ante)}+{short_money(2 * ante)}"
+    return money(ante)
 
 
 def legend_text(snap: Frame, seats: Text, *, built_progressive: bool = False) -> Text:
@@ -790,7 +797,7 @@ def history_hand(
     below them (beside the result, an 80-column line had no room for its progressive's
     part); `short`: the result in fewer words; `fitted`: the name as already cut."""
     decision = decision_words(seat)
-    ante = money(int(seat.get("ante") or 0))
+    ante = stake_words(seat)
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
     who = f" [dim]{name_cell(name, HISTORY_NAME_CELLS, fitted)}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
