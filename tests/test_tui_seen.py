@@ -8,7 +8,11 @@ from typing import Any
 
 from rich.text import Text
 
+from clients.tui import StudApp
+from clients.tui.lobby import lobby_row
 from clients.tui.render import history_hand
+from tests.conftest import ServerFactory
+from tests.test_tui import sees, until, url
 
 
 def test_history_shows_a_raised_hand_s_stake_as_the_table_did() -> None:
@@ -24,3 +28,54 @@ def test_history_shows_a_raised_hand_s_stake_as_the_table_did() -> None:
         assert "$1+$2 P" in line, line
     folded = {**seat, "decision": "fold", "result": {**result, "outcome": "fold"}}
     assert "$1.00 P" in Text.from_markup(history_hand(folded, "you")).plain
+
+
+def jack_row() -> dict[str, Any]:
+    """A lobby row whose progressive pays on trips (the labels are the variant's own)."""
+    prizes = [{"category": "THREE_OF_A_KIND", "label": "Three of a Kind", "percent_bp": 500}]
+    raises = [{"category": "TWO_PAIR", "label": "Two Pair", "odds": "2"}]
+    variant = {"name": "jack", "title": "Jackpot Test Stud", "progressive": prizes}
+    return {
+        "id": "jack-9",
+        "title": "Jackpot test",
+        "variant": {**variant, "raise_paytable": raises},
+    }
+
+
+def test_the_jackpot_news_says_the_paytable_s_hand_and_the_table_s_title() -> None:
+    """The terminal said "with a Three Of A Kind at jack-9" where the browser says
+    "with a Three of a Kind at Jackpot test.": the hand as the paytable names it, the
+    table by its title, as the README says both clients word it."""
+    from clients.tui.words import jackpot_won_text
+
+    frame = {"t": "jackpot_won", "table": "jack-9", "name": "bot6", "amount": 5_087}
+    trips = {**frame, "category": "THREE_OF_A_KIND"}
+    said = "JACKPOT! bot6 won $50.87 with a Three of a Kind at Jackpot test."
+    assert jackpot_won_text(trips, jack_row()) == said
+    # lower case on the wire too; a hand the progressive does not list, from the raise's
+    two_pair = {**frame, "category": "two_pair"}
+    assert jackpot_won_text(two_pair, jack_row()).endswith("with a Two Pair at Jackpot test.")
+    # a table the lobby does not list (yet): its id, and the browser's words of the hand
+    assert jackpot_won_text({**frame, "category": "FOUR_OF_A_KIND"}, None) == (
+        "JACKPOT! bot6 won $50.87 with a Four of a Kind at jack-9."
+    )
+
+
+async def test_the_lobby_tells_the_jackpot_news_with_the_table_s_title(
+    make_server: ServerFactory,
+) -> None:
+    """The news as the lobby says it: the table's title from the lobby, not its id."""
+    server = await make_server()
+    app = StudApp(url(server), "ann")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: app.lobby is not None, "the lobby")
+        lobby = app.lobby or {}
+        titled = [
+            {**r, "title": "Alpha Room"} if r["id"] == "alpha" else r for r in lobby["tables"]
+        ]
+        app._on_frame({**lobby, "tables": titled})  # the test server titles a table by its id
+        row = lobby_row(app.lobby, "alpha") or {}
+        news = {"t": "jackpot_won", "table": "alpha", "name": "bob", "amount": 5_000}
+        app._on_frame({**news, "category": "STRAIGHT_FLUSH"})
+        said = await sees(p, app, "#message", "JACKPOT!")
+        assert said == f"JACKPOT! bob won $50.00 with a Straight Flush at {row['title']}.", said

@@ -65,7 +65,7 @@ from clients.tui.leaving import (
     played_on_text,
 )
 from clients.tui.link import LEFT_BEHIND, Link, NotConnected
-from clients.tui.lobby import jackpots_text
+from clients.tui.lobby import jackpots_text, lobby_row
 from clients.tui.moves import MOMENT_CODES, TableMoves
 from clients.tui.render import (
     LAST_ROUND_LAYOUTS,
@@ -446,7 +446,7 @@ class StudApp(App[None]):
         elif t == "jackpot":
             self.jackpots[str(frame["name"])] = int(frame["amount"])
         elif t == "jackpot_won":
-            self.say(jackpot_won_text(frame))
+            self.say(jackpot_won_text(frame, lobby_row(self.lobby, str(frame.get("table")))))
         elif t == "table_moved" and frame.get("table") == self.table_id:
             self.awaiting = self._close_table()  # followed where the lobby next puts it
             self.say(moved_text(frame), error=True)

@@ -60,11 +60,25 @@ def restarted_text(frame: Frame, seats: Sequence[int], *, in_round: bool) -> str
     return " ".join(parts)
 
 
-def jackpot_won_text(frame: Frame) -> str:
-    what = str(frame.get("category", "")).replace("_", " ").title()
+def jackpot_won_text(frame: Frame, row: Frame | None) -> str:
+    """A `jackpot_won` frame in the browser's words (clients/web/js/notices.js
+    `showBanner`): the hand as the table's paytables name it ("Three of a Kind", where
+    its category read "Three Of A Kind"), the table by its title from its lobby `row`."""
+    category = str(frame.get("category", ""))
+    variant = (row or {}).get("variant") or {}
+    listed = [*(variant.get("progressive") or []), *(variant.get("raise_paytable") or [])]
+    what = next(
+        (
+            str(r["label"])
+            for r in listed
+            if str(r.get("category", "")).upper() == category.upper() and r.get("label")
+        ),
+        " ".join(w if w in ("of", "a") else w.title() for w in category.lower().split("_")),
+    )
+    title = (row or {}).get("title") or frame.get("table")
     return (
         f"JACKPOT! {frame.get('name')} won {money(int(frame.get('amount', 0)))} "
-        f"with a {what} at {frame.get('table')}"
+        f"with a {what} at {title}."
     )
 
 
