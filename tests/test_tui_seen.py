@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from rich.cells import cell_len
 from rich.text import Text
 
 from clients.tui import StudApp
@@ -79,3 +81,49 @@ async def test_the_lobby_tells_the_jackpot_news_with_the_table_s_title(
         app._on_frame({**news, "category": "STRAIGHT_FLUSH"})
         said = await sees(p, app, "#message", "JACKPOT!")
         assert said == f"JACKPOT! bob won $50.00 with a Straight Flush at {row['title']}.", said
+
+
+def report_lobby() -> dict[str, Any]:
+    """Four nine-seat tables, two jackpots: the lobby an 80-column player saw."""
+
+    def row(table: str, title: str, game: str, jackpot: str) -> dict[str, Any]:
+        return {
+            "id": table, "title": title, "variant": {"name": table, "title": game},
+            "seats": 9, "taken": 9, "min_ante": 100, "max_ante": 10_000, "spectators": 0,
+            "phase": "showdown", "jackpot": jackpot,
+        }  # fmt: skip
+
+    return {
+        "tables": [
+            row("bermuda-9", "Bermuda 9", "Bermuda Poker", "main"),
+            row("casino-9", "Casino Stud 9", "Casino Stud Poker", "main"),
+            row("jack-9", "Jackpot test", "Jackpot Test Stud", "test"),
+            row("stud-9", "Stud Poker 9", "Stud Poker", "main"),
+        ]
+    }
+
+
+@pytest.mark.parametrize("width", [78, 76])
+def test_at_80_columns_the_lobby_cuts_the_game_before_the_table_s_title(width: int) -> None:
+    """ "Bermu…", "Casin…", "Jackp…", "Stud …": the titles were cut to five letters with
+    the game's column whole beside them, so two tables of one game looked alike. The
+    title takes the room; the game gives way first, and the columns before it stay whole."""
+    from clients.tui.lobby import LOBBY_COLUMNS, LOBBY_PADDING, lobby_rows
+
+    jackpots = {"main": 1_077_070, "test": 50_280}
+    rows = lobby_rows(report_lobby(), jackpots, width)
+    titles = [cells[0] for _, cells in rows]
+    assert titles == ["Bermuda 9", "Casino Stud 9", "Jackpot test", "Stud Poker 9"], titles
+    columns = list(zip(*(cells for _, cells in rows), strict=True))
+    widths = [
+        max(cell_len(h), *(cell_len(c) for c in col))
+        for h, col in zip(LOBBY_COLUMNS, columns, strict=True)
+    ]
+    assert sum(widths) + LOBBY_PADDING * len(widths) <= width, (widths, rows)
+    assert columns[4] == ("Main $10,770.70", "Main $10,770.70", "Test $502.80", "Main $10,770.70")
+    assert columns[1] == ("Showdown",) * 4 and columns[6] == ("0",) * 4
+    assert any(game.endswith("…") for game in columns[5]), columns[5]  # cut, not gone
+    assert all(len(game) >= len("Game") for game in columns[5]), columns[5]
+    # with the room for all, nothing is cut
+    roomy = lobby_rows(report_lobby(), jackpots, 118)
+    assert [cells[5] for _, cells in roomy][1] == "Casino Stud Poker"

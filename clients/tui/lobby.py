@@ -60,8 +60,8 @@ def lobby_rows(
     lobby: Frame, jackpots: Mapping[str, int], width: int | None = None
 ) -> list[tuple[str, list[str]]]:
     """(table id, cells) per lobby table, by title, cells in the order of `LOBBY_COLUMNS`; within
-    `width` cells, the titles cut to what the other columns leave (a long title took the
-    room of the last ones at 80 columns: the game cut, Watch gone)."""
+    `width` cells, the titles and games cut to what the other columns leave (a long title
+    took the room of the last ones at 80 columns: the game cut, Watch gone)."""
     rows = []
     listed: set[str] = set()
     # one jackpot (the usual casino): its amount alone; several: each by its name
@@ -92,15 +92,29 @@ def lobby_rows(
     # one order, whichever process answers (each lists its own tables first): by title
     rows.sort(key=lambda row: (row[1][0].casefold(), row[0]))
     if width is not None and rows:
-        others = sum(
-            max(cell_len(heading), *(cell_len(cells[k]) for _, cells in rows)) + LOBBY_PADDING
-            for k, heading in enumerate(LOBBY_COLUMNS)
-            if k
-        )
-        room = max(len(LOBBY_COLUMNS[0]), width - others - LOBBY_PADDING)
-        for _, cells in rows:
-            cells[0] = fit_name(cells[0], room)
+        fit_title_and_game(rows, width)
     return rows
+
+
+def fit_title_and_game(rows: list[tuple[str, list[str]]], width: int) -> None:
+    """Cut the titles and games of `rows` to what the other columns leave of `width`
+    cells: the game first, down to its heading's width, then the title (the titles were
+    cut to five letters beside a whole game: two tables of one game looked alike, and the
+    game is mostly in the title)."""
+
+    def cells_of(k: int) -> int:
+        return max(cell_len(LOBBY_COLUMNS[k]), *(cell_len(cells[k]) for _, cells in rows))
+
+    t, g = 0, LOBBY_COLUMNS.index("Game")
+    others = sum(cells_of(k) + LOBBY_PADDING for k in range(len(LOBBY_COLUMNS)) if k not in (t, g))
+    room = width - others - 2 * LOBBY_PADDING  # the title's and the game's
+    if cells_of(t) + cells_of(g) <= room:
+        return
+    least_game = cell_len(LOBBY_COLUMNS[g])
+    title = max(cell_len(LOBBY_COLUMNS[t]), min(cells_of(t), room - least_game))
+    game = max(least_game, room - title)
+    for _, cells in rows:
+        cells[t], cells[g] = fit_name(cells[t], title), fit_name(cells[g], game)
 
 
 def lobby_row(lobby: Frame | None, table_id: str | None) -> Frame | None:
