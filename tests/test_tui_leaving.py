@@ -60,9 +60,12 @@ async def test_at_80x24_leaving_mid_decision_says_the_fold_and_how_the_raised_ha
         record = next(r for r in app.history or [] if r.get("table") == "alpha")
         raised = next(s for s in record["seats"] if s["seat"] == 1)
         assert raised["decision"] == "raise" and record["seats"][0] is raised
+        folded = next(s for s in record["seats"] if s["seat"] == 2)
+        assert folded["result"]["net"] == -500
         assert said == (
-            f"{title}: the round you left settled: your raised hand on seat #2 came to "
-            f"{money(raised['result']['net'], sign=True)}. History shows it."
+            f"{title}: the round you left settled: your hand on seat #3 was folded (-$5.00); "
+            f"your raised hand on seat #2 came to {money(raised['result']['net'], sign=True)}. "
+            "History shows it."
         ), said
         assert "History shows it." in " ".join(screen_lines(app))
 
@@ -95,6 +98,32 @@ def test_what_a_leave_says_between_the_deal_and_after_the_showdown() -> None:
         "History shows it."
     )
     assert net == 0
+
+
+def test_a_settled_round_left_says_every_hand_s_result_the_folded_ones_too() -> None:
+    """`l`, `l` with three hands, one raised: the lobby said "your raised hand on seat
+    #8 came to $0.00" while the wallet fell $7.00, the two hands the leave folded left
+    out. Each hand is said with what it came to, in the record's own seat numbers; the
+    net returned is the round's for the player (others' hands are not theirs)."""
+    from clients.tui.leaving import PlayedOn, played_on_text
+
+    def hand(seat: int, decision: str, net: int, who: str = "me") -> dict[str, Any]:
+        return {"seat": seat, "player_id": who, "decision": decision, "result": {"net": net}}
+
+    record = {
+        "seats": [
+            hand(0, "raise", 300, "bob"),
+            hand(6, "fold", -100),
+            hand(7, "raise", 0),
+            hand(8, "fold", -600),
+        ]
+    }
+    said, net = played_on_text(PlayedOn("casino-9", "Casino Stud 9", "r-1", 0.0), record, "me")
+    assert said == (
+        "Casino Stud 9: the round you left settled: your hands on seat #7, #9 were folded "
+        "(-$7.00); your raised hand on seat #8 came to $0.00. History shows it."
+    )
+    assert net == -700
 
 
 async def test_quitting_mid_decision_says_what_it_folds_and_takes_a_second_q(

@@ -4,9 +4,10 @@
 The second l leaves at once: the hands still undecided are folded, and their antes
 and progressive stakes lost; a hand already raised plays on to the showdown without
 the player. The lobby then says both, and `PlayedOn` keeps the round the raised hands
-play on in until its settlement is found in the player's history, to say what those
-hands came to. A history record lists only the seats dealt in, so its order is not
-the table's: every hand is named by its own `seat`, never by its place in a list.
+play on in until its settlement is found in the player's history, to say what each of
+the player's hands came to there, the folded ones too. A history record lists only the
+seats dealt in, so its order is not the table's: every hand is named by its own `seat`,
+never by its place in a list.
 """
 
 from __future__ import annotations
@@ -154,17 +155,31 @@ def played_on(snap: Frame | None, seats: Sequence[int], now: float) -> PlayedOn 
 
 
 def played_on_text(wait: PlayedOn, record: Frame, me: str | None) -> tuple[str, int]:
-    """How the raised hands of `me` ended in the round's history `record`, and their net.
-    The hand folded by the leave was told at the leave."""
-    raised = [
-        s
-        for s in record.get("seats") or []
-        if isinstance(s, dict) and s.get("player_id") == me and s.get("decision") == "raise"
+    """How the hands of `me` ended in the round's history `record`, and their net: those
+    folded (by the leave, or before it) with what they lost, then the raised ones. The
+    raised hands alone read "came to $0.00" while the wallet had fallen by the folds'
+    $7.00 (the browser's words, clients/web/js/leaving.js)."""
+    mine = [
+        s for s in record.get("seats") or [] if isinstance(s, dict) and s.get("player_id") == me
     ]
-    net = sum(int((s.get("result") or {}).get("net") or 0) for s in raised)
-    hands = hands_on([int(s["seat"]) for s in raised])
+
+    def net_of(hands: Sequence[Frame]) -> int:
+        return sum(int((s.get("result") or {}).get("net") or 0) for s in hands)
+
+    raised = [s for s in mine if s.get("decision") == "raise"]
+    folded = [s for s in mine if s.get("decision") == "fold"]
+    said = []
+    if folded:
+        were = "were" if len(folded) > 1 else "was"
+        said.append(
+            f"your {hands_on([int(s['seat']) for s in folded])} {were} folded "
+            f"({money(net_of(folded), sign=True)})"
+        )
+    said.append(
+        f"your raised {hands_on([int(s['seat']) for s in raised])} came to "
+        f"{money(net_of(raised), sign=True)}"
+    )
     return (
-        f"{wait.title}: the round you left settled: your raised {hands} came to "
-        f"{money(net, sign=True)}. History shows it.",
-        net,
+        f"{wait.title}: the round you left settled: {'; '.join(said)}. History shows it.",
+        net_of(raised) + net_of(folded),
     )
