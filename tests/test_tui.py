@@ -210,17 +210,17 @@ async def test_multi_seat_tab_and_errors_in_words(make_server: ServerFactory) ->
         await p.press("5")
         await sees(p, app, "#message", "The most you can ante at this table is $50.00.")
         assert app.built_bets() == {}
-        await p.press("4", "4", "d")  # $50 on seat 2; seat 1 sits this one out
+        await p.press("4", "4", "tab", "d")  # $50 on seat 2; seat 1 sits this one out
         await until(p, lambda: phase(app) == "deciding", "the deal")
         assert app.snapshot is not None and app.snapshot["seats"][1]["ante"] == 5_000
         assert app.snapshot["seats"][0]["cards"] is None
         # r with the seat out of this round selected sends nothing: it used to raise the
         # other seat's $50 hand, which the ▶ did not mark
-        await p.press("tab")
         assert app.selected == 0
         await p.press("r")
         await settle(app)
-        await sees(p, app, "#message", "Seat 1 is not waiting; nothing sent. Seat 2 is selected")
+        said = "Seat 1 has no hand this round; nothing sent. Seat 2 is selected"
+        await sees(p, app, "#message", said)
         assert app.snapshot["seats"][1]["decision"] is None
         assert app.selected == 1
         before = app.balance["balance"]

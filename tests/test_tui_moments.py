@@ -360,7 +360,7 @@ async def test_f_pressed_twice_folds_one_hand_and_then_shows_the_next(
         await p.press("f")
         await until(p, lambda: (app.snapshot or {})["seats"][first]["decision"] == "fold", "f")
         await p.press("f")
-        said = await sees(p, app, "#message", "is not waiting; nothing sent")
+        said = await sees(p, app, "#message", "was folded already; nothing sent")
         seats = (app.snapshot or {})["seats"]
         assert [s["decision"] for s in seats[:3]].count("fold") == 1, seats
         assert app.selected != first and f"Seat {(app.selected or 0) + 1} is selected" in said
@@ -386,17 +386,19 @@ async def test_words_of_bets_closed_of_clearing_and_of_a_table_left(
         await until(p, lambda: app.own_seats() == [0, 1], "two seats")
         await p.press("1", "tab", "1", "x")
         await sees(p, app, "#message", "Bets cleared on seats 1, 2.")
-        await p.press("1", "d")
+        await p.press("1", "tab", "d")  # seat 2, sitting this round out, selected
         await until(p, lambda: phase(app) == "betting", "bets open")
         await bob.request("ante", table="alpha", seat=3, amount=100)
         await bob.request("deal", table="alpha")
         await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert app.selected == 1
+        await p.press("f")
+        await sees(p, app, "#message", "has no hand this round; nothing sent")
         dealt = app.selected
-        await p.press("tab", "f")
-        await sees(p, app, "#message", "is not waiting; nothing sent")
+        assert dealt == 0
+        await p.press("tab")  # the hand waiting, alone: Tab stays on it
+        await until(p, lambda: "nothing sent" not in shown(app, "#message"), "said of the other")
         assert app.selected == dealt
-        await p.press("tab")
-        await until(p, lambda: "not waiting" not in shown(app, "#message"), "said of the other")
         await p.press("tab", "f")
         await bob.request("fold", table="alpha", seat=3)
         await until(p, lambda: phase(app) == "showdown", "the showdown")

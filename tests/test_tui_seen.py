@@ -4,17 +4,17 @@ browser's, table titles cut to five letters in a lobby with room to spare."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
 
-from clients.tui import StudApp
+from clients.tui import PlayScreen, StudApp
 from clients.tui.lobby import lobby_row
 from clients.tui.render import history_hand
 from tests.conftest import ServerFactory
-from tests.test_tui import sees, until, url
+from tests.test_tui import LONG, phase, sees, until, url
 
 
 def test_history_shows_a_raised_hand_s_stake_as_the_table_did() -> None:
@@ -127,3 +127,64 @@ def test_at_80_columns_the_lobby_cuts_the_game_before_the_table_s_title(width: i
     # with the room for all, nothing is cut
     roomy = lobby_rows(report_lobby(), jackpots, 118)
     assert [cells[5] for _, cells in roomy][1] == "Casino Stud Poker"
+
+
+async def test_tab_in_the_decision_goes_to_the_hands_still_waiting(
+    make_server: ServerFactory,
+) -> None:
+    """`r` on #8, Tab, `r`, Tab: the Tab stopped on #8, raised already; `f` there sent
+    nothing, and the clock folded #9's pair of Aces. In the decision Tab goes round the
+    hands still waiting (the browser's nextWaiting), and a decision key on a decided hand
+    says what that hand did and which one waits."""
+    server = await make_server(timers=LONG)
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1, 2], "three seats")
+        await until(p, lambda: app.selected == 2, "the last seat taken selected")
+        await p.press("1", "tab", "1", "tab", "1", "d")  # seat 2 selected
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        assert app.selected == 1
+        await p.press("r")
+        await until(p, lambda: decision(app, 1) == "raise", "seat 2 raised")
+        tabbed = []
+        for _ in range(4):
+            await p.press("tab")
+            tabbed.append(app.selected)
+        assert tabbed == [2, 0, 2, 0], tabbed  # never the raised seat 2
+        await p.press("r")
+        await until(p, lambda: decision(app, 0) == "raise", "seat 1 raised")
+        await p.press("f")  # seat 1 is decided: nothing sent, seat 3 waits
+        said = await sees(p, app, "#message", "nothing sent")
+        assert said.startswith("Seat 1 was raised already; nothing sent. Seat 3 is"), said
+        assert app.selected == 2 and decision(app, 0) == "raise"
+        await p.press("tab")  # the only hand waiting: Tab stays on it
+        assert app.selected == 2
+        await p.press("f")
+        await until(p, lambda: decision(app, 2) == "fold", "seat 3 folded")
+        await p.press("tab")  # nothing waits: Tab goes round every own seat again
+        assert app.selected == 0
+
+
+def decision(app: StudApp, seat: int) -> str | None:
+    return cast(str | None, ((app.snapshot or {})["seats"][seat] or {}).get("decision"))
+
+
+def test_a_decision_key_on_a_decided_hand_points_at_those_still_waiting() -> None:
+    """The words, whole where the line has room, shorter where it has not."""
+    from clients.tui.words import not_waiting_text
+
+    raised = {"cards": ["2c"] * 5, "decision": "raise"}
+    said = not_waiting_text(7, raised, [8, 6])
+    assert said[0] == (
+        "Seat 8 was raised already; nothing sent. Seat 9 is selected, still waiting "
+        "(seat 7 too): f fold · r raise."
+    )
+    assert all(cell_len(s) <= 78 for s in said[1:]) and "seat 9" in said[-1].lower(), said
+    out = not_waiting_text(0, {"cards": None, "decision": None}, [1])
+    assert out[0] == (
+        "Seat 1 has no hand this round; nothing sent. Seat 2 is selected, still waiting: "
+        "f fold · r raise."
+    )
+    assert min(cell_len(s) for s in out) <= 78, out

@@ -20,7 +20,7 @@ from clients.connection import ServerError
 from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import CHIPS, bets_closed_text, next_waiting, waiting_hands
-from clients.tui.words import by_clock, describe_error
+from clients.tui.words import by_clock, describe_error, not_waiting_text
 
 #: a bet key's answer while the link is down: the keys line says the table's keys act once
 #: it is back (the browser greys its chips and circles), so nothing is built meanwhile
@@ -182,11 +182,16 @@ class TableMoves:
         self.host.say(f"Bets cleared on {where}.")
 
     def next_seat(self) -> None:
+        """The next own seat after the selected one, round to the first; in the decision,
+        the next of the hands still waiting (a Tab stopped on a hand raised already, an
+        f there sent nothing, and the clock folded the one left waiting)."""
         mine = self.host.own_seats()
         if not mine:
             return
-        i = mine.index(self.host.selected) + 1 if self.host.selected in mine else 0
-        self.host.selected = mine[i % len(mine)]
+        snap, sel = self.host.snapshot, self.host.selected
+        deciding = snap is not None and snap["phase"] == "deciding"
+        ring = (waiting_hands(snap, mine) if deciding and snap else []) or mine
+        self.host.selected = next((s for s in ring if sel is not None and s > sel), ring[0])
         if self.host.message_moment is not None:  # about the hand selected before ("Seat 8 is
             self.host.message, self.host.message_moment = "", None  # not waiting"): not this one
         self.host.redraw_soon()
@@ -270,11 +275,9 @@ class TableMoves:
                 # a hand decided or out of the round: the next waiting one is selected,
                 # and nothing is sent to it before the player sees it is the one marked
                 self.host.selected = after
-                self.host.say(
-                    f"Seat {seat + 1} is not waiting; nothing sent. Seat {after + 1} is "
-                    "selected: f fold · r raise.",
-                    moment=True,
-                )
+                others = [s for s in undecided if s != after]
+                words = not_waiting_text(seat, snap["seats"][seat], [after, *others])
+                self.host.say(words[0], moment=True, shorter=words[1:])
                 return
             # the selection stays on the decided hand: it moved on to the next waiting one,
             # so a second f or r, pressed again, folded or raised another hand unseen

@@ -82,6 +82,30 @@ def jackpot_won_text(frame: Frame, row: Frame | None) -> str:
     )
 
 
+def not_waiting_text(seat: int, hand: Frame | None, waiting: Sequence[int]) -> tuple[str, ...]:
+    """A decision key pressed on `seat` (0-based), not waiting: what that hand did, and
+    that the first of `waiting` is selected now, the others waiting too; shorter words
+    after, for a short line. The browser's toast says the same (clients/web/js/play.js
+    `decideByKey`)."""
+    hand = hand or {}
+    done = (
+        f"Seat {seat + 1} has no hand this round"
+        if not hand.get("cards")
+        else f"Seat {seat + 1} was {'raised' if hand.get('decision') == 'raise' else 'folded'} "
+        "already"
+    )
+    now, *rest = waiting
+    also = ""
+    if rest:
+        many = len(rest) > 1
+        also = f" (seat{'s' if many else ''} {', '.join(str(s + 1) for s in rest)} too)"
+    return (
+        f"{done}; nothing sent. Seat {now + 1} is selected, still waiting{also}: f fold · r raise.",
+        f"{done}; nothing sent. Seat {now + 1} is selected: f fold · r raise.",
+        f"{done}; nothing sent. Now seat {now + 1}: f or r.",
+    )
+
+
 def not_here_text(table: str | None) -> str:
     """At a process that does not host the table on screen (`unknown_table` or
     `table_moved` to its re-join): what became of the seats, and what happens next. (Its
