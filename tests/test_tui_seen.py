@@ -13,8 +13,10 @@ from rich.text import Text
 from clients.tui import PlayScreen, StudApp
 from clients.tui.lobby import lobby_row
 from clients.tui.render import history_hand
-from tests.conftest import ServerFactory
-from tests.test_tui import LONG, phase, sees, until, url
+from tests.conftest import ClientFactory, ServerFactory
+from tests.test_tui import LONG, phase, sees, shown, until, url
+from tests.test_tui_small import NAMES, NINE
+from tests.test_tui_words import screen_lines
 
 
 def test_history_shows_a_raised_hand_s_stake_as_the_table_did() -> None:
@@ -188,3 +190,70 @@ def test_a_decision_key_on_a_decided_hand_points_at_those_still_waiting() -> Non
         "f fold · r raise."
     )
     assert min(cell_len(s) for s in out) <= 78, out
+
+
+async def test_at_80x24_the_leave_warning_leaves_every_seat_in_view(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Nine seats, three of them the player's, a round played (its Last round line
+    under the seats), #8 raised: the first l's warning took four lines and pushed seat
+    9, one of the hands it named, and the legend off the screen. It says the same in
+    fewer words where the seats leave no room for more, and the second l still leaves."""
+    server = await make_server(timers={**LONG, "results": 1}, tables=NINE)
+    others = {n: await connect(server, NAMES[n % 3]) for n in range(6)}
+    for n, other in others.items():
+        await other.request("sit", table="nine", seat=n)
+
+    async def others_bet_and_deal() -> None:
+        for n, other in others.items():
+            await other.request("ante", table="nine", seat=n, amount=100)
+            await other.request("deal", table="nine")
+
+    app = StudApp(url(server), "Terry Terminal", table="nine")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s", "s")
+        await until(p, lambda: app.own_seats() == [6, 7, 8], "three seats")
+        await p.press("1", "tab", "1", "tab", "1", "d")
+        await others_bet_and_deal()
+        await until(p, lambda: phase(app) == "deciding", "the first deal")
+        for n in range(6):
+            await others[n].request("fold", table="nine", seat=n)
+        await p.press("f", "tab", "f", "tab", "f")
+        await until(p, lambda: phase(app) in ("waiting", "betting"), "the next round")
+        await sees(p, app, "#player", "Last round")
+        await p.press("1", "tab", "1", "p", "tab", "1", "p", "d")
+        await others_bet_and_deal()
+        await until(p, lambda: phase(app) == "deciding", "the second deal")
+        while app.selected != 7:
+            await p.press("tab")
+        await p.press("r")
+        await until(p, lambda: decision(app, 7) == "raise", "#8 raised")
+        await p.press("l")
+        await sees(p, app, "#message", "folds your")
+        lines = screen_lines(app)
+        said = " ".join(shown(app, "#message").split())
+        assert "#7, #9" in said and "#8" in said and "l again" in said.lower(), said
+        for n in range(1, 10):
+            assert any(line[:5].strip(" ▶") == str(n) for line in lines), (n, lines)
+        assert any("P progressive bet" in line for line in lines), lines
+        assert any("Last round" in line for line in lines), lines
+        await p.press("l")
+        await until(p, lambda: app.table_id is None, "the lobby")
+    # at 120x40 the seats leave room: the warning is said whole
+    server = await make_server(timers=LONG, tables=NINE)
+    others = {n: await connect(server, NAMES[n % 3]) for n in range(6)}
+    for n, other in others.items():
+        await other.request("sit", table="nine", seat=n)
+    app = StudApp(url(server), "Wide Terminal", table="nine")
+    async with app.run_test(size=(120, 40)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s")
+        await until(p, lambda: len(app.own_seats()) == 2, "two seats")
+        await p.press("1", "tab", "1", "d")
+        await others_bet_and_deal()
+        await until(p, lambda: phase(app) == "deciding", "the deal at 120")
+        await p.press("l")
+        said = " ".join((await sees(p, app, "#message", "folds your")).split())
+        assert said.startswith("Leaving now folds your undecided hands on seat #7, #8"), said
+        assert said.endswith("Press l again to fold and leave."), said

@@ -39,7 +39,6 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Final
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -59,7 +58,7 @@ from clients.tui.bets import BetSlip
 from clients.tui.leaving import (
     PLAYED_ON_EVERY,
     PlayedOn,
-    leave_warning,
+    leave_warnings,
     left_text,
     played_on,
     played_on_text,
@@ -93,6 +92,7 @@ from clients.tui.words import (
     clock_folded,
     describe_error,
     jackpot_won_text,
+    lines_of,
     moved_text,
     not_here_text,
     restarted_text,
@@ -171,6 +171,7 @@ class StudApp(App[None]):
         self.message = ""
         self.message_is_error = False
         self.message_shorter: tuple[str, ...] = ("",)  # the message said, in fewer words
+        self.message_spread = False  # it may wrap onto the lines the seats leave free
         self.message_of_link = False  # the message is about the link: gone once it is back
         self.message_on: Screen[Any] | None = None  # the screen it was said on, shown there
         # the (round, phase) of the table a message about a moment of play was said in:
@@ -293,9 +294,11 @@ class StudApp(App[None]):
             parts.append(f"balance {money(bal)}")
         return Text(joined_to_fit([*parts, jackpots_text(self.jackpots), self.status], width))
 
-    def message_text(self, width: int | None = None) -> Text:
+    def message_text(self, width: int | None = None, room: int | None = None) -> Text:
         """The last message; while the link is down, first what the link is doing, on one
-        line of `width` cells (on two, it pushed the last seat off an 80x24 screen)."""
+        line of `width` cells (on two, it pushed the last seat off an 80x24 screen). A
+        message said to `spread` takes up to `room` lines, the seats' spare ones (a leave's
+        warning of four lines pushed a seat it named off an 80x24 screen)."""
         down = Text("" if self.link.connected else f"Not connected: {self.status}", style="b red")
         if self.link.replaced is not None:
             down = Text(ELSEWHERE_TEXT, style="b red")
@@ -304,8 +307,9 @@ class StudApp(App[None]):
         if not self.message or self.message_on not in (None, self.page()):
             return down
         words = self.message
-        if width and self.message_shorter[0] == words and cell_len(words) > width:
-            fit = [w for w in self.message_shorter if cell_len(w) <= width]
+        lines = max(1, (room or 1) - (1 if down else 0)) if self.message_spread else 1
+        if width and self.message_shorter[0] == words and lines_of(words, width) > lines:
+            fit = [w for w in self.message_shorter if lines_of(w, width) <= lines]
             words = fit[0] if fit else self.message_shorter[-1]
         said = Text(words, style="red" if self.message_is_error else "yellow")
         return Text.assemble(down, "\n", said) if down else said
@@ -365,14 +369,16 @@ class StudApp(App[None]):
         link: bool = False,
         moment: bool = False,
         shorter: Sequence[str] = (),
+        spread: bool = False,
     ) -> None:
         """`link`: about the connection, so over once it is back (cleared by the welcome),
         and said on every screen; else said on the screen on top (only there: "No decision
         is due now" went on to the History screen as if about it). `moment`: about the
         table's moment of play, so over once its phase or round moves on. `shorter`: the
-        message in fewer words, shortest last, for a line too short for it."""
+        message in fewer words, shortest last, for a line too short for it; `spread`: for
+        the lines the seats leave free rather than one."""
         self.message, self.message_is_error, self.message_of_link = message, error, link
-        self.message_shorter = (message, *shorter)
+        self.message_shorter, self.message_spread = (message, *shorter), spread
         self.message_on = None if link else self.page()
         self.message_moment = self._moment() if moment else None
         self.redraw_soon()
@@ -633,10 +639,10 @@ class StudApp(App[None]):
         folds = folded_by_leaving(snap, seats) if self.link.connected else []
         if snap is not None and folds and now > self._quit_armed_until:
             self._quit_armed_until = now + LEAVE_ARMED_SECONDS
-            warning = leave_warning(
+            said = leave_warnings(
                 snap, folds, seats, collects=self.folded_collects(), quitting=True
             )
-            self.say(warning, error=True)
+            self.say(said[0], error=True, shorter=said[1:], spread=True)
             return
         if self.table_id is not None and self.own_seats() and self.link.connected:
             # free the seats now rather than after the reconnect grace
@@ -717,8 +723,8 @@ class StudApp(App[None]):
         folds = folded_by_leaving(snap, self.own_seats())
         if snap is not None and folds and now > self._leave_armed_until:
             self._leave_armed_until = now + LEAVE_ARMED_SECONDS
-            warning = leave_warning(snap, folds, self.own_seats(), collects=self.folded_collects())
-            self.say(warning, error=True)
+            said = leave_warnings(snap, folds, self.own_seats(), collects=self.folded_collects())
+            self.say(said[0], error=True, shorter=said[1:], spread=True)
             return
         self._leave_armed_until = 0.0
         # what the leave does with the money on our seats, said once left (as the browser)

@@ -33,17 +33,22 @@ def hands_on(seats: Sequence[int]) -> str:
     return f"hand{plural} on seat {', '.join(f'#{i + 1}' for i in seats)}"
 
 
-def fold_cost(snap: Frame, folds: Sequence[int], collects: bool | None) -> str:
+def fold_cost(
+    snap: Frame, folds: Sequence[int], collects: bool | None, *, short: bool = False
+) -> str:
     """What the hands `folds` stake and a fold loses: "$5.00 of antes and $1.00 of
     progressive stakes". Where a folded hand still collects its progressive prize (the
     variant's `folded_collects_progressive`, `collects`: Stud Poker, Bermuda) the stake
-    plays on whatever the fold: only the antes are lost. Not known (None): said so."""
+    plays on whatever the fold: only the antes are lost. Not known (None): said so.
+    `short`: why a stake plays on, or may, left unsaid."""
     antes = sum(int(snap["seats"][i]["ante"]) for i in folds)
     staked = [i for i in folds if snap["seats"][i]["progressive"]]
     stakes = len(staked) * int(snap.get("progressive_stake") or 0)
     lost = f"{money(antes)} of antes"
     if not stakes:
         return lost
+    if short and collects is not False:
+        return f"{lost}; {'perhaps ' if collects is None else 'not '}the progressive stakes"
     if collects is None:
         return (
             f"{lost}, and {money(stakes)} of progressive stakes unless this game pays "
@@ -89,12 +94,35 @@ def leave_warning(
     does it, as the browser's Leave: the undecided hands `folds` of the player's `seats`
     it folds (`collects`: whether a folded hand still collects the progressive here, None
     when not known), and the raised hands that play on."""
+    return leave_warnings(snap, folds, seats, collects=collects, quitting=quitting)[0]
+
+
+def leave_warnings(
+    snap: Frame,
+    folds: Sequence[int],
+    seats: Sequence[int],
+    *,
+    collects: bool | None,
+    quitting: bool = False,
+) -> tuple[str, ...]:
+    """`leave_warning`, then in fewer words, shortest last: at 80x24 its four lines pushed
+    a seat it named off the screen. Each still says the hands folded, what they lose,
+    the raised hands that play on and the key that leaves."""
     doing, key, verb = ("Quitting", "q", "quit") if quitting else ("Leaving", "l", "leave")
     rest = playing_on(snap, seats)
+    raised = raised_hands(snap, seats)
+    plays = "play" if len(raised) > 1 else "plays"
+    on = f"; your raised {hands_on(raised)} {plays} on" if raised else ""
+    lost = fold_cost(snap, folds, collects, short=True)
+    numbers = ", ".join(f"#{i + 1}" for i in folds)
+    raised_numbers = ", ".join(f"#{i + 1}" for i in raised)
     return (
         f"{doing} now folds your undecided {hands_on(folds)}: "
         f"you lose {fold_cost(snap, folds, collects)}."
-        f"{f' {rest}' if rest else ''} Press {key} again to fold and {verb}."
+        f"{f' {rest}' if rest else ''} Press {key} again to fold and {verb}.",
+        f"{key} again {verb}s: it folds your {hands_on(folds)} (you lose {lost}){on}.",
+        f"{key} again {verb}s, folding {numbers}"
+        f"{f'; raised {raised_numbers} {plays} on' if raised else ''}.",
     )
 
 

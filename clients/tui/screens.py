@@ -98,7 +98,7 @@ class TableApp(Protocol):
     def jackpot_amount(self) -> int | None: ...
     def variant_title(self) -> str: ...
     def head_text(self, width: int | None = None) -> Text: ...
-    def message_text(self, width: int | None = None) -> Text: ...
+    def message_text(self, width: int | None = None, room: int | None = None) -> Text: ...
     def player_panel(self, width: int | None = None) -> Text: ...
     def fairness_line(self, width: int | None = None) -> Text: ...
     def open_table(self, table_id: str, *, follow: bool = True) -> None: ...
@@ -306,7 +306,18 @@ class WatchScreen(StudScreen):
             self._in_view = app.selected
             self.call_after_refresh(self.keep_in_view, app.selected)
         self.query_one("#keys", Static).update(self.keys_line(snap))
-        self.query_one("#message", Static).update(app.message_text(self.message_width()))
+        message = self.query_one("#message", Static)
+        message.update(app.message_text(self.message_width(), self.message_room()))
+
+    def message_room(self) -> int | None:
+        """The lines the message may take and leave every seat and the legend in view: its
+        own now, and those the seats' box has to spare (None: not laid out yet)."""
+        rows = self.query_one(SeatsBox).scrollable_content_region.height
+        if not rows:
+            return None
+        legend = self.query_one("#legend", Static)
+        wanted = len((self.stud.snapshot or {}).get("seats") or []) + int(legend.display)
+        return max(1, self.query_one("#message", Static).size.height + rows - wanted)
 
     def keys_line(self, snap: dict[str, Any]) -> str:
         """The keys the screen lists under the table (the play screen: those of now);

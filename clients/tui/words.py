@@ -6,12 +6,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
 from clients.bots import money
 from clients.connection import DEFAULT_URL
 from clients.verify import round_net
 from protocol.errors import ERROR_MEANINGS, ErrorCode
 
 Frame = Mapping[str, Any]
+#: measures how words wrap (the screen's own console is not needed to count lines)
+_MEASURE = Console(width=1_000, color_system=None, legacy_windows=False)
+
+
+def lines_of(words: str, width: int) -> int:
+    """The lines `words` take wrapped at `width` cells, as the message line wraps them."""
+    if cell_len(words) <= width:
+        return 1
+    return len(Text(words).wrap(_MEASURE, width))
 
 
 def session_lost_text(signed_out: str | None, watch_only: bool) -> str:
