@@ -215,3 +215,27 @@ def test_a_leave_s_warning_without_the_variant_s_rule_says_the_stake_conditional
     said = leave_warning(snap, [0], [0], collects=None)
     assert "you lose $5.00 of antes" in said
     assert "$1.00 of progressive stakes unless" in said, said
+
+
+def test_the_leave_warning_s_fewer_words_keep_what_the_folds_lose() -> None:
+    """The shorter warnings (for a screen whose seats leave no room for the whole one)
+    name the key, the folds and the raised hand; the two-line one what the folds lose,
+    the progressive stakes as the game's rule has them."""
+    from clients.tui.leaving import leave_warnings
+
+    def seat(ante: int, decision: str | None, progressive: bool = True) -> dict[str, Any]:
+        return {"ante": ante, "progressive": progressive, "decision": decision}
+
+    snap = {"table": "t", "phase": "deciding", "progressive_stake": 100}
+    snap["seats"] = [seat(100, None), seat(500, "raise"), seat(100, None, progressive=False)]
+    whole, two_lines, shortest = leave_warnings(snap, [0, 2], [0, 1, 2], collects=False)
+    assert whole.startswith("Leaving now folds your undecided hands on seat #1, #3"), whole
+    assert two_lines == (
+        "l again leaves: it folds your hands on seat #1, #3 (you lose $2.00 of antes and "
+        "$1.00 of progressive stakes); your raised hand on seat #2 plays on."
+    )
+    assert shortest == "l again leaves, folding #1, #3; raised #2 plays on."
+    kept = leave_warnings(snap, [0, 2], [0, 1, 2], collects=True, quitting=True)[1]
+    assert kept.startswith("q again quits:") and "$2.00 of antes; not the progressive" in kept
+    maybe = leave_warnings(snap, [0, 2], [0, 1, 2], collects=None)[1]
+    assert "$2.00 of antes; perhaps the progressive stakes" in maybe, maybe

@@ -106,8 +106,8 @@ def leave_warnings(
     quitting: bool = False,
 ) -> tuple[str, ...]:
     """`leave_warning`, then in fewer words, shortest last: at 80x24 its four lines pushed
-    a seat it named off the screen. Each still says the hands folded, what they lose,
-    the raised hands that play on and the key that leaves."""
+    a seat it named off the screen. Each still says the key that leaves, the hands it
+    folds and the raised hands that play on; all but the shortest what the folds lose."""
     doing, key, verb = ("Quitting", "q", "quit") if quitting else ("Leaving", "l", "leave")
     rest = playing_on(snap, seats)
     raised = raised_hands(snap, seats)
