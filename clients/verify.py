@@ -410,9 +410,11 @@ def history_lines(record: Mapping[str, Any], me: str | None, verdict: Verdict) -
     lines = [head]
     for s in own_hands(record, me):
         result = s.get("result") or {}
-        bet = f"ante {money(int(s.get('ante') or 0))}" + (
-            " + progressive" if s.get("progressive") else ""
-        )
+        ante = int(s.get("ante") or 0)
+        bet = f"ante {money(ante)}"
+        if s.get("decision") == "raise":
+            bet += f" + raise {money(2 * ante)}"
+        bet += " + progressive" if s.get("progressive") else ""
         decision = decision_words(s)
         outcome = OUTCOMES.get(str(result.get("outcome")), str(result.get("outcome", "")))
         if result.get("outcome") == "fold" and s.get("decision") == "fold":

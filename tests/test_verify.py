@@ -385,6 +385,18 @@ def test_the_history_says_a_dealer_not_qualifying_in_the_terminal_s_words() -> N
     assert OUTCOMES["no_qualify"] in seat and "doesn't" not in seat, seat
 
 
+def test_the_history_says_a_raised_hand_s_whole_stake() -> None:
+    """`stud-client history` said "ante $1.00" for a hand that raised $2 more, where the
+    table and the terminal's History say "$1+$2"."""
+    record = worked_example()
+    record["seats"][0].update(
+        player_id="p1", ante=100, decision="raise", result={"outcome": "win", "net": 300}
+    )
+    lines = history_lines(record, "p1", check(round_from_record(record)))
+    seat = next(line for line in lines if line.lstrip().startswith("seat 1"))
+    assert "ante $1.00 + raise $2.00" in seat, seat
+
+
 @pytest.mark.parametrize(
     ("decided", "outcome", "words"),
     [
