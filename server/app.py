@@ -74,6 +74,9 @@ class StudServer:
             self.store.on_data_back = self._data_back
         if fleet is not None and isinstance(fleet.store, RedisStore):
             fleet.store.on_data_back = self._data_back  # whichever link sees it first
+        for link in (self.store, fleet.store if fleet is not None else None):
+            if isinstance(link, RedisStore):  # a write answered a count it was answered before
+                link.on_went_back = self.store_went_back
         self.stopping = False
         self._sampled = math.inf  # loop.time() of the loop watch's last sample (none yet)
         self._woke = -math.inf  # loop.time() the loop last ran again after standing still
@@ -449,10 +452,11 @@ class StudServer:
         self.push_all_wallets()
 
     def store_went_back(self) -> None:
-        """A table's write found its round unknown to the store: the data went back under
-        a live connection (a backup loaded in place), which no reconnect's check saw. It
-        is the data back, as when a reconnect finds it; the links count their writes
-        anew (the counts they knew are ahead of the loaded data's)."""
+        """A write was answered a count of writes it was answered before, or a table's
+        write found its round unknown to the store: the data went back under a live
+        connection (a backup loaded in place), which no reconnect's check saw. It is the
+        data back, as when a reconnect finds it; the links count their writes anew (the
+        counts they knew are ahead of the loaded data's)."""
         log.error("the store's data went back to older data under a live connection")
         for store in (self.store, self.fleet.store if self.fleet is not None else None):
             if isinstance(store, RedisStore):

@@ -77,7 +77,7 @@ class RedisAdmin:
             args.append(text)
         keys = [self.store.age_key] if write and self.store.age_key else []
         reply = await self.store.eval_script(self._sources[script], keys, args, write=write)
-        data = json.loads(self.store.take_age(reply))
+        data = json.loads(self.store.take_age(reply, keys[0] if keys else None))
         if "err" in data:
             if data["err"] == "store_lost":  # a FLUSHALL under the live connection
                 self.store.check_origin_again()

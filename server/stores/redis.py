@@ -184,7 +184,7 @@ class RedisStore(RedisLink):
             reply = await self._evalsha(
                 what, self._shas[name], keys, args, self._load_scripts, write=write
             )
-            data = orjson.loads(self.take_age(reply))
+            data = orjson.loads(self.take_age(reply, keys[0] if keys else None))
         if data.get("err") == "store_lost":  # a FLUSHALL under this live connection
             self.check_origin_again()
             raise self._data_lost()
@@ -215,7 +215,7 @@ class RedisStore(RedisLink):
             args = [self.prefix, _request_json(items), *texts]
         keys = [self.age_key] if self.age_key else []
         reply = await self._evalsha(what, sha, keys, args, self._load_scripts, write=True)
-        data = orjson.loads(self.take_age(reply))
+        data = orjson.loads(self.take_age(reply, keys[0] if keys else None))
         return [data] if len(writes) == 1 else list(data)
 
     # ----- identity -----------------------------------------------------------

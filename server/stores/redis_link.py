@@ -52,6 +52,9 @@ PROTOCOL: Any = asyncio_redis.HiRedisProtocol
 PROBE_KEY = "probe"
 #: What asyncio-redis raises when the connection is gone or cannot be made.
 LOST = (asyncio_redis.NotConnectedError, OSError, EOFError)
+#: How far below the highest count a write may be answered and still be a count of its
+#: own: replies come in order, their callers resume nearly so (a turn's writes are one call)
+AGE_WINDOW = 4096
 #: Per namespace of a Redis: this process's links (the store's, the fleet's) that find
 #: its data gone now. The first to find it logs the loss, the last to find it back the
 #: return: once per process, not once per connection. Held weakly: a link dropped
@@ -122,6 +125,13 @@ class RedisLink:
         self.age_key: str | None = None
         self.age = 0
         self._old_ages: list[str] = []  # keys of counts given up, deleted when next connected
+        #: the counts answered lately: each write is answered a count of its own, so one
+        #: answered twice is the data gone back under this live connection (an older dump
+        #: loaded in place), which no reconnect reads
+        self._answered: set[int] = set()
+        #: called, once per count, when a write's answer finds the data gone back so
+        #: (the app starts its tables over and sends every wallet); else the count restarts
+        self.on_went_back: Callable[[], None] | None = None
 
     @property
     def connected(self) -> bool:
@@ -220,6 +230,7 @@ class RedisLink:
         host and process, so an operator can tell whose it is."""
         where = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.age_key, self.age = f"{self.prefix}age:{where}", 0
+        self._answered = set()
 
     def restart_age(self) -> None:
         """The data went back: count anew under a new key (the old one's count, the
@@ -247,13 +258,29 @@ class RedisLink:
         )
         return True
 
-    def take_age(self, reply: str) -> str:
-        """A script's reply without the age a write puts in front ("<age>;<reply>")."""
+    def take_age(self, reply: str, key: str | None = None) -> str:
+        """A script's reply without the age a write puts in front ("<age>;<reply>"), for
+        a write that counted under `key`. A count answered before (or far below the
+        highest) means the data went back since: `on_went_back` is told."""
         if not reply[:1].isdigit():
             return reply
         age, _, rest = reply.partition(";")
-        self.age = max(self.age, int(age))
+        if key is not None and key != self.age_key:
+            return rest  # counted under a key given up since: another line of time
+        count = int(age)
+        if count in self._answered or count <= self.age - AGE_WINDOW:
+            self._went_back_live()
+            return rest
+        self._answered.add(count)
+        if len(self._answered) > 2 * AGE_WINDOW:
+            self._answered = {a for a in self._answered if a > self.age - AGE_WINDOW}
+        self.age = max(self.age, count)
         return rest
+
+    def _went_back_live(self) -> None:
+        if self.on_went_back is not None:
+            self.on_went_back()  # the app restarts every link's count (store_went_back)
+        self.restart_age()
 
     def _lost_here(self, change: int) -> int:
         """Count this link in (`change` +1) or out (-1) of those finding the data gone;
