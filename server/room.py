@@ -123,7 +123,7 @@ class Room:
             in_doubt=lambda since: self._suspend("store", since),
             answered=self._resume,
             lost=self._fenced_off,
-            went_back=self.host.store_went_back,
+            went_back=self._store_went_back,
         )
         self.closing: int | None = None  # shutting down since (Unix ms): no new rounds
         self._closing_grace = 0  # seconds the running round was given then
@@ -269,6 +269,13 @@ class Room:
         restarted = {"t": "table_restarted", "table": self.id, "round_id": given_up}
         self.audience.tell(encode({**restarted, "reason": "restored"}))
         self._suspend("lease", self.now())  # unless suspended already (the data was lost)
+
+    def _store_went_back(self) -> None:
+        """A write of the table's found its round unknown: the data went back, unless
+        this table is starting over for it already (a write sent before it was found,
+        answered since)."""
+        if not self.starting_over:
+            self.host.store_went_back()
 
     def _fenced_off(self, holder: str) -> None:
         """A write was refused for its epoch: another process holds the table, unless
@@ -793,7 +800,8 @@ class Room:
 
         try:
             await self.run(act)
-        except (NotOwner, GaveUp, Refusal) as e:  # Refusal: round_voided (a restore)
+        except (NotOwner, GaveUp, Refusal, RoundUnknown) as e:  # the data went back (a
+            # restore, a dump loaded in place): the table starts over, as said already
             self._log("timer's writes stopped", logging.WARNING, reason=str(e))
         except Exception:
             log.exception("timer failed", extra={"table": self.id})

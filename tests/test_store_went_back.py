@@ -17,9 +17,13 @@ import logging
 import pytest
 
 from clients.connection import StudClient
+from server.app import StudServer
+from server.fleet import Fleet
 from server.stores.base import Player
+from server.stores.redis import RedisStore
+from tests.conftest import make_config
 from tests.redis_fixture import RedisServer, fresh_namespace, private_redis, time_limit
-from tests.test_store_lost import lone_store, solo
+from tests.test_store_lost import dealt, lone_store, solo, started_over
 
 __all__ = ["private_redis", "time_limit"]  # fixtures used below
 
@@ -70,6 +74,39 @@ async def test_a_process_finds_a_dump_reloaded_under_it_and_tells_its_players(
             await asyncio.sleep(0.05)
         said = [r for r in caplog.records if "went back to older data" in r.getMessage()]
         assert len(said) == 1 and said[0].levelno == logging.ERROR
+    finally:
+        await ann.close()
+        await server.stop(grace=0)
+
+
+async def test_the_clock_s_fold_of_a_round_the_store_lost_is_no_failure(
+    private_redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The decision clock folded a hand whose ante went with a dump loaded in place: its
+    write was refused (the round unknown), which was logged as a timer failing, with a
+    traceback, for an event handled as documented."""
+    caplog.set_level(logging.INFO)
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    side = await RedisStore.connect(private_redis.url, namespace=namespace, timeout=2)
+    timers = {"betting": 30, "decision": 1, "results": 0.2}
+    server = StudServer(
+        make_config(timers=timers), store=store, fleet=Fleet(side, "solo", "", ttl=1.5)
+    )
+    await server.start()
+    for link in (store, side):  # the clock's own write must find it, not a count's
+        link.on_went_back = lambda: None
+    ann = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+    try:
+        await ann.hello(name="ann")
+        await ann.request("join", table="alpha")
+        await ann.request("sit", table="alpha", seat=0)
+        assert private_redis.command("SAVE") == "+OK"
+        await dealt(ann)
+        assert private_redis.command("DEBUG", "RELOAD", "NOSAVE") == "+OK"
+        await started_over(ann)
+        assert not [r for r in caplog.records if r.getMessage() == "timer failed"]
+        assert [r for r in caplog.records if r.getMessage() == "timer's writes stopped"]
     finally:
         await ann.close()
         await server.stop(grace=0)
