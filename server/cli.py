@@ -14,7 +14,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from server.config import EVENT_LOOPS, Config, ConfigError, load_config, setting_warnings
+from server.config import (
+    EVENT_LOOPS,
+    Config,
+    ConfigError,
+    check_ports,
+    load_config,
+    setting_warnings,
+)
 from server.game.variants import VARIANTS
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
@@ -209,6 +216,11 @@ def _main(argv: list[str] | None) -> int:
             host=args.admin_host or config.admin.host,
         )
         config = replace(config, admin=admin)
+    try:  # the options as the file and the environment: checked, in the same words
+        check_ports(config)
+    except ConfigError as e:
+        print(f"stud-server: {e}", file=sys.stderr)
+        return 2
     _setup_logging(args.log_format, args.log_level)
     for warning in setting_warnings(config):
         logging.getLogger("stud.config").warning("%s", warning)

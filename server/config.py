@@ -318,8 +318,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     _rule("server.jackpot_push_budget", base.jackpot_push_budget, ">= 1", "at least 1")
     if base.event_loop not in EVENT_LOOPS:
         raise ConfigError(f"server.event_loop: one of {', '.join(EVENT_LOOPS)}")
-    if not 0 <= base.port < 65536:
-        raise ConfigError(f"server.port: must be 0..65535, got {base.port}")
+    check_ports(base)
     _check_redis_url(base.redis_url)
     if not NAMESPACE.fullmatch(base.redis_namespace):
         raise ConfigError("server.redis_namespace: 1-64 of A-Z a-z 0-9 _ . -")
@@ -328,8 +327,6 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     for name, folder in (("server", base.static_dir), ("admin", base.admin.static_dir)):
         if folder and not Path(folder).is_dir():
             raise ConfigError(f"{name}.static_dir: no such directory: {folder!r}")
-    if base.port and base.admin.port == base.port and base.admin.host == base.host:
-        raise ConfigError("admin.port: the same address as server.port; give each its own")
 
     if "tables" in data:
         tables = tuple(
@@ -508,11 +505,21 @@ def _check_accounts(a: AccountsConfig) -> None:
         )
 
 
-def _check_admin(a: AdminConfig) -> None:
+def check_ports(config: Config) -> None:
+    """The players' and the console's ports, from a file, the environment or `serve`'s
+    options alike: a port past 65535 was bound modulo 65536 (70000 served on 4464)."""
+    if not 0 <= config.port < 65536:
+        raise ConfigError(f"server.port: must be 0..65535, got {config.port}")
+    a = config.admin
     if not -1 <= a.port < 65536:
         raise ConfigError(
             f"admin.port: 0..65535 (0: any free port), or -1 for no console, got {a.port}"
         )
+    if config.port and a.port == config.port and a.host == config.host:
+        raise ConfigError("admin.port: the same address as server.port; give each its own")
+
+
+def _check_admin(a: AdminConfig) -> None:
     for network in a.allow_from:
         try:
             ipaddress.ip_network(network, strict=False)

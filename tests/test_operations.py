@@ -193,3 +193,23 @@ def test_make_run_takes_the_console_port_as_it_takes_the_players_port(
     command = shown.stdout[shown.stdout.index("stud-server serve") :]
     found = re.search(r"--admin-port (\S+)", command)
     assert (found.group(1) if found else None) == passed, command
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--port", "70000"), ("server.port: must be 0..65535, got 70000",)),
+        (("--port", "-5"), ("server.port: must be 0..65535, got -5",)),
+        (
+            ("--port", "0", "--admin-port", "99999"),
+            ("admin.port: 0..65535 (0: any free port), or -1 for no console, got 99999",),
+        ),
+        (("--port", "0", "--admin-port", "-2"), ("admin.port:", "got -2")),
+    ],
+)
+def test_a_port_given_on_the_command_line_is_checked_as_the_config_s(
+    args: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    """`--port 70000` served on 4464 (70000 - 65536), `--admin-port 99999` on a random
+    port: the options take the config file's checks and words, and its exit 2."""
+    refused(stud("serve", *args), *words)
