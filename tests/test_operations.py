@@ -213,3 +213,33 @@ def test_a_port_given_on_the_command_line_is_checked_as_the_config_s(
     """`--port 70000` served on 4464 (70000 - 65536), `--admin-port 99999` on a random
     port: the options take the config file's checks and words, and its exit 2."""
     refused(stud("serve", *args), *words)
+
+
+def test_a_console_on_the_memory_store_without_an_operators_file_says_so(
+    serving: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """No `[admin] operators_file` and no Redis: nobody can sign in (every sign-in
+    answers bad_credentials), so the start says so and how to add an operator."""
+    log = tmp_path / "serve.log"
+    env = {"STUD_OPERATORS_FILE": ""}  # empty: not set
+    serve(serving, log, "--port", "0", "--admin-port", "0", env=env)
+    deadline = time.monotonic() + 30
+    while "operator console on" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    said = log.read_text()
+    assert "WARNING stud.admin: console has no operators" in said, said
+    assert "stud-server operator add NAME --file" in said and "STUD_OPERATORS_FILE" in said
+
+
+def test_a_console_with_an_operators_file_or_none_at_all_says_nothing_of_it(
+    serving: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    log = tmp_path / "serve.log"
+    env = {"STUD_OPERATORS_FILE": str(tmp_path / "ops.json")}
+    serve(serving, log, "--port", "0", "--admin-port", "0", env=env)
+    unset = {"STUD_OPERATORS_FILE": ""}
+    serve(serving, tmp_path / "none.log", "--port", "0", "--admin-port", "-1", env=unset)
+    deadline = time.monotonic() + 30
+    while "operator console on" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "console has no operators" not in log.read_text() + (tmp_path / "none.log").read_text()

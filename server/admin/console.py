@@ -105,11 +105,20 @@ class AdminConsole:
     async def start(self) -> None:
         """Before the tables are hosted: the operators file, then the acts and flags."""
         await self.admin.prepare()
+        on_file = isinstance(self.admin, MemoryAdmin)
         if self.config.operators_file and not self.operators.file:
             log.warning(
                 "operators file not read: with Redis the operators are in the store only;"
                 " add them with `stud-server operator add NAME --redis URL`",
                 extra={"file": self.config.operators_file},
+            )
+        if self.config.port >= 0 and on_file and not self.config.operators_file:
+            # the memory store keeps operators from a file only: without one every
+            # sign-in answers bad_credentials, and nothing said why
+            log.warning(
+                "console has no operators: on the memory store they are read from an"
+                " operators file; write one with `stud-server operator add NAME --file"
+                " operators.json` and name it in [admin] operators_file (STUD_OPERATORS_FILE)"
             )
         try:
             await self.operators.load_file(at_start=True)
