@@ -453,10 +453,10 @@ class RedisStore(RedisLink):
         return meter
 
     async def meter(self, name: str) -> int:
-        async def read(conn: Any) -> int:
-            return int(await conn.hget(self.prefix + "acct", f"meter:{name}") or 0)
-
-        return await self._run("a meter read", read)
+        """The meter's cents; a wiped store's absent meter raises (store_lost), never 0:
+        a process that showed 0 published it as the jackpot until the restore."""
+        data = await self._script("meters", {"name": name}, write=False)
+        return int(data["ok"][name])
 
     async def meters(self) -> dict[str, int]:
         data = await self._script("meters", {}, write=False)
