@@ -122,6 +122,7 @@ class Fleet:
         self._remote: dict[str, tuple[int, list[tuple[int, dict[str, Any]]]]] = {}
         self._urls: dict[str, str] = {}  # process -> its public address, from the last share
         self._hosts: dict[str, str] = {}  # table -> the process whose row the lobby lists
+        self._quiet: set[str] = set()  # processes found silent at the last share
         self.settings: Mapping[str, int] = {}  # what every process must share (`shared_settings`)
         # process -> (the heartbeat time it last wrote, this clock's time when that was new)
         self._heard: dict[str, tuple[float, float]] = {}
@@ -277,7 +278,7 @@ class Fleet:
         }
         for proc in [p for p in self._remote if p not in live]:
             del self._remote[proc]
-        silent = self._silent(live)
+        silent = self._quiet = self._silent(live)
         self._answering = sorted(
             {self._urls.get(p, "") for p in live if p not in silent} - {"", self.public_url}
         )
@@ -340,6 +341,11 @@ class Fleet:
         """The other processes' addresses, those heard from within a TTL at the last
         share: standbys hosting no table too, which no lobby row names."""
         return list(self._answering)
+
+    def silent(self, process_id: str) -> bool:
+        """Whether the process's heartbeat had stood still for a TTL at the last share
+        (killed, or stopped): its leases have lapsed, it hosts nothing now."""
+        return process_id in self._quiet
 
     def host_of(self, table_id: str) -> str | None:
         """The other process whose lobby row lists the table (None: none does)."""

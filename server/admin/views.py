@@ -160,8 +160,15 @@ class Views:
         else:
             found = self.host.lobby.remote_row(table_id)
             detail = details.get(table_id)
-            if detail is not None and now - int(detail.get("ts", 0)) > self.stale_ms():
-                detail = None
+            fleet = self.host.fleet
+            if detail is not None and (
+                now - int(detail.get("ts", 0)) > self.stale_ms()
+                or (fleet is not None and fleet.silent(str(detail.get("process_id"))))
+            ):
+                detail = None  # its host is gone, or silent past its leases: not a host
+            # a killed host's row stays in the lobby for 3 TTLs: it was named for ~18 s
+            # after its lease had lapsed, in the phase it last shared
+            gone = found is not None and bool(found.get("silent")) and detail is None
             # the host's own detail first: after a takeover the fleet's lobby can still
             # hold the old host's row (its url) until the new host's next heartbeat
             row = (detail or {}).get("row") or found or (room.describe() if room else {})
@@ -169,12 +176,13 @@ class Views:
             paused = (detail or {}).get("paused") or self.agent.paused.get(table_id)
             # no fresh detail (its host has not published since a console last looked, or
             # is stalled): the host the fleet's lobby lists it at, still alive by its beat
-            fleet = self.host.fleet
-            listed_at = fleet.host_of(table_id) if fleet is not None and found else None
+            listed_at = (
+                fleet.host_of(table_id) if fleet is not None and found and not gone else None
+            )
             process = (detail or {}).get("process_id") or listed_at
             updated = (detail or {}).get("ts")
             suspended = (detail or {}).get("suspended")
-            if found is None and detail is None:
+            if (found is None or gone) and detail is None:
                 row = {**row, "phase": "unhosted", "url": None}
         variant_row = row.get("variant") or {}
         out: dict[str, Any] = {
