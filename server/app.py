@@ -361,9 +361,6 @@ class StudServer:
             if room.config.jackpot == name:
                 room.audience.pushed_meter(amount, conns)
 
-    def round_settled(self, table_id: str, entry: dict[str, Any]) -> None:
-        self.admin.agent.settled(table_id, entry)
-
     def jackpot_seed(self, name: str) -> int:
         return self.config.jackpots[name].seed
 

@@ -48,7 +48,6 @@ from server.stores.base import (
     Store,
     StoreError,
     Wallet,
-    with_jackpots,
 )
 from server.table_writes import TableWrites
 from server.turns import Turns
@@ -92,7 +91,6 @@ class RoomHost(AudienceHost, Protocol):
     async def meter_moved(self, name: str, transfers: Sequence[Transfer]) -> None: ...
     def set_meter(self, name: str, amount: int) -> None: ...
     def announce_jackpot(self, message: dict[str, Any]) -> None: ...
-    def round_settled(self, table_id: str, entry: dict[str, Any]) -> None: ...  # hold stats
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
 
 
@@ -768,9 +766,6 @@ class Room:
                     "jackpot won", round_id=s.round_id, amount=t.amount, category=category, **fixed
                 )
         self._push(settled.wallets)
-        jackpots = {str(p.seat): p.amount for p in settled.paid}
-        entry = {**s.record, "jackpots": jackpots, "settled_at": int(time.time() * 1000)}
-        self.host.round_settled(self.id, with_jackpots(entry))
         for name, amount in settled.meters.items():
             self.host.set_meter(name, amount)
         hands = len(s.record["seats"])

@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from server.game.ledger import HOUSE, Hold, Reason, Transfer, meter_account, player_account
+from server.game.ledger import (
+    HOUSE,
+    Hold,
+    JackpotClaim,
+    Reason,
+    Transfer,
+    meter_account,
+    player_account,
+)
 from server.stores.admin import (
     Act,
     ActionConflict,
@@ -468,54 +476,51 @@ async def test_a_round_recovered_from_its_journal_reverses_only_what_is_in_play(
     await books(stores.store)
 
 
-async def settled(s: Stores, *round_ids: str) -> None:
-    """Rounds at alpha, settled in the store (an ante each, lost)."""
-    pid = await player(s)
-    for rid in round_ids:
-        ante = Transfer(rid, 0, Reason.ANTE, player_account(pid), HOUSE, 100)
-        await s.store.bet(Fence("alpha", 0), f"op-{rid}", [ante], [Hold(rid, 0, pid, 200)])
-        rec = {"round_id": rid, "table": "alpha", "seats": [{"seat": 0, "player_id": pid}]}
-        await s.store.settle(Fence("alpha", 0), rid, [], [], "main", SEED, rec)
-
-
-async def test_hold_statistics_sum_the_rounds_of_the_window(stores: Stores) -> None:
+async def test_hold_statistics_are_written_with_the_settlement(stores: Stores) -> None:
+    """A process wrote its rounds' statistics every 10 s, apart from the settlements: a
+    round settled in the seconds before its host was killed, or a backup was taken, was
+    in the books and never in the statistics. The settlement writes its row now, its
+    percent prizes added, once however often it is repeated."""
+    store, fence = stores.store, Fence("alpha", 0)
+    await store.ensure_meter("main", SEED)
+    a, b = await player(stores), await player(stores, "bo")
+    me_a, me_b, meter = player_account(a), player_account(b), meter_account("main")
+    stake = Transfer("r1", 0, Reason.PROGRESSIVE, me_a, meter, 100)
+    ante_a = Transfer("r1", 0, Reason.ANTE, me_a, HOUSE, 100)
+    await store.bet(fence, "o1", [ante_a, stake], [Hold("r1", 0, a, 200)])
+    ante_b = Transfer("r1", 1, Reason.ANTE, me_b, HOUSE, 200)
+    await store.bet(fence, "o2", [ante_b], [Hold("r1", 1, b, 400)], opens=False)
+    raised = Transfer("r1", 0, Reason.RAISE, me_a, HOUSE, 200)
+    await store.apply(fence, "o3", [raised], [Hold("r1", 0, a, -200)])
+    await store.apply(fence, "o4", [], [Hold("r1", 1, b, -400)])
+    # seat 0 raised and won (ante 1:1, raise 2:1: $8 back) and hit 10 % of the meter
+    pay = [Transfer("r1", 0, Reason.PAYOUT, HOUSE, me_a, 800)]
+    claim = JackpotClaim("r1", 0, a, "STRAIGHT_FLUSH", 1_000)
+    won = {"returned": 800, "net": 800 - 100 - 200 - 100, "progressive_prize": 0}
+    lost = {"returned": 0, "net": -200, "progressive_prize": None}
+    rec = {"round_id": "r1", "table": "alpha", "seats": [
+        {"seat": 0, "player_id": a, "ante": 100, "decision": "raise", "progressive": True,
+         "result": won},
+        {"seat": 1, "player_id": b, "ante": 200, "decision": "fold", "result": lost},
+    ]}  # fmt: skip
+    settled = await store.settle(fence, "r1", pay, [claim], "main", SEED, rec)
+    await store.settle(fence, "r1", pay, [claim], "main", SEED, rec)  # a repeat: once
     now = int(time.time() * 1000)
-    old = RoundStat("alpha-old", now - 2 * 3_600_000, 1, 100, 300, 0, 100, 0)
-    rows = [
-        RoundStat("alpha-r1", now - 60_000, 2, 300, 900, 700, 100, 0),
-        RoundStat("alpha-r2", now - 1_000, 1, 100, 100, 0, 0, 0),
-        old,
-    ]
-    await settled(stores, "alpha-r1", "alpha-r2", "alpha-old")
-    await stores.admin.note_rounds("alpha", rows)
-    await stores.admin.note_rounds("alpha", rows[:1])  # noted twice: counted once
-    stats = await stores.admin.round_stats(["alpha", "beta"], now - 3_600_000, now)
+    stats = await stores.admin.round_stats(["alpha", "beta"], now - 3_600_000, now + 60_000)
     assert stats["alpha"] == {
-        "rounds": 2,
-        "hands": 3,
-        "antes": 400,
-        "wagered": 1_000,
-        "returned": 700,
+        "rounds": 1,
+        "hands": 2,
+        "antes": 300,
+        "wagered": 500,
+        "returned": 800,
         "progressive_staked": 100,
-        "progressive_paid": 0,
+        "progressive_paid": settled.paid[0].amount,
     }
+    assert settled.paid[0].amount == (SEED + 100) // 10
     assert stats["beta"]["rounds"] == 0
-
-
-async def test_hold_statistics_skip_a_round_the_store_does_not_hold_settled(
-    stores: Stores,
-) -> None:
-    """A process notes the rounds it settled every few seconds; a backup restored in
-    between erased some of them, which the console went on counting."""
-    now = int(time.time() * 1000)
-    await settled(stores, "alpha-kept")
-    rows = [
-        RoundStat("alpha-kept", now - 2_000, 1, 100, 100, 0, 0, 0),
-        RoundStat("alpha-erased", now - 1_000, 1, 500, 500, 0, 0, 0),
-    ]
-    await stores.admin.note_rounds("alpha", rows)
-    stats = await stores.admin.round_stats(["alpha"], now - 3_600_000, now)
-    assert (stats["alpha"]["rounds"], stats["alpha"]["antes"]) == (1, 100)
+    assert (await stores.admin.round_stats(["alpha"], now + 60_000, now + 120_000)) == {
+        "alpha": dict.fromkeys(stats["alpha"], 0)
+    }
 
 
 def test_a_round_stat_reads_a_history_entry() -> None:

@@ -16,8 +16,8 @@ shows each of its tables paused or not (standing by too, so a table taken over
 is paused from its first moment), refuses suspended players (`barred`), and
 frees their seats between rounds. While a console looks (`seen`), a process of
 a fleet also publishes its tables' details (snapshot, host, pause) for every
-console; every `STATS_INTERVAL` it adds its tables' newly settled rounds to
-the hold statistics.
+console. (The hold statistics are written by each round's settlement, in the
+store's settle script.)
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -35,13 +34,11 @@ from server.admin.host import ConsoleHost
 from server.durable import GaveUp, until_known
 from server.game.table import Refusal
 from server.room import Room
-from server.stores.admin import Act, AdminState, AdminStore, RoundStat, round_stat, suspension
+from server.stores.admin import Act, AdminState, AdminStore, suspension
 from server.stores.base import NotOwner, StoreError
 
 log = logging.getLogger("stud.admin")
 
-#: Seconds between additions of settled rounds to the hold statistics.
-STATS_INTERVAL = 10.0
 #: The table acts, carried out by the table's host.
 TABLE_ACTS = ("pause", "resume", "void", "remove")
 
@@ -80,8 +77,6 @@ class Agent:
         # player -> (the step when news of their suspension came, the suspension or None)
         self._heard: dict[str, tuple[int, dict[str, Any] | None]] = {}
         self._step = 0
-        self._fresh: dict[str, list[RoundStat]] = {}  # table -> rounds settled, not noted yet
-        self._stats_due = 0.0
         self._failing = False
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -151,10 +146,6 @@ class Agent:
             self._take(act)
         if state.seen and self.host.fleet is not None:
             await self._publish()
-        now = time.monotonic()
-        if state.seen or now >= self._stats_due:
-            self._stats_due = now + STATS_INTERVAL
-            await self.note_stats()
 
     async def finished(self, timeout: float) -> None:
         """Wait until this process finishes an act (or `timeout` passes)."""
@@ -341,18 +332,3 @@ class Agent:
     async def _publish(self) -> None:
         tables = {room.id: self.detail(room) for room in self._hosted()}
         await self.admin.publish(self.host.process_id, self.process_row(), tables)
-
-    def settled(self, table_id: str, entry: Mapping[str, Any]) -> None:
-        """A round settled here (its history entry): counted at the next `note_stats`."""
-        self._fresh.setdefault(table_id, []).append(round_stat(entry))
-
-    async def note_stats(self) -> None:
-        """Add the rounds settled at the tables hosted here since the last look: from the
-        rooms' own settlements, so nothing is read back from the store."""
-        fresh, self._fresh = self._fresh, {}
-        for table_id, stats in fresh.items():
-            try:
-                await self.admin.note_rounds(table_id, stats)
-            except StoreError:
-                self._fresh.setdefault(table_id, [])[:0] = stats  # the next look writes them
-                raise

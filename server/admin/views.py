@@ -222,7 +222,6 @@ class Views:
         cached = self._stats
         if cached is not None and now - cached[0] < STATS_CACHE and set(ids) <= set(cached[1]):
             return cached[1]
-        await self.agent.note_stats()  # this process's tables: up to the last round
         wall = int(time.time() * 1000)
         stats = await self.admin.round_stats(self.table_ids(), wall - HOUR_MS, wall)
         self._stats = (now, stats)

@@ -361,11 +361,6 @@ class AdminStore(Protocol):
         store has none: never opened, or expired)."""
         ...
 
-    async def note_rounds(self, table_id: str, rows: list[RoundStat]) -> None:
-        """Add settled rounds to the hold statistics (idempotent by round id), those the
-        store holds settled only: a backup restored since they were settled erased them."""
-        ...
-
     async def round_stats(
         self, table_ids: list[str], since_ms: int, now_ms: int
     ) -> dict[str, dict[str, int]]:

@@ -15,14 +15,12 @@ from typing import Any
 
 from server.game.ledger import HOUSE, Reason, Transfer, meter_account, player_account
 from server.stores.admin import (
-    HOUR_MS,
     MAX_SCAN,
     STAT_FIELDS,
     Act,
     Acted,
     AdminState,
     Operator,
-    RoundStat,
     Submitted,
     add_stats,
     canonical,
@@ -52,7 +50,7 @@ class MemoryAdmin:
         self.seen_until = 0.0
         self.details: dict[str, dict[str, Any]] = {}
         self.processes: dict[str, dict[str, Any]] = {}
-        self.stats: dict[str, dict[str, list[int]]] = defaultdict(dict)  # table -> round -> row
+        self.stats = store.round_stats  # table -> round -> row: written with the settlement
 
     async def prepare(self) -> None:
         return None
@@ -332,16 +330,6 @@ class MemoryAdmin:
             "ledger": [transfer_row(t) for t in rnd.ledger],
             "holds": holds,
         }
-
-    async def note_rounds(self, table_id: str, rows: list[RoundStat]) -> None:
-        kept = self.stats[table_id]
-        for r in rows:
-            rnd = self.store.rounds.get(r.round_id)
-            if rnd is not None and rnd.state == "settled":  # as Redis's `note` counts
-                kept[r.round_id] = r.to_row()
-        horizon = int(self.clock() * 1000) - 4 * HOUR_MS  # as Redis' buckets expire
-        for rid in [rid for rid, row in kept.items() if row[0] < horizon]:
-            del kept[rid]
 
     async def round_stats(
         self, table_ids: list[str], since_ms: int, now_ms: int

@@ -24,12 +24,10 @@ from typing import Any
 from server.stores.admin import (
     HOUR_MS,
     MAX_SCAN,
-    STATS_KEPT_MS,
     Act,
     Acted,
     AdminState,
     Operator,
-    RoundStat,
     Submitted,
     canonical,
     conflict,
@@ -275,17 +273,6 @@ class RedisAdmin:
         if data is not None:
             data["holds"] = sorted(data["holds"], key=lambda h: h["seat"])
         return data
-
-    async def note_rounds(self, table_id: str, rows: list[RoundStat]) -> None:
-        if not rows:
-            return
-        await self._write(
-            "note",
-            table=table_id,
-            rows=[[r.round_id, *r.to_row()] for r in rows],
-            hour_ms=HOUR_MS,
-            ttl=(STATS_KEPT_MS + HOUR_MS) // 1000,
-        )
 
     async def round_stats(
         self, table_ids: list[str], since_ms: int, now_ms: int

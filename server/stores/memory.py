@@ -33,6 +33,7 @@ from server.game.ledger import (
     players_of,
 )
 from server.game.settlement import percent_claim
+from server.stores.admin import HOUR_MS, STATS_KEPT_MS, RoundStat, round_stat
 from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
@@ -154,6 +155,9 @@ class MemoryStore:
         self.free_since: dict[str, float] = {}  # table -> when its lapsed lease was seen free
         self.round_ops: dict[str, dict[str, object]] = defaultdict(dict)  # round -> op -> result
         self.buy_ops: dict[str, dict[str, object]] = defaultdict(dict)  # player -> op -> amount
+        # table -> round -> its row of the hold statistics (admin.round_stat), oldest first,
+        # written with the settlement; MemoryAdmin reads them
+        self.round_stats: dict[str, dict[str, list[int]]] = defaultdict(dict)
         self.move_journal: list[Move] = []  # every move outside a round, oldest first
         self._player_moves: dict[str, deque[Move]] = defaultdict(lambda: deque(maxlen=MOVES_LIMIT))
 
@@ -576,12 +580,24 @@ class MemoryStore:
                 }
             )
         self._release_round(round_id)
+        self._note_stat(rnd.table_id, round_stat({**record, "settled_at": now}), paid)
         wallets = self._wallets_of(applied, ())
         settled = Settled(round_id, tuple(paid), wallets, {jackpot: self._balance(meter)})
         rnd.state, rnd.digest, rnd.result = "settled", digest, settled
         self._expire(("round", round_id))
         self._remember(rnd, text, paid, now)
         return settled
+
+    def _note_stat(self, table_id: str, stat: RoundStat, paid: Sequence[ClaimPaid]) -> None:
+        """The round's row of the hold statistics, its percent prizes added; rows past
+        the statistics' reach go (as Redis's hourly keys expire)."""
+        row = stat.to_row()
+        row[6] += sum(p.amount for p in paid)
+        kept = self.round_stats[table_id]
+        kept[stat.round_id] = row
+        horizon = stat.settled_at - STATS_KEPT_MS - HOUR_MS
+        while kept and next(iter(kept.values()))[0] < horizon:
+            del kept[next(iter(kept))]
 
     async def void(
         self, fence: Fence, round_id: str, transfers: Sequence[Transfer], holds: Sequence[Hold]

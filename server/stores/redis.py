@@ -60,6 +60,7 @@ import asyncio_redis
 import orjson
 
 from server.game.ledger import Hold, JackpotClaim, Transfer, players_of
+from server.stores.admin import HOUR_MS, STATS_KEPT_MS, round_stat
 from server.stores.base import (
     HISTORY_LIMIT,
     HITS_LIMIT,
@@ -477,6 +478,7 @@ class RedisStore(RedisLink):
         check_entries(transfers, (), claims)
         check_cents("seed", seed)
         text = record_json(record)
+        now = int(time.time() * 1000)
         request = {
             "round": round_id,
             "digest": transfers_digest(transfers),
@@ -490,7 +492,10 @@ class RedisStore(RedisLink):
             "jackpot": jackpot,
             "seed": seed,
             "players": record_players(record),
-            "now": int(time.time() * 1000),
+            "now": now,
+            "stat": [round_id, *round_stat({**record, "settled_at": now}).to_row()],
+            "hour_ms": HOUR_MS,
+            "stats_ttl": (STATS_KEPT_MS + HOUR_MS) // 1000,
             "ttl": self.retention,
             "history_cap": HISTORY_LIMIT,
             "hits_cap": HITS_LIMIT,

@@ -4,8 +4,6 @@
 --   issue {folded, name, hash, ttl_ms}: a bearer token; revoke {hash}
 --   seen {ttl_ms}: a console is looking
 --   publish {process, row, tables {id: detail}}: what a process shows every console
---   note {table, rows [[round, settled_at, ...]], hour_ms, ttl}: hold statistics, of the
---        rounds the store holds settled (a backup restored since may have erased some)
 local function revoke_all(folded)
   local set = P .. 'optokens:' .. folded
   for _, h in ipairs(redis.call('SMEMBERS', set)) do redis.call('DEL', P .. 'optoken:' .. h) end
@@ -54,19 +52,6 @@ end
 if REQ.op == 'publish' then
   redis.call('HSET', P .. 'admin:procs', REQ.process, REQ.row)
   for tid, detail in pairs(REQ.tables) do redis.call('HSET', P .. 'admin:tables', tid, detail) end
-  return ok(true)
-end
-
-if REQ.op == 'note' then
-  for _, r in ipairs(REQ.rows) do
-    if state_of(r[1]) == 'settled' then
-      local key = P .. 'stats:' .. REQ.table .. ':' .. cents(math.floor(r[2] / REQ.hour_ms))
-      local row = {}
-      for i = 2, #r do row[#row + 1] = r[i] end
-      redis.call('HSET', key, r[1], enc(row))
-      redis.call('EXPIRE', key, REQ.ttl)
-    end
-  end
   return ok(true)
 end
 

@@ -1,9 +1,10 @@
--- REQ {round, digest, table, epoch, transfers, claims, jackpot, seed, players, now, ttl,
---      history_cap, hits_cap}; TEXT the round record (JSON, stored as is).
+-- REQ {round, digest, table, epoch, transfers, claims, jackpot, seed, players, now, stat,
+--      hour_ms, stats_ttl, ttl, history_cap, hits_cap}; TEXT the round record (JSON, stored
+--      as is).
 -- Pays a round and closes it in one step: its transfers, then the percent claims
 -- in seat order against the shared meter (each pays floor(meter * bp / 10000),
--- then the house tops the meter up to its seed), the jackpot hits, the players'
--- and the table's history. Idempotent: a settled round returns its stored result
+-- then the house tops the meter up to its seed), the jackpot hits, the hold
+-- statistics' row, the players' and the table's history. Idempotent: a settled round returns its stored result
 -- when replayed with the same transfers and refuses different ones.
 if store_lost() then return err('store_lost') end  -- no money into a wiped store
 local rid = REQ.round
@@ -84,6 +85,16 @@ for _, c in ipairs(claims) do
   })), REQ.hits_cap)
 end
 release_round(rid)
+
+-- the round's row of the hold statistics (admin.round_stat: [settled_at, hands, antes,
+-- wagered, returned, progressive staked, progressive paid]), its percent prizes added:
+-- written with the settlement, so no crash or backup parts the two
+local stat = {}
+for i = 2, #REQ.stat do stat[#stat + 1] = REQ.stat[i] end
+for _, p in ipairs(paid) do stat[7] = stat[7] + p[3] end
+local stats_key = P .. 'stats:' .. tid .. ':' .. cents(math.floor(REQ.now / REQ.hour_ms))
+redis.call('HSET', stats_key, rid, enc(stat))
+redis.call('EXPIRE', stats_key, REQ.stats_ttl)
 
 -- history: each player's balance before is after minus the round's net for them
 local nets = {}
