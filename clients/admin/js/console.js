@@ -4,9 +4,10 @@
 // Drawn with the player client's h()/morph() and its table view.
 
 import { morph, h } from "/web/js/dom.js";
+import { dollars } from "/web/js/format.js";
 import { Api, ApiError } from "./api.js";
 import {
-  renderAudit, renderJackpots, renderPending, renderPlayers, renderRound, renderSignIn, renderTableDetail,
+  MAX_CENTS, actAmountText, renderAudit, renderJackpots, renderPending, renderPlayers, renderRound, renderSignIn, renderTableDetail,
   renderTables, renderTabs, renderTop,
 } from "./views.js";
 
@@ -30,6 +31,7 @@ const state = {
   auditOffset: 0,
   pending: null,
   result: null, // the last act's outcome: {outcome, text}
+  amountError: null, // an amount the page would not send: {form, text}, said by its field
   readError: null, // why the open tab's data could not be read: {tab, text}
 };
 
@@ -127,14 +129,32 @@ function reasonOf(form) {
   return (form?.elements?.reason?.value ?? "").trim();
 }
 
-function centsOf(form) {
-  const dollarsText = form?.elements?.amount?.value ?? "";
-  const cents = Math.round(Number(dollarsText) * 100);
-  return Number.isFinite(cents) ? cents : NaN;
+/** The form's key, for the error said by its amount field: "player" or "jackpot:<name>". */
+function formKey(form) {
+  return form?.dataset?.jackpot ? `jackpot:${form.dataset.jackpot}` : form?.dataset?.form === "player-act" ? "player" : "";
+}
+
+/** The amount field's dollars as whole cents, or null with the error said by the field:
+ * nothing is rounded ("12.345" was sent as 1235 cents) and nothing but dollars and cents
+ * is read ("1e3" was taken as $1,000). */
+function centsOf(form, { min = 1 } = {}) {
+  const text = (form?.elements?.amount?.value ?? "").trim();
+  const found = /^(\d*)(?:\.(\d{0,2}))?$/.exec(text);
+  let cents = NaN;
+  if (found && (found[1] || found[2])) cents = Number(found[1] || "0") * 100 + Number((found[2] ?? "").padEnd(2, "0"));
+  let error = null;
+  if (!Number.isSafeInteger(cents)) {
+    error = "Amount: dollars and cents, as 12.34 (at most two decimals)";
+  } else if (cents < min || cents > MAX_CENTS) {
+    error = `Amount: from ${dollars(min)} to ${dollars(MAX_CENTS)}`;
+  }
+  state.amountError = error ? { form: formKey(form), text: error } : null;
+  return error ? null : cents;
 }
 
 async function act(path, form, fields = {}) {
   const reason = reasonOf(form);
+  if (fields.amount === undefined) state.amountError = null;
   if (!reason) {
     state.result = { outcome: "error", text: "Give a reason: it goes in the audit log." };
     render();
@@ -145,7 +165,9 @@ async function act(path, form, fields = {}) {
     if (answer.state === "done") {
       const row = answer.row;
       const code = row.details?.result?.code;
-      state.result = { outcome: row.outcome, text: `${row.action} ${row.target}: ${row.outcome}${code ? ` (${code})` : ""}` };
+      const moved = actAmountText(row);
+      state.result = { outcome: row.outcome,
+        text: `${row.action} ${row.target}: ${row.outcome}${moved ? `, ${moved}` : ""}${code ? ` (${code})` : ""}` };
       if (form?.elements?.reason) form.elements.reason.value = "";
       // an amount applied is cleared too: a second click would not repeat it by mistake
       if (row.outcome === "applied" && form?.elements?.amount) form.elements.amount.value = "";
@@ -153,7 +175,14 @@ async function act(path, form, fields = {}) {
       state.result = { outcome: "unchanged", text: answer.message ?? "recorded; not carried out yet" };
     }
   } catch (e) {
-    state.result = { outcome: "error", text: e.message };
+    if (e instanceof ApiError && e.data?.field === "amount") {
+      // the API's words are in cents; the field is in dollars
+      const min = fields.amount === 0 ? 0 : 1;
+      state.amountError = { form: formKey(form), text: `Amount: from ${dollars(min)} to ${dollars(MAX_CENTS)}` };
+      state.result = null;
+    } else {
+      state.result = { outcome: "error", text: e.message };
+    }
   }
   await refresh();
 }
@@ -166,6 +195,7 @@ async function onClick(event) {
     case "tab":
       state.tab = el.dataset.tab;
       state.result = null;
+      state.amountError = null;
       break;
     case "sign-out":
       await api.signOut().catch(() => {});
@@ -177,6 +207,7 @@ async function onClick(event) {
       state.tableId = el.dataset.table;
       state.table = null;
       state.result = null;
+      state.amountError = null;
       break;
     case "table-act": {
       const a = el.dataset.act;
@@ -188,13 +219,17 @@ async function onClick(event) {
     }
     case "jackpot-act": {
       const a = el.dataset.act;
-      const fields = a === "correct" ? { amount: centsOf(form) } : {};
+      const amount = a === "correct" ? centsOf(form, { min: 0 }) : undefined;
+      if (amount === null) break;
+      const fields = amount === undefined ? {} : { amount };
       await act(`/api/jackpots/${encodeURIComponent(form.dataset.jackpot)}/${a}`, form, fields);
       return;
     }
     case "player-act": {
       const a = el.dataset.act;
-      const fields = a === "credit" || a === "debit" ? { amount: centsOf(form) } : {};
+      const amount = a === "credit" || a === "debit" ? centsOf(form) : undefined;
+      if (amount === null) break;
+      const fields = amount === undefined ? {} : { amount };
       await act(`/api/players/${encodeURIComponent(form.dataset.player)}/${a}`, form, fields);
       return;
     }
@@ -202,6 +237,7 @@ async function onClick(event) {
       state.playerId = el.dataset.player;
       state.player = null;
       state.result = null;
+      state.amountError = null;
       break;
     case "open-round":
       try {

