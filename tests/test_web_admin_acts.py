@@ -112,3 +112,45 @@ async def test_an_amount_is_taken_in_whole_cents_and_the_amount_moved_is_shown(
     await expect(console.get_by_test_id("player-balance")).to_have_text(dollars(START + 984))
     await shot(console, "console-amount-moved-1280.png")
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_a_second_click_while_the_act_is_out_sends_nothing_and_the_result_stays(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    console = await console_page(server, browser, problems)
+    sent = acts_sent(console)
+    await console.get_by_test_id("open-alpha").click()
+    await expect(console.get_by_test_id("table-detail")).to_be_visible()
+    await console.get_by_test_id("act-reason").fill("dealer change")
+    # two clicks as fast as a hand gives them: the second used to find the reason box
+    # cleared by the first's answer and say "Give a reason", hiding "applied"
+    await console.evaluate(
+        """() => {
+          const pause = () => document.querySelector('[data-testid="act-pause"]');
+          pause().click();
+          pause().click();
+        }"""
+    )
+    result = console.get_by_test_id("act-result")
+    await expect(result).to_have_attribute("data-outcome", "applied")
+    await expect(result).to_contain_text("pause table:alpha: applied")
+    await expect(console.get_by_test_id("detail-paused")).to_contain_text("olga")
+    await expect(console.get_by_test_id("act-resume")).to_be_enabled()
+    assert [a["reason"] for a in sent] == ["dealer change"]
+    # while an act is out its buttons wait: none can send a second one
+    await console.get_by_test_id("act-reason").fill("back to normal")
+    await console.evaluate(
+        """() => {
+          document.querySelector('[data-testid="act-resume"]').click();
+          window.studBusy = [...document.querySelectorAll('[data-form="table-act"] button')]
+            .map((b) => b.disabled);
+        }"""
+    )
+    assert all(await console.evaluate("window.studBusy"))
+    await expect(result).to_contain_text("resume table:alpha: applied")
+    await expect(result).to_have_attribute("data-outcome", "applied")
+    assert [a["reason"] for a in sent] == ["dealer change", "back to normal"]
+    await shot(console, "console-act-twice-1280.png")
+    assert [p for p in problems if "status of 4" not in p] == []

@@ -32,6 +32,7 @@ const state = {
   pending: null,
   result: null, // the last act's outcome: {outcome, text}
   amountError: null, // an amount the page would not send: {form, text}, said by its field
+  busy: new Set(), // the forms (formKey) whose act is out: their buttons wait for its answer
   readError: null, // why the open tab's data could not be read: {tab, text}
 };
 
@@ -129,9 +130,10 @@ function reasonOf(form) {
   return (form?.elements?.reason?.value ?? "").trim();
 }
 
-/** The form's key, for the error said by its amount field: "player" or "jackpot:<name>". */
+/** The act form's key (views.js actKey): "table:<id>", "jackpot:<name>" or "player". */
 function formKey(form) {
-  return form?.dataset?.jackpot ? `jackpot:${form.dataset.jackpot}` : form?.dataset?.form === "player-act" ? "player" : "";
+  const d = form?.dataset ?? {};
+  return d.table ? `table:${d.table}` : d.jackpot ? `jackpot:${d.jackpot}` : d.form === "player-act" ? "player" : "";
 }
 
 /** The amount field's dollars as whole cents, or null with the error said by the field:
@@ -153,6 +155,8 @@ function centsOf(form, { min = 1 } = {}) {
 }
 
 async function act(path, form, fields = {}) {
+  const key = formKey(form);
+  if (state.busy.has(key)) return; // one act of a form at a time: its answer is awaited
   const reason = reasonOf(form);
   if (fields.amount === undefined) state.amountError = null;
   if (!reason) {
@@ -160,6 +164,10 @@ async function act(path, form, fields = {}) {
     render();
     return;
   }
+  // its buttons wait for the answer: a second click used to find the reason cleared by
+  // the first's answer and say "Give a reason" over the "applied" it had not shown yet
+  state.busy.add(key);
+  render();
   try {
     const answer = await api.act(path, reason, fields);
     if (answer.state === "done") {
@@ -183,6 +191,8 @@ async function act(path, form, fields = {}) {
     } else {
       state.result = { outcome: "error", text: e.message };
     }
+  } finally {
+    state.busy.delete(key);
   }
   await refresh();
 }

@@ -161,6 +161,7 @@ export function renderTableDetail(state) {
   if (!t) return h("section", { "data-testid": "table-detail" }, h("p", { class: "muted" }, "Loading the table…"));
   const snap = t.view;
   const players = t.players ?? [];
+  const busy = state.busy?.has(`table:${t.id}`); // its act is out: its buttons wait
   return h("section", { "data-testid": "table-detail", "data-table": t.id },
     h("p", {}, h("button", { class: "btn small ghost", "data-console": "tab", "data-tab": "tables" }, "← Tables")),
     h("h1", {}, `${t.title} `, h("span", { class: "muted" }, `(${t.id})`)),
@@ -174,20 +175,21 @@ export function renderTableDetail(state) {
         ? `${plural(t.last_hour.rounds ?? 0, "round")}, hold ${percent(t.last_hour.hold)} `
           + `(${percent(t.last_hour.hold_per_ante)} per ante); edge ${edgeText(t)}`
         : `${LAST_HOUR_UNKNOWN}; edge ${edgeText(t)}`)),
-    h("form", { class: "act-bar", "data-form": "table-act", "data-table": t.id, novalidate: true },
+    h("form", { class: "act-bar", "data-form": "table-act", "data-table": t.id, novalidate: true,
+      "aria-busy": busy ? "true" : null },
       h("input", { class: "reason", name: "reason", placeholder: "Reason (kept in the audit log)",
         "data-testid": "act-reason", maxlength: 200 }),
       h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "pause",
-        "data-testid": "act-pause", disabled: Boolean(t.paused) }, "Pause"),
+        "data-testid": "act-pause", disabled: busy || Boolean(t.paused) }, "Pause"),
       h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "resume",
-        "data-testid": "act-resume", disabled: !t.paused }, "Resume"),
+        "data-testid": "act-resume", disabled: busy || !t.paused }, "Resume"),
       h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "void",
         "data-round": t.round_id ?? "", "data-testid": "act-void",
-        disabled: !t.round_id || !["betting", "deciding"].includes(snap?.phase) }, "Void this round"),
+        disabled: busy || !t.round_id || !["betting", "deciding"].includes(snap?.phase) }, "Void this round"),
       h("select", { name: "player", "data-testid": "act-remove-player" },
         players.map((p) => h("option", { value: p.player_id }, `#${p.seat + 1} ${p.name}`))),
       h("button", { class: "btn", type: "button", "data-console": "table-act", "data-act": "remove",
-        "data-testid": "act-remove", disabled: !players.length }, "Remove player")),
+        "data-testid": "act-remove", disabled: busy || !players.length }, "Remove player")),
     renderResult(state),
     h("h2", {}, "What players see"),
     snap
@@ -226,16 +228,17 @@ export function renderJackpots(state, readError = null) {
     (jackpots ?? []).map((j) => h("article", { "data-testid": `jackpot-${j.name}` },
       h("h2", {}, `${j.name}: `, h("span", { "data-testid": `jackpot-amount-${j.name}`, "data-cents": j.amount }, dollars(j.amount)),
         h("span", { class: "muted" }, ` · seed ${j.seed === null ? "—" : dollars(j.seed)}`)),
-      h("form", { class: "act-bar", "data-form": "jackpot-act", "data-jackpot": j.name, novalidate: true },
+      h("form", { class: "act-bar", "data-form": "jackpot-act", "data-jackpot": j.name, novalidate: true,
+        "aria-busy": state.busy?.has(`jackpot:${j.name}`) ? "true" : null },
         h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200,
           "data-testid": `jackpot-reason-${j.name}` }),
         h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "reseed",
-          "data-testid": `jackpot-reseed-${j.name}` }, "Reseed"),
+          "data-testid": `jackpot-reseed-${j.name}`, disabled: state.busy?.has(`jackpot:${j.name}`) }, "Reseed"),
         h("input", { class: "amount", name: "amount", type: "number", min: 0, step: "0.01", placeholder: "$ amount",
           "data-testid": `jackpot-amount-input-${j.name}`,
           "aria-invalid": state.amountError?.form === `jackpot:${j.name}` ? "true" : null }),
         h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "correct",
-          "data-testid": `jackpot-correct-${j.name}` }, "Set to amount"),
+          "data-testid": `jackpot-correct-${j.name}`, disabled: state.busy?.has(`jackpot:${j.name}`) }, "Set to amount"),
         amountError(state, `jackpot:${j.name}`, `jackpot-amount-error-${j.name}`)),
       j.hits?.length
         ? h("table", { class: "grid" },
@@ -269,6 +272,7 @@ export function renderPlayers(state) {
 
 function playerDetail(state, p) {
   const w = p.wallet ?? {};
+  const busy = state.busy?.has("player"); // its act is out: its buttons wait
   return h("article", { "data-testid": "player-detail", "data-player": p.player_id },
     h("h2", {}, `${p.name} `, h("span", { class: "muted mono" }, p.player_id),
       p.suspended ? h("span", { class: "badge paused", "data-testid": "player-suspended" }, " suspended") : null),
@@ -280,19 +284,20 @@ function playerDetail(state, p) {
       h("dt", {}, "Seats"), h("dd", {}, (p.seats ?? []).map((s) => `${s.table} #${s.seat + 1}`).join(", ") || "none"),
       h("dt", {}, "Holds"), h("dd", {}, (p.holds ?? []).map((x) => `${x.round_id} #${x.seat + 1}: ${dollars(x.amount)}`).join(", ") || "none"),
       h("dt", {}, "Suspended"), h("dd", {}, p.suspended ? `by ${p.suspended.by}: ${p.suspended.reason}` : "no")),
-    h("form", { class: "act-bar", "data-form": "player-act", "data-player": p.player_id, novalidate: true },
+    h("form", { class: "act-bar", "data-form": "player-act", "data-player": p.player_id, novalidate: true,
+      "aria-busy": busy ? "true" : null },
       h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200, "data-testid": "player-reason" }),
       h("input", { class: "amount", name: "amount", type: "number", min: 0.01, step: "0.01", placeholder: "$ amount",
         "data-testid": "player-amount", "aria-invalid": state.amountError?.form === "player" ? "true" : null }),
       h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "credit",
-        "data-testid": "player-credit" }, "Credit"),
+        "data-testid": "player-credit", disabled: busy }, "Credit"),
       h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "debit",
-        "data-testid": "player-debit" }, "Debit"),
+        "data-testid": "player-debit", disabled: busy }, "Debit"),
       p.suspended
         ? h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "unsuspend",
-          "data-testid": "player-unsuspend" }, "Lift suspension")
+          "data-testid": "player-unsuspend", disabled: busy }, "Lift suspension")
         : h("button", { class: "btn", type: "button", "data-console": "player-act", "data-act": "suspend",
-          "data-testid": "player-suspend" }, "Suspend"),
+          "data-testid": "player-suspend", disabled: busy }, "Suspend"),
       amountError(state, "player", "player-amount-error")),
     renderResult(state),
     h("div", { class: "two" },
