@@ -154,3 +154,44 @@ async def test_a_second_click_while_the_act_is_out_sends_nothing_and_the_result_
     assert [a["reason"] for a in sent] == ["dealer change", "back to normal"]
     await shot(console, "console-act-twice-1280.png")
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_a_meter_correction_is_sent_only_once_confirmed_with_its_before_and_after(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    console = await console_page(server, browser, problems)
+    sent = acts_sent(console)
+    await console.get_by_test_id("tab-jackpots").click()
+    meter = console.get_by_test_id("jackpot-amount-main")
+    await expect(meter).to_have_attribute("data-cents", "100000")  # conftest's seed
+    await console.get_by_test_id("jackpot-reason-main").fill("meter restored after an outage")
+    amount = console.get_by_test_id("jackpot-amount-input-main")
+    confirm = console.get_by_test_id("jackpot-confirm-main")
+
+    # a few zeros too many was one click away from a $9 trillion meter
+    await amount.fill("5000000")
+    await console.get_by_test_id("jackpot-correct-main").click()
+    await expect(confirm).to_be_visible()
+    await expect(confirm).to_contain_text(f"from {dollars(100_000)}")
+    await expect(confirm).to_contain_text(f"to {dollars(500_000_000)}")
+    await expect(confirm).to_contain_text(f"seed {dollars(100_000)}")
+    await shot(console, "console-jackpot-confirm-1280.png")
+    assert sent == []
+    await console.get_by_test_id("jackpot-cancel-main").click()
+    await expect(confirm).to_have_count(0)
+    assert sent == []
+    await expect(meter).to_have_attribute("data-cents", "100000")
+
+    await amount.fill("5000")
+    await console.get_by_test_id("jackpot-correct-main").click()
+    await expect(confirm).to_contain_text(f"to {dollars(500_000)}")
+    await console.get_by_test_id("jackpot-confirm-button-main").click()
+    result = console.get_by_test_id("act-result")
+    await expect(result).to_have_attribute("data-outcome", "applied")
+    await expect(result).to_contain_text(f"{dollars(100_000)} → {dollars(500_000)}")
+    await expect(meter).to_have_attribute("data-cents", "500000")
+    await expect(confirm).to_have_count(0)
+    assert [a["amount"] for a in sent] == [500_000]
+    assert [p for p in problems if "status of 4" not in p] == []

@@ -32,6 +32,7 @@ const state = {
   pending: null,
   result: null, // the last act's outcome: {outcome, text}
   amountError: null, // an amount the page would not send: {form, text}, said by its field
+  confirm: null, // a meter correction asked, not sent until confirmed: {jackpot, amount}
   busy: new Set(), // the forms (formKey) whose act is out: their buttons wait for its answer
   readError: null, // why the open tab's data could not be read: {tab, text}
 };
@@ -205,6 +206,7 @@ async function onClick(event) {
     case "tab":
       state.tab = el.dataset.tab;
       state.result = null;
+      state.confirm = null;
       state.amountError = null;
       break;
     case "sign-out":
@@ -231,8 +233,25 @@ async function onClick(event) {
       const a = el.dataset.act;
       const amount = a === "correct" ? centsOf(form, { min: 0 }) : undefined;
       if (amount === null) break;
-      const fields = amount === undefined ? {} : { amount };
-      await act(`/api/jackpots/${encodeURIComponent(form.dataset.jackpot)}/${a}`, form, fields);
+      if (a === "correct") {
+        // the meter is what a royal flush pays: its before and after are shown to confirm
+        state.confirm = { jackpot: form.dataset.jackpot, amount };
+        state.result = null;
+        break;
+      }
+      state.confirm = null;
+      await act(`/api/jackpots/${encodeURIComponent(form.dataset.jackpot)}/${a}`, form, {});
+      return;
+    }
+    case "jackpot-cancel":
+      state.confirm = null;
+      break;
+    case "jackpot-confirm": {
+      const asked = state.confirm;
+      if (!asked || asked.jackpot !== form.dataset.jackpot) break;
+      state.confirm = null;
+      const fields = { amount: asked.amount };
+      await act(`/api/jackpots/${encodeURIComponent(form.dataset.jackpot)}/correct`, form, fields);
       return;
     }
     case "player-act": {

@@ -239,7 +239,8 @@ export function renderJackpots(state, readError = null) {
           "aria-invalid": state.amountError?.form === `jackpot:${j.name}` ? "true" : null }),
         h("button", { class: "btn", type: "button", "data-console": "jackpot-act", "data-act": "correct",
           "data-testid": `jackpot-correct-${j.name}`, disabled: state.busy?.has(`jackpot:${j.name}`) }, "Set to amount"),
-        amountError(state, `jackpot:${j.name}`, `jackpot-amount-error-${j.name}`)),
+        amountError(state, `jackpot:${j.name}`, `jackpot-amount-error-${j.name}`),
+        state.confirm?.jackpot === j.name ? confirmCorrection(j, state.confirm.amount) : null),
       j.hits?.length
         ? h("table", { class: "grid" },
           h("thead", {}, h("tr", {}, ["When", "Table", "Player", "Hand", "Paid", "Meter after"].map((c) => h("th", {}, c)))),
@@ -248,6 +249,21 @@ export function renderJackpots(state, readError = null) {
             h("td", {}, hit.category), h("td", { class: "num" }, dollars(hit.amount)),
             h("td", { class: "num" }, dollars(hit.meter_after))))))
         : h("p", { class: "muted" }, "No hit yet."))));
+}
+
+/** A meter correction asked: sent only once confirmed, its before (the meter now) and
+ * after beside its seed, as what a royal flush pays. */
+function confirmCorrection(j, amount) {
+  const change = amount - j.amount;
+  return h("div", { class: "confirm", role: "alertdialog", "data-testid": `jackpot-confirm-${j.name}`,
+    "aria-label": `Set ${j.name} to ${dollars(amount)}?` },
+  h("span", {}, "Set ", h("b", {}, j.name), ` from ${dollars(j.amount)} to `, h("b", {}, dollars(amount)),
+    ` (seed ${j.seed === null ? "—" : dollars(j.seed)})? `,
+    change ? `${signedDollars(change)} ${change > 0 ? "from" : "to"} the house.` : "No change."),
+  h("button", { class: "btn primary", type: "button", "data-console": "jackpot-confirm",
+    "data-testid": `jackpot-confirm-button-${j.name}` }, `Set to ${dollars(amount)}`),
+  h("button", { class: "btn", type: "button", "data-console": "jackpot-cancel",
+    "data-testid": `jackpot-cancel-${j.name}` }, "Cancel"));
 }
 
 // ----- players -----------------------------------------------------------------------------
