@@ -195,3 +195,19 @@ async def test_a_meter_correction_is_sent_only_once_confirmed_with_its_before_an
     await expect(confirm).to_have_count(0)
     assert [a["amount"] for a in sent] == [500_000]
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_the_jackpots_view_says_its_list_is_of_percent_prizes(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    console = await console_page(server, browser, problems)
+    await console.get_by_test_id("tab-jackpots").click()
+    # "No hit yet." was shown after fixed progressive prizes were paid: the list is of
+    # percent prizes only (the fixed ones are the house's, in the rounds' ledgers)
+    none = console.get_by_test_id("jackpot-hits-main")
+    await expect(none).to_contain_text("No percent prize yet")
+    await expect(none).to_contain_text("fixed prizes")
+    await expect(console.get_by_test_id("jackpots")).not_to_contain_text("No hit yet")
+    assert [p for p in problems if "status of 4" not in p] == []

@@ -241,14 +241,18 @@ export function renderJackpots(state, readError = null) {
           "data-testid": `jackpot-correct-${j.name}`, disabled: state.busy?.has(`jackpot:${j.name}`) }, "Set to amount"),
         amountError(state, `jackpot:${j.name}`, `jackpot-amount-error-${j.name}`),
         state.confirm?.jackpot === j.name ? confirmCorrection(j, state.confirm.amount) : null),
+      h("h3", {}, "Last percent prizes"),
       j.hits?.length
-        ? h("table", { class: "grid" },
+        ? h("table", { class: "grid", "data-testid": `jackpot-hits-${j.name}` },
           h("thead", {}, h("tr", {}, ["When", "Table", "Player", "Hand", "Paid", "Meter after"].map((c) => h("th", {}, c)))),
           h("tbody", {}, j.hits.map((hit) => h("tr", {},
             h("td", {}, when(hit.settled_at)), h("td", {}, hit.table), h("td", { class: "mono" }, hit.player_id),
             h("td", {}, hit.category), h("td", { class: "num" }, dollars(hit.amount)),
             h("td", { class: "num" }, dollars(hit.meter_after))))))
-        : h("p", { class: "muted" }, "No hit yet."))));
+        // the list is of percent prizes (paid from the meter) only: "No hit yet." was
+        // read as no prize at all after fixed ones had been paid
+        : h("p", { class: "muted", "data-testid": `jackpot-hits-${j.name}` },
+          "No percent prize yet. (The fixed prizes are paid by the house: see the rounds' ledgers.)"))));
 }
 
 /** A meter correction asked: sent only once confirmed, its before (the meter now) and
