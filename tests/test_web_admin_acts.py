@@ -211,3 +211,68 @@ async def test_the_jackpots_view_says_its_list_is_of_percent_prizes(
     await expect(none).to_contain_text("fixed prizes")
     await expect(console.get_by_test_id("jackpots")).not_to_contain_text("No hit yet")
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+#: A settled round as GET /api/rounds/<id> gives it: seat 0 antes $1 with the progressive
+#: ($1), raises $2 and wins 2:1 (paid $8: net +$4, the stake lost in it); seat 1's
+#: progressive paid a fixed $50.
+ROUND = {
+    "round_id": "alpha-00000000000000aa",
+    "table": "alpha",
+    "journal": None,
+    "fairness_check": None,
+    "record": {
+        "round_id": "alpha-00000000000000aa",
+        "dealer": ["Ad", "Kc", "9h", "4s", "2d"],
+        "jackpots": {},
+        "seats": [
+            {
+                "seat": 0,
+                "name": "Ann",
+                "ante": 100,
+                "progressive": True,
+                "decision": "raise",
+                "cards": ["Kh", "Ks", "7d", "5c", "2h"],
+                "result": {"outcome": "win", "net": 400, "returned": 800, "progressive_prize": 0},
+            },
+            {
+                "seat": 1,
+                "name": "Bob",
+                "ante": 100,
+                "progressive": True,
+                "decision": "fold",
+                "cards": ["9c", "9d", "9h", "3s", "3h"],
+                "result": {
+                    "outcome": "fold",
+                    "net": 4800,
+                    "returned": 5000,
+                    "progressive_prize": {"fixed_cents": 5000, "paid": 5000},
+                },
+            },
+        ],
+    },
+}
+
+
+@needs_chromium
+async def test_a_round_s_results_show_the_progressive_they_count(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    console = await console_page(server, browser, problems)
+    await console.evaluate("(round) => { window.studConsole.state.round = round; }", ROUND)
+    await console.get_by_test_id("tab-tables").click()  # drawn again
+    detail = console.get_by_test_id("round-detail")
+    await expect(detail).to_be_visible()
+    # "Win $4.00" folded the lost $1 stake in with no word, where players read "incl. JP −$1"
+    ann = detail.get_by_test_id("round-seat-result").nth(0)
+    await expect(ann).to_contain_text("Win")
+    await expect(ann).to_contain_text("$4.00")
+    await expect(ann.get_by_test_id("round-seat-side-bet")).to_have_text(
+        f"incl. JP {dollars(-100).replace('.00', '')}"
+    )
+    bob = detail.get_by_test_id("round-seat-result").nth(1)
+    await expect(bob.get_by_test_id("round-seat-prize")).to_contain_text(dollars(5000))
+    await expect(bob.get_by_test_id("round-seat-side-bet")).to_have_count(0)
+    await shot(console, "console-round-progressive-1280.png")
+    assert [p for p in problems if "status of 4" not in p] == []

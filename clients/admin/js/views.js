@@ -3,7 +3,8 @@
 
 import { cardRow } from "/web/js/cards.js";
 import { h } from "/web/js/dom.js";
-import { OUTCOMES, decisionLabel, dollars, signedDollars } from "/web/js/format.js";
+import { OUTCOMES, decisionLabel, dollars, progressivePaid, signedDollars } from "/web/js/format.js";
+import { settledResult, sideBetLost } from "/web/js/history.js";
 import { seatLayout } from "/web/js/layout.js";
 import { renderTable } from "/web/js/table.js";
 
@@ -368,12 +369,29 @@ export function renderRound(state) {
           h("td", {}, `#${s.seat + 1}`), h("td", {}, s.name),
           h("td", { class: "num" }, dollars(s.ante)), h("td", {}, cardRow(s.cards ?? [], { small: true })),
           h("td", {}, decisionLabel(s) || "—"), // the players' words, not the wire's "fold"
-          h("td", { class: "num" }, s.result
-            ? `${OUTCOMES[s.result.outcome] ?? s.result.outcome} ${signedCents(s.result.net)}` : "—"))))) : null,
+          h("td", { class: "num", "data-testid": "round-seat-result" }, seatResult(s, rec)))))) : null,
       r.journal ? h("details", {}, h("summary", {}, `Ledger (${r.journal.ledger.length} entries)`),
         h("table", { class: "grid" }, h("tbody", {}, r.journal.ledger.map((t) => h("tr", {},
           h("td", {}, t[2]), h("td", { class: "mono" }, t[3]), h("td", { class: "mono" }, t[4]),
           h("td", { class: "num" }, dollars(t[5]))))))) : null));
+}
+
+/** A seat's result as the players' history words it: the net counts the progressive, so
+ * its prize is named, and a stake that won nothing is noted ("incl. JP −$1"): "Win $4.00"
+ * alone did not add up to the ante, raise and payout. */
+function seatResult(s, rec) {
+  const res = settledResult(s, rec);
+  if (!res) return "—";
+  const prize = progressivePaid(res.progressive_prize);
+  const lost = sideBetLost(s, res);
+  return [
+    `${OUTCOMES[res.outcome] ?? res.outcome} ${signedCents(res.net)}`,
+    prize ? h("div", { class: "prize", "data-testid": "round-seat-prize", "data-cents": prize },
+      `Progressive ${dollars(prize)}`) : null,
+    lost ? h("div", { class: "muted", "data-testid": "round-seat-side-bet", "data-cents": -lost,
+      title: "The progressive bet won nothing; the net counts it" },
+    `incl. JP ${dollars(-lost, { short: true })}`) : null,
+  ];
 }
 
 // ----- the audit log and retries -------------------------------------------------------------
