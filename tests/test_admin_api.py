@@ -447,6 +447,10 @@ async def test_a_removed_player_plays_the_hand_out_and_loses_the_seat_after(
     assert gone["outcome"] == "unchanged"
     typo = await op.act("/api/tables/alpha/remove", "a typo", player_id=bob.player_id + "x")
     assert (typo["outcome"], typo["details"]["result"]["code"]) == ("refused", "unknown_player")
+    # the player's page lists the acts that named them (it showed none of a table's)
+    listed = (await op.get(f"/api/players/{bob.player_id}"))["audit"]
+    assert [r["id"] for r in listed] == [gone["id"], again["id"], row["id"]]
+    assert {r["target"] for r in listed} == {"table:alpha"}
     await books(server)
 
 

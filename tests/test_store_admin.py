@@ -378,6 +378,31 @@ async def test_a_table_act_is_pending_until_its_host_finishes_it_once(stores: St
     assert await a.action("never-asked") is None
 
 
+async def test_a_table_act_naming_a_player_is_listed_under_the_player_too(
+    stores: Stores,
+) -> None:
+    """A `remove` was on record under its table only: the player's page, which reads the
+    log by `player:<id>`, did not show that an operator had removed them."""
+    a = stores.admin
+    pid = await player(stores)
+    credit = act("credit", f"player:{pid}", "goodwill", amount=5)
+    await a.adjust(credit, pid, 5)
+    remove = act("remove", "table:alpha", "abusive chat", player_id=pid)
+    await a.submit(remove)
+    done = await a.finish(remove, remove.row("applied", {"player_id": pid, "at_round_end": False}))
+    assert (await a.finish(remove, remove.row("applied", {}))).replayed  # listed once
+    mine, total = await a.audit(0, 10, target=f"player:{pid}")
+    assert total == 2 and [r["id"] for r in mine] == [remove.id, credit.id]
+    assert mine[0] == done.row and mine[0]["target"] == "table:alpha"
+    table, total = await a.audit(0, 10, target="table:alpha")
+    assert total == 1 and table[0]["id"] == remove.id
+    assert (await a.audit(0, 10))[1] == 2  # one row each in the log itself
+    pause = act("pause", "table:alpha", "dealer change")
+    await a.submit(pause)
+    await a.finish(pause, pause.row("applied", {}), {"set": {"reason": "x", "since_ms": 1}})
+    assert (await a.audit(0, 10, target=f"player:{pid}"))[1] == 2
+
+
 async def test_the_audit_log_pages_newest_first(stores: Stores) -> None:
     pid = await player(stores)
     ids = []

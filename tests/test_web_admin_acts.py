@@ -276,3 +276,36 @@ async def test_a_round_s_results_show_the_progressive_they_count(
     await expect(bob.get_by_test_id("round-seat-side-bet")).to_have_count(0)
     await shot(console, "console-round-progressive-1280.png")
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_a_removal_is_shown_with_its_player_and_on_the_player_s_page(
+    server: StudServer, browser: Browser
+) -> None:
+    problems: list[str] = []
+    ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(ann, "Ann")
+    ann_id = await ann.evaluate("window.stud.state.me.player_id")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    console = await console_page(server, browser, problems)
+    await console.get_by_test_id("open-alpha").click()
+    await expect(console.get_by_test_id("act-remove")).to_be_enabled()
+    await console.get_by_test_id("act-reason").fill("abusive chat")
+    await console.get_by_test_id("act-remove").click()
+    result = console.get_by_test_id("act-result")
+    await expect(result).to_have_attribute("data-outcome", "applied")
+    # "remove table:alpha" said nothing of whom
+    await expect(result).to_contain_text(f"player:{ann_id}")
+    row = console.get_by_test_id("table-audit").get_by_test_id("audit-row")
+    await expect(row).to_have_count(1)
+    await expect(row).to_contain_text(f"player:{ann_id}")
+    await shot(console, "console-removed-table-1280.png")
+    # and the player's page lists it (it listed only acts whose target was the player)
+    await open_player(console, ann_id)
+    mine = console.get_by_test_id("player-audit").get_by_test_id("audit-row")
+    await expect(mine).to_have_count(1)
+    await expect(mine).to_have_attribute("data-action", "remove")
+    await expect(mine).to_contain_text("table:alpha")
+    await shot(console, "console-removed-player-1280.png")
+    assert [p for p in problems if "status of 4" not in p] == []

@@ -85,6 +85,15 @@ class Act:
         return hashlib.sha256(canonical(body).encode()).hexdigest()
 
     @property
+    def audit_targets(self) -> list[str]:
+        """The targets its audit row is listed under (`audit(target=...)`): its own, and
+        the player its request names when that is another target (a table's `remove`),
+        so the player's page shows it too."""
+        named = self.request.get("player_id")
+        also = f"player:{named}" if isinstance(named, str) and named else self.target
+        return [self.target] if also == self.target else [self.target, also]
+
+    @property
     def request_text(self) -> str:
         return canonical(dict(self.request))
 

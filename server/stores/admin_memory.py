@@ -113,7 +113,8 @@ class MemoryAdmin:
     def _record(self, act: Act, row: dict[str, Any]) -> Acted:
         row = json.loads(canonical(row))  # what Redis keeps: JSON
         self.actions[act.id] = {"digest": act.digest, "state": "done", "row": row}
-        self.by_target[row["target"]].append(len(self.audit_rows))
+        for target in act.audit_targets:  # its own, and a player it names
+            self.by_target[target].append(len(self.audit_rows))
         self.audit_rows.append(row)
         return Acted(row)
 

@@ -8,7 +8,8 @@ Keys, under the store's prefix (see `scripts/_admin.lua`):
 
     operators, optoken:<sha256>, optokens:<name>   operators and their bearer tokens
     action:<id>, admin:pending                    each act once; table acts awaiting a host
-    audit, audit:by:<target>                      the audit log (lists, append-only)
+    audit, audit:by:<target>                      the audit log (lists, append-only); a row
+                                                  is also under the player its act names
     paused, suspended                             paused tables, suspended players
     adjustments                                   the ledger of operators' money moves
     admin:seen, admin:tables, admin:procs         the fleet's view for the console
@@ -294,6 +295,7 @@ def _head(act: Act) -> dict[str, Any]:
         "action": act.action,
         "target": act.target,
         "reason": act.reason,
+        "also": act.audit_targets[1:],  # listed under these too (a player it names)
     }
 
 

@@ -7,7 +7,7 @@ import { morph, h } from "/web/js/dom.js";
 import { dollars } from "/web/js/format.js";
 import { Api, ApiError } from "./api.js";
 import {
-  MAX_CENTS, actAmountText, renderAudit, renderJackpots, renderPending, renderPlayers, renderRound, renderSignIn, renderTableDetail,
+  MAX_CENTS, actAmountText, namedPlayer, renderAudit, renderJackpots, renderPending, renderPlayers, renderRound, renderSignIn, renderTableDetail,
   renderTables, renderTabs, renderTop,
 } from "./views.js";
 
@@ -176,7 +176,7 @@ async function act(path, form, fields = {}) {
       const code = row.details?.result?.code;
       const moved = actAmountText(row);
       state.result = { outcome: row.outcome,
-        text: `${row.action} ${row.target}: ${row.outcome}${moved ? `, ${moved}` : ""}${code ? ` (${code})` : ""}` };
+        text: `${row.action} ${row.target}${namedPlayer(row) ? ` ${namedPlayer(row)}` : ""}: ${row.outcome}${moved ? `, ${moved}` : ""}${code ? ` (${code})` : ""}` };
       if (form?.elements?.reason) form.elements.reason.value = "";
       // an amount applied is cleared too: a second click would not repeat it by mistake
       if (row.outcome === "applied" && form?.elements?.amount) form.elements.amount.value = "";

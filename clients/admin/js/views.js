@@ -48,6 +48,13 @@ export function actAmountText(row) {
   return typeof req.amount === "number" ? `→ ${dollars(req.amount)}` : "";
 }
 
+/** The player a table's act names (`remove`'s `player_id`), as a target: "player:<id>";
+ * null when the act names none, or names it as its target already. */
+export function namedPlayer(row) {
+  const pid = row?.details?.request?.player_id;
+  return typeof pid === "string" && pid && row.target !== `player:${pid}` ? `player:${pid}` : null;
+}
+
 /** The amount field's error, by the field (an amount not sent: see console.js centsOf). */
 function amountError(state, form, testid) {
   const e = state.amountError;
@@ -402,7 +409,9 @@ function auditTable(rows, testid) {
     h("thead", {}, h("tr", {}, ["When", "Operator", "Act", "Target", "Amount", "Reason", "Outcome"]
       .map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map((r) => h("tr", { "data-testid": "audit-row", "data-action": r.action, "data-outcome": r.outcome },
-      h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action), h("td", { class: "mono" }, r.target),
+      h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action), h("td", { class: "mono" }, r.target,
+        // "remove table:alpha" said nothing of whom
+        namedPlayer(r) ? h("div", { "data-testid": "audit-player" }, namedPlayer(r)) : null),
       h("td", { class: "num", "data-testid": "audit-amount" }, actAmountText(r)),
       h("td", {}, r.reason),
       h("td", { class: `outcome-${r.outcome}`, title: JSON.stringify(r.details?.result ?? {}) },

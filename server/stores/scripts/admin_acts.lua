@@ -1,4 +1,4 @@
--- REQ {op, act {id, operator, ts, action, target, reason}, digest, request_text, ttl, ...}:
+-- REQ {op, act {id, operator, ts, action, target, reason, also}, digest, request_text, ttl, ...}:
 -- an operator's act, applied once by its id with its audit row, in one step.
 --   adjust   {player, amount (signed), max}: a wallet credited from / debited to the house
 --   meter    {name, amount (-1: its seed)}: a meter set, the difference from / to the house
@@ -18,7 +18,7 @@ local function done(outcome, result)
     reason = A.reason, outcome = outcome,
     details = obj({request = raw(REQ.request_text), result = result}),
   }))
-  return record_act(A.id, REQ.digest, A.target, row, REQ.ttl)
+  return record_act(A.id, REQ.digest, A.target, row, REQ.ttl, A.also)
 end
 
 -- a move of the operator's: not part of any round, in the moves journal under the act's
@@ -110,7 +110,7 @@ if REQ.op == 'finish' then
       redis.call('HDEL', PAUSED, tid)
     end
   end
-  return record_act(A.id, REQ.digest, A.target, ARGV[3], REQ.ttl)
+  return record_act(A.id, REQ.digest, A.target, ARGV[3], REQ.ttl, A.also)
 end
 
 return err('unknown_op', {op = REQ.op})
