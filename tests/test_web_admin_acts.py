@@ -166,9 +166,13 @@ async def test_a_meter_correction_is_sent_only_once_confirmed_with_its_before_an
     await console.get_by_test_id("tab-jackpots").click()
     meter = console.get_by_test_id("jackpot-amount-main")
     await expect(meter).to_have_attribute("data-cents", "100000")  # conftest's seed
-    await console.get_by_test_id("jackpot-reason-main").fill("meter restored after an outage")
     amount = console.get_by_test_id("jackpot-amount-input-main")
     confirm = console.get_by_test_id("jackpot-confirm-main")
+    await amount.fill("5000")
+    await console.get_by_test_id("jackpot-correct-main").click()  # no reason: asked first
+    await expect(console.get_by_test_id("act-result")).to_contain_text("Give a reason")
+    await expect(confirm).to_have_count(0)
+    await console.get_by_test_id("jackpot-reason-main").fill("meter restored after an outage")
 
     # a few zeros too many was one click away from a $9 trillion meter
     await amount.fill("5000000")

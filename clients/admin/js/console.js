@@ -233,6 +233,10 @@ async function onClick(event) {
       const a = el.dataset.act;
       const amount = a === "correct" ? centsOf(form, { min: 0 }) : undefined;
       if (amount === null) break;
+      if (a === "correct" && !reasonOf(form)) {
+        await act("", form); // says "Give a reason" before anything is confirmed
+        return;
+      }
       if (a === "correct") {
         // the meter is what a royal flush pays: its before and after are shown to confirm
         state.confirm = { jackpot: form.dataset.jackpot, amount };
