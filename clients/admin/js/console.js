@@ -7,8 +7,8 @@ import { morph, h } from "/web/js/dom.js";
 import { dollars } from "/web/js/format.js";
 import { Api, ApiError } from "./api.js";
 import {
-  MAX_CENTS, actAmountText, namedPlayer, renderAudit, renderJackpots, renderPending, renderPlayers, renderRound, renderSignIn, renderTableDetail,
-  renderTables, renderTabs, renderTop,
+  MAX_CENTS, actAmountText, namedPlayer, renderAudit, renderJackpots, renderPending, renderPlayers, renderRound,
+  renderSignIn, renderTableDetail, renderTables, renderTabs, renderTop,
 } from "./views.js";
 
 const POLL_MS = 1000;
@@ -131,7 +131,8 @@ function reasonOf(form) {
   return (form?.elements?.reason?.value ?? "").trim();
 }
 
-/** The act form's key (views.js actKey): "table:<id>", "jackpot:<name>" or "player". */
+/** The act form's key, as views.js reads `busy` and `amountError`: "table:<id>",
+ * "jackpot:<name>" or "player". */
 function formKey(form) {
   const d = form?.dataset ?? {};
   return d.table ? `table:${d.table}` : d.jackpot ? `jackpot:${d.jackpot}` : d.form === "player-act" ? "player" : "";
@@ -144,7 +145,9 @@ function centsOf(form, { min = 1 } = {}) {
   const text = (form?.elements?.amount?.value ?? "").trim();
   const found = /^(\d*)(?:\.(\d{0,2}))?$/.exec(text);
   let cents = NaN;
-  if (found && (found[1] || found[2])) cents = Number(found[1] || "0") * 100 + Number((found[2] ?? "").padEnd(2, "0"));
+  if (found && (found[1] || found[2])) {
+    cents = Number(found[1] || "0") * 100 + Number((found[2] ?? "").padEnd(2, "0"));
+  }
   let error = null;
   if (!Number.isSafeInteger(cents)) {
     error = "Amount: dollars and cents, as 12.34 (at most two decimals)";
@@ -155,14 +158,18 @@ function centsOf(form, { min = 1 } = {}) {
   return error ? null : cents;
 }
 
+function askReason() {
+  state.result = { outcome: "error", text: "Give a reason: it goes in the audit log." };
+  render();
+}
+
 async function act(path, form, fields = {}) {
   const key = formKey(form);
   if (state.busy.has(key)) return; // one act of a form at a time: its answer is awaited
   const reason = reasonOf(form);
   if (fields.amount === undefined) state.amountError = null;
   if (!reason) {
-    state.result = { outcome: "error", text: "Give a reason: it goes in the audit log." };
-    render();
+    askReason();
     return;
   }
   // its buttons wait for the answer: a second click used to find the reason cleared by
@@ -175,8 +182,9 @@ async function act(path, form, fields = {}) {
       const row = answer.row;
       const code = row.details?.result?.code;
       const moved = actAmountText(row);
-      state.result = { outcome: row.outcome,
-        text: `${row.action} ${row.target}${namedPlayer(row) ? ` ${namedPlayer(row)}` : ""}: ${row.outcome}${moved ? `, ${moved}` : ""}${code ? ` (${code})` : ""}` };
+      const named = namedPlayer(row); // a table's act names its player: whom
+      state.result = { outcome: row.outcome, text: `${row.action} ${row.target}${named ? ` ${named}` : ""}: `
+        + `${row.outcome}${moved ? `, ${moved}` : ""}${code ? ` (${code})` : ""}` };
       if (form?.elements?.reason) form.elements.reason.value = "";
       // an amount applied is cleared too: a second click would not repeat it by mistake
       if (row.outcome === "applied" && form?.elements?.amount) form.elements.amount.value = "";
@@ -234,7 +242,7 @@ async function onClick(event) {
       const amount = a === "correct" ? centsOf(form, { min: 0 }) : undefined;
       if (amount === null) break;
       if (a === "correct" && !reasonOf(form)) {
-        await act("", form); // says "Give a reason" before anything is confirmed
+        askReason(); // before anything is put up to confirm
         return;
       }
       if (a === "correct") {
