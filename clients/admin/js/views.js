@@ -347,7 +347,7 @@ function movesTable(playerId, rows) {
     h("thead", {}, h("tr", {}, ["When", "What", "Amount", "Operation"].map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map((m) => h("tr", { "data-testid": "move-row" },
       h("td", {}, when(m.at)), h("td", {}, what(m)),
-      h("td", { class: "num" }, signedCents(m.transfer[4] === me ? m.transfer[5] : -m.transfer[5])),
+      h("td", { class: "num" }, signedDollars(m.transfer[4] === me ? m.transfer[5] : -m.transfer[5])),
       h("td", { class: "mono" }, m.op)))));
 }
 
