@@ -426,7 +426,7 @@ def test_a_decision_reads_the_same_in_every_history_and_at_the_table(
     assert f'"{words}"' in (web / "web" / "js" / "format.js").read_text(encoding="utf-8")
     console = (web / "admin" / "js" / "views.js").read_text(encoding="utf-8")
     assert "decisionLabel(s)" in console and "s.decision ??" not in console
-    assert "OUTCOMES[s.result.outcome]" in console
+    assert "OUTCOMES[res.outcome]" in console  # the result as the player's History reads it
 
 
 @pytest.mark.parametrize(

@@ -203,9 +203,10 @@ STAT_FIELDS: Final = (
 )
 
 
-def round_stat(entry: Mapping[str, Any]) -> RoundStat:
+def round_stat(entry: Mapping[str, Any], round_id: str | None = None) -> RoundStat:
     """A table history entry (`Store.table_history`, percent prizes included) as one
-    row of the hold statistics."""
+    row of the hold statistics; `round_id` when the entry may not say it (a record as
+    the settlement is given it)."""
     antes = wagered = returned = staked = paid = 0
     seats = entry.get("seats") or []
     for seat in seats:
@@ -222,7 +223,7 @@ def round_stat(entry: Mapping[str, Any]) -> RoundStat:
             staked += back - int(result.get("net") or 0) - ante - raised
             paid += prize
     return RoundStat(
-        str(entry["round_id"]),
+        str(entry["round_id"] if round_id is None else round_id),
         int(entry.get("settled_at") or 0),
         len(seats),
         antes,

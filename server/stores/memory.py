@@ -580,7 +580,7 @@ class MemoryStore:
                 }
             )
         self._release_round(round_id)
-        self._note_stat(rnd.table_id, round_stat({**record, "settled_at": now}), paid)
+        self._note_stat(rnd.table_id, round_stat({**record, "settled_at": now}, round_id), paid)
         wallets = self._wallets_of(applied, ())
         settled = Settled(round_id, tuple(paid), wallets, {jackpot: self._balance(meter)})
         rnd.state, rnd.digest, rnd.result = "settled", digest, settled

@@ -493,7 +493,7 @@ class RedisStore(RedisLink):
             "seed": seed,
             "players": record_players(record),
             "now": now,
-            "stat": [round_id, *round_stat({**record, "settled_at": now}).to_row()],
+            "stat": [round_id, *round_stat({**record, "settled_at": now}, round_id).to_row()],
             "hour_ms": HOUR_MS,
             "stats_ttl": (STATS_KEPT_MS + HOUR_MS) // 1000,
             "ttl": self.retention,
