@@ -507,7 +507,7 @@ class Room:
         async def act() -> int:
             self._guard(new_bets=True)
             index = self.table.sit(player_id, name, seat)
-            self.table.set_connected(player_id, self.host.is_connected(player_id))
+            self.table.set_connected(self.now(), player_id, self.host.is_connected(player_id))
             return index
 
         return await self.run(act)
@@ -684,7 +684,7 @@ class Room:
 
     async def set_connected(self, player_id: str, connected: bool) -> None:
         async def act() -> None:
-            self.table.set_connected(player_id, connected)
+            self.table.set_connected(self.now(), player_id, connected)
 
         await self.run(act)
 

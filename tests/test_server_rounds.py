@@ -183,6 +183,24 @@ async def test_disconnect_mid_decision_autofolds_and_reconnect_resumes(
     assert snap["seats"][0]["player_id"] == dave2.player_id
 
 
+async def test_betting_is_not_held_for_a_player_gone_with_nothing_bet(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """The rest said Deal: the one whose connection closed (within the reconnect grace)
+    with no ante is not waited for until the betting's timer (30 s here) runs out."""
+    server = await make_server(timers={"betting": 30, "decision": 30, "results": 30})
+    dave, erin = await connect(server, "dave"), await connect(server, "erin")
+    for c in (dave, erin):
+        await c.request("join", table="alpha")
+        await c.request("sit", table="alpha")
+    await erin.request("ante", table="alpha", seat=1, amount=100)
+    await erin.request("deal", table="alpha")
+    snap = await erin.wait_table("alpha", phase("betting"))  # dave may still bet
+    await dave.close()
+    snap = await erin.wait_table("alpha", phase("deciding"))
+    assert snap["seats"][0]["connected"] is False and snap["seats"][0]["ante"] == 0
+
+
 async def test_spectator_takes_a_seat_and_spectators_cannot_act(
     make_server: ServerFactory, connect: ClientFactory
 ) -> None:

@@ -650,3 +650,54 @@ def test_players_are_who_sits_after_any_sitting_and_leaving(steps: list[tuple[st
         except Refusal:
             pass
         assert t.players() == {s.player_id for s in t.seats if s is not None}
+
+
+def test_betting_does_not_wait_for_a_player_away_with_no_ante() -> None:
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.set_connected(0, "b", False)  # away within the reconnect grace, nothing bet
+    t.place_ante(0, "a", 0, 100)
+    t.deal_me_in(1, "a")
+    assert phase_of(t) is Phase.DECIDING
+
+
+def test_betting_ends_when_the_last_player_not_ready_goes_away_with_no_ante() -> None:
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.place_ante(0, "a", 0, 100)
+    t.deal_me_in(1, "a")
+    assert phase_of(t) is Phase.BETTING  # b may still bet
+    t.set_connected(2, "b", False)
+    assert t.deadline == 2  # the betting's timer runs out now: the server deals at once
+    assert phase_of(t) is Phase.BETTING
+    t.tick(2)
+    assert phase_of(t) is Phase.DECIDING
+
+
+def test_betting_waits_for_a_player_away_with_an_ante_in() -> None:
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], ["2h", "3h", "4h", "5h", "7s"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.place_ante(0, "a", 0, 100)
+    t.place_ante(0, "b", 1, 100)
+    t.set_connected(1, "b", False)
+    t.deal_me_in(1, "a")
+    assert phase_of(t) is Phase.BETTING and t.deadline == TIMERS.betting
+    t.set_connected(2, "b", True)
+    t.deal_me_in(3, "b")
+    assert phase_of(t) is Phase.DECIDING
+
+
+def test_a_frozen_table_closes_its_betting_only_when_the_clock_runs_again() -> None:
+    t = make_table([["2c", "3c", "4c", "5c", "7d"], DEALER_AK])
+    t.sit("a", "A", 0)
+    t.sit("b", "B", 1)
+    t.place_ante(0, "a", 0, 100)
+    t.deal_me_in(1, "a")
+    t.freeze(2)
+    t.set_connected(3, "b", False)
+    assert t.deadline is None and phase_of(t) is Phase.BETTING
+    t.thaw(50, minimum=2)
+    assert t.deadline == 52  # not cut short by the time it stood still

@@ -369,7 +369,7 @@ class Table:
         if self.phase is Phase.BETTING:
             if not self.betting_seats():
                 self._end_empty_betting()
-            elif self.players() <= self.ready:
+            elif self._all_ready():
                 return self._deal(now)
         elif self.phase is Phase.DECIDING and all(
             b.decision is not None for b in self.betting_seats()
@@ -399,10 +399,31 @@ class Table:
         months held the seed of every spectator it ever had)."""
         self.client_seeds.pop(player_id, None)
 
-    def set_connected(self, player_id: str, connected: bool) -> None:
-        if player_id in self.players() and self.connected.get(player_id) != connected:
-            self.connected[player_id] = connected
-            self._changed(None)
+    def set_connected(self, now: float, player_id: str, connected: bool) -> None:
+        """A player's last connection closed (or one is back). The betting is not held
+        for one gone with nothing bet: when the rest are ready, its timer ends now (the
+        server's clock then deals, as for any timer, and not while the table is frozen)."""
+        if player_id not in self.players() or self.connected.get(player_id) == connected:
+            return
+        self.connected[player_id] = connected
+        self._changed(None)
+        if connected or self.phase is not Phase.BETTING or not self._all_ready():
+            return
+        if self.deadline is not None:
+            self.deadline = min(self.deadline, now)
+        elif self._frozen is not None:
+            self._frozen = 0.0
+
+    def _all_ready(self) -> bool:
+        """Whether the betting may close before its timer: every seated player said Deal,
+        or is away (within the reconnect grace) with no ante to wait for."""
+        if self.players() <= self.ready:
+            return True
+        return all(
+            p in self.ready
+            or (not self.connected.get(p, True) and not any(s.ante for s in self.seats_of(p)))
+            for p in self.players()
+        )
 
     def check_seen(self, seen: int | None, *, deciding: bool) -> None:
         """Refuse a request made on the snapshot `seen` (its `seq`, when the client says)
@@ -507,7 +528,8 @@ class Table:
         return effects
 
     def deal_me_in(self, now: float, player_id: str) -> Effects:
-        """The player is ready ("Deal"); betting closes once every seated player is."""
+        """The player is ready ("Deal"); betting closes once every seated player is (or
+        is away with nothing bet)."""
         if not self.seats_of(player_id):
             raise Refusal("not_seated", "take a seat before you deal")
         if self.phase is Phase.WAITING:
@@ -516,7 +538,7 @@ class Table:
             raise Refusal("wrong_phase", f"cards are already dealt ({self.phase})")
         self.ready.add(player_id)
         self._changed({"seat": self.seats_of(player_id)[0].index, "action": "deal"})
-        if self.players() <= self.ready:
+        if self._all_ready():
             return self._deal(now)
         return Effects()
 
