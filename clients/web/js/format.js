@@ -73,6 +73,24 @@ export function seatStatus(phase, seat) {
   return "";
 }
 
+/**
+ * "N of M players ready" while betting: the players betting waits for. One away (no
+ * connection, within the reconnect grace) with no ante is not waited for, so not counted.
+ */
+export function readiness(seats) {
+  const people = seats.filter(Boolean);
+  const waited = new Set();
+  const ready = new Set();
+  for (const s of people) {
+    if (s.ready) ready.add(s.player_id);
+    const staked = people.some((o) => o.player_id === s.player_id && o.ante > 0);
+    const here = people.some((o) => o.player_id === s.player_id && o.connected);
+    if (s.ready || staked || here) waited.add(s.player_id);
+  }
+  const n = waited.size;
+  return `${ready.size} of ${n} player${n === 1 ? "" : "s"} ready`;
+}
+
 /** A fold in words: by the player, by the clock, or for a player who left with it undecided. */
 export function foldLabel(seat) {
   if (seat.left) return "Folded (left)";

@@ -11,7 +11,8 @@ import { DEALER, asDealt, dealLanded, hasLanded, isDealt } from "./deal.js";
 import { h } from "./dom.js";
 import { shortHex, verdictEl, verifyButton } from "./fairview.js";
 import {
-  OUTCOMES, clientSeedsText, dollars, progressivePaid, qualifies, seatStatus, signedDollars,
+  OUTCOMES, clientSeedsText, dollars, progressivePaid, qualifies, readiness, seatStatus,
+  signedDollars,
 } from "./format.js";
 import { KEY_HELP, keyHelp } from "./keys.js";
 import { progressivePaytable, raisePaytable } from "./paytable.js";
@@ -277,7 +278,6 @@ function message(v) {
     return "The casino has paused this table: no new round starts until it resumes.";
   }
   const people = snap.seats.filter(Boolean);
-  const players = new Set(people.map((s) => s.player_id));
   switch (snap.phase) {
     case "waiting":
       return seated
@@ -285,10 +285,8 @@ function message(v) {
           ? "Pick a chip, tap your circle to bet (− takes one off), then Deal."
           : "Pick a chip, click your circle to bet (right-click takes it off again), then Deal.")
         : people.length ? "Waiting for the first ante." : "The table is open: take a seat.";
-    case "betting": {
-      const ready = new Set(people.filter((s) => s.ready).map((s) => s.player_id));
-      return `Betting is open — ${ready.size} of ${players.size} player${players.size === 1 ? "" : "s"} ready.`;
-    }
+    case "betting":
+      return `Betting is open — ${readiness(snap.seats)}.`;
     case "deciding":
       if (v.dealing) return "Dealing…";
       return seated && v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision)

@@ -21,3 +21,21 @@ test("a purchase over the per-purchase limit says what may be bought, as before"
   assert.equal(refused({ allowed: 1000000 }),
     "That purchase is over the limit. You can buy at most $10,000.00 of chips now.");
 });
+
+// Betting closes without a player away with no ante (the server does not wait for
+// them), so "1 of 2 players ready" never waited for the second.
+test("betting's readiness counts only the players it waits for", async () => {
+  const { readiness } = await import("../js/format.js");
+  const seat = (player_id, fields) => ({ player_id, connected: true, ante: 0, ready: false, ...fields });
+  assert.equal(readiness([seat("a", { ante: 100, ready: true }), seat("b"), null]),
+    "1 of 2 players ready");
+  assert.equal(readiness([seat("a", { ante: 100, ready: true }), seat("b", { connected: false })]),
+    "1 of 1 player ready");
+  assert.equal(readiness([seat("a", { ante: 100 }), seat("b", { connected: false, ante: 100 })]),
+    "0 of 2 players ready");
+  // a player's seats count once; one of them staked keeps the player waited for
+  assert.equal(readiness([
+    seat("a", { ante: 100, ready: true }),
+    seat("b", { connected: false }), seat("b", { connected: false, ante: 500 }),
+  ]), "1 of 2 players ready");
+});
