@@ -643,14 +643,18 @@ class Room:
 
     async def remove_player(
         self, player_id: str, *, by_request: bool = True, fold: bool = True
-    ) -> None:
+    ) -> bool:
         """The player leaves: antes back while betting, undecided hands fold (`fold`
         False, an operator's removal: a dealt hand plays on, `Table.release_seats`).
+        True when, at its turn, the player held a seat not already going: another
+        removal waiting for the table meanwhile may have been first.
 
         While the table is suspended the departure waits, and is answered once applied.
         """
+        removed = False
 
         async def act() -> bool:
+            nonlocal removed
             if self.lease is None:  # lost meanwhile: no seat is left here, the new host
                 return True  # voids the round (a leave has what it asked for)
             if self.suspended is not None:
@@ -658,6 +662,7 @@ class Room:
             if not self._lease_valid():
                 self._suspend("lease", self.now())
                 return False
+            removed = self.table.keeps_seat(player_id)
             rid = self.table.round_id
             if fold:
                 effects = self.table.remove_player(self.now(), player_id, by_request=by_request)
@@ -674,7 +679,7 @@ class Room:
             await self._resumed.wait()
             if await self.run(act) or self.closing is not None:
                 self._forget_seed_if_gone(player_id)
-                return
+                return removed
 
     async def set_client_seed(self, player_id: str, seed: str) -> None:
         async def act() -> None:

@@ -454,6 +454,34 @@ async def test_a_removed_player_plays_the_hand_out_and_loses_the_seat_after(
     await books(server)
 
 
+async def test_two_removals_at_once_apply_once(
+    make_console: ConsoleFactory, connect: ClientFactory
+) -> None:
+    """Two operators remove the same player at the same moment: one removal is applied,
+    the other is told the player sits no more (both were recorded as applied: each
+    looked at the seats before either had its turn at the table)."""
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    bob = await connect(server, "bob")
+    await bob.request("sit", table="alpha")
+    await bob.request("ante", table="alpha", seat=0, amount=100)
+    room = server.rooms["alpha"]
+    async with room.turns.turn(exclusive=True):  # the table busy with a command meanwhile
+        acts = [
+            asyncio.create_task(
+                op.act("/api/tables/alpha/remove", f"r{i}", player_id=bob.player_id)
+            )
+            for i in range(2)
+        ]
+        while len(server.admin.agent.running) < 2:
+            await asyncio.sleep(0.01)
+    rows = await asyncio.gather(*acts)
+    outcomes = sorted((r["outcome"], r["details"]["result"].get("code")) for r in rows)
+    assert outcomes == [("applied", None), ("unchanged", "not_seated")], rows
+    await bob.wait_for(lambda c: c.balance.get("balance") == START)
+    await books(server)
+
+
 async def test_a_suspended_player_cannot_sit_bet_or_buy_and_loses_the_seats(
     make_console: ConsoleFactory, connect: ClientFactory
 ) -> None:

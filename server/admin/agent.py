@@ -279,13 +279,17 @@ class Agent:
             return "refused", {"code": code}, None
         if act.action == "remove":
             player_id = str(act.request.get("player_id", ""))
+            not_seated = "unchanged", {"code": "not_seated"}, None
             if not room.table.seats_of(player_id):
                 if not await self.host.store.player_known(player_id):  # a typo, say
                     return "refused", {"code": "unknown_player"}, None
-                return "unchanged", {"code": "not_seated"}, None
+                return not_seated
+            leaving = "unchanged", {"code": "leaving", "at_round_end": True}, None
             if not room.table.keeps_seat(player_id):  # removed (or left) already: going
-                return "unchanged", {"code": "leaving", "at_round_end": True}, None
-            await room.remove_player(player_id, by_request=False, fold=False)
+                return leaving
+            if not await room.remove_player(player_id, by_request=False, fold=False):
+                # another removal (or the player's leave) had the table's turn first
+                return leaving if room.table.seats_of(player_id) else not_seated
             at_end = player_id in room.table.leaving
             return "applied", {"player_id": player_id, "at_round_end": at_end}, None
         return "refused", {"code": "unknown_action"}, None
