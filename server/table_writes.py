@@ -12,6 +12,7 @@ says what each of those does to it through the callables given here.
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
 
@@ -26,6 +27,8 @@ from server.stores.base import (
 )
 
 T = TypeVar("T")
+
+log = logging.getLogger("stud.room")  # the table's own lines
 
 
 class WritesHost(Protocol):
@@ -113,7 +116,12 @@ class TableWrites:
         except OpAbandoned:
             self._answered()  # the store answered: the write is definitely not applied
             raise
-        except StoreUnavailable:
+        except StoreUnavailable as e:
+            # the table's suspension says `store`; an operator needs Redis's own words
+            log.warning(
+                "store refused a write; nothing of it was applied",
+                extra={"what": what, "table": self.table_id, "op": op, "error": e.cause},
+            )
             self._in_doubt(started)  # resumed by the table's probe once the store answers
             raise
         except StoreError:

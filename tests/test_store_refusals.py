@@ -120,16 +120,26 @@ async def test_a_timer_fold_refused_by_redis_pauses_the_table_until_it_lands(
 
 
 async def test_a_raise_refused_by_redis_is_answered_as_not_applied(
-    on_redis: tuple[StudServer, RedisStore], paused: RedisServer
+    on_redis: tuple[StudServer, RedisStore],
+    paused: RedisServer,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """...and the operator reads Redis's own words for it in the log (the table's
+    suspension said only `store`)."""
     server, books = on_redis
     ann = await client(server, "ann")
     await to_deciding(ann)
     paused.command(*REFUSE)
     try:
-        with pytest.raises(ServerError) as e:
+        with (
+            caplog.at_level(logging.WARNING, logger="stud.room"),
+            pytest.raises(ServerError) as e,
+        ):
             await ann.request("raise", table="alpha", seat=0)
         assert e.value.code == "store_unavailable"
+        refused = [r for r in caplog.records if r.getMessage().startswith("store refused")]
+        assert len(refused) == 1 and "NOREPLICAS" in getattr(refused[0], "error", "")
+        assert getattr(refused[0], "table", None) == "alpha"
         wallet = await books.wallet(ann.player_id)
         assert (wallet.balance, wallet.held) == (START - 100, 200)  # the raise not taken
     finally:
