@@ -181,6 +181,11 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as e:
             raise ConfigError(f"cannot read config {path}: {e.strerror}") from e
+        except UnicodeDecodeError as e:  # TOML is UTF-8: a file saved as UTF-16, Latin-1...
+            raise ConfigError(
+                f"cannot read config {path}: not UTF-8 text (byte {e.object[e.start]:#04x}"
+                f" at offset {e.start})"
+            ) from e
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: not valid TOML: {e}") from e
     env = os.environ if env is None else env

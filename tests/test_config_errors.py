@@ -3,6 +3,9 @@ which one and what it may be, not a list of every rule of its section."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +184,34 @@ def test_the_environment_names_a_number_by_its_variable() -> None:
     assert str(e.value) == (
         "STUD_RECONNECT_GRACE=-1: server.reconnect_grace: must be >= 0 seconds, got -1"
     )
+
+
+def _stud(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _refused(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit 2 with one `stud-server: ...` line naming each of `words`, no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("stud-server: "), result.stderr
+    for word in words:
+        assert word in lines[0], result.stderr
+
+
+def test_a_config_file_that_is_not_utf8_is_refused_by_name(tmp_path: Path) -> None:
+    """Read as text, a file in another encoding is no TOML: said as a missing file is."""
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"\xff\xfe[server]\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(bad, env={})
+    assert str(e.value).startswith(f"cannot read config {bad}: not UTF-8"), str(e.value)
+    _refused(_stud("check-config", str(bad)), "cannot read config", str(bad), "UTF-8")
+    _refused(_stud("serve", "--port", "0", "--config", str(bad)), "cannot read config")
