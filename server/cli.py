@@ -18,7 +18,7 @@ from server.config import (
     EVENT_LOOPS,
     Config,
     ConfigError,
-    check_ports,
+    check_options,
     load_config,
     setting_warnings,
 )
@@ -217,7 +217,7 @@ def _main(argv: list[str] | None) -> int:
         )
         config = replace(config, admin=admin)
     try:  # the options as the file and the environment: checked, in the same words
-        check_ports(config)
+        check_options(config)
     except ConfigError as e:
         print(f"stud-server: {e}", file=sys.stderr)
         return 2

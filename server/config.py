@@ -327,8 +327,7 @@ def build_config(data: Mapping[str, Any], source: str = "config") -> Config:
     _check_redis_url(base.redis_url)
     if not NAMESPACE.fullmatch(base.redis_namespace):
         raise ConfigError("server.redis_namespace: 1-64 of A-Z a-z 0-9 _ . -")
-    if base.public_url and urlsplit(base.public_url).scheme not in ("ws", "wss"):
-        raise ConfigError("server.public_url: a ws:// or wss:// address (or empty)")
+    _check_public_url(base.public_url)
     for name, folder in (("server", base.static_dir), ("admin", base.admin.static_dir)):
         if folder and not Path(folder).is_dir():
             raise ConfigError(f"{name}.static_dir: no such directory: {folder!r}")
@@ -522,6 +521,19 @@ def check_ports(config: Config) -> None:
         )
     if config.port and a.port == config.port and a.host == config.host:
         raise ConfigError("admin.port: the same address as server.port; give each its own")
+
+
+def check_options(config: Config) -> None:
+    """What `serve`'s options may set (over the file and the environment), checked in
+    the same words: `--public-url http://x` was taken and advertised by the lobby."""
+    check_ports(config)
+    _check_redis_url(config.redis_url)
+    _check_public_url(config.public_url)
+
+
+def _check_public_url(url: str) -> None:
+    if url and urlsplit(url).scheme not in ("ws", "wss"):
+        raise ConfigError("server.public_url: a ws:// or wss:// address (or empty)")
 
 
 def _check_admin(a: AdminConfig) -> None:

@@ -215,3 +215,22 @@ def test_a_config_file_that_is_not_utf8_is_refused_by_name(tmp_path: Path) -> No
     assert str(e.value).startswith(f"cannot read config {bad}: not UTF-8"), str(e.value)
     _refused(_stud("check-config", str(bad)), "cannot read config", str(bad), "UTF-8")
     _refused(_stud("serve", "--port", "0", "--config", str(bad)), "cannot read config")
+
+
+@pytest.mark.parametrize(
+    ("option", "key", "value"),
+    [
+        ("--public-url", "public_url", "not a url"),
+        ("--public-url", "public_url", "http://x"),
+        ("--public-url", "public_url", "ws//x"),
+        ("--redis", "redis_url", "http://x"),
+    ],
+)
+def test_serve_s_options_are_checked_as_the_file_s_settings(
+    option: str, key: str, value: str
+) -> None:
+    """`--public-url` and `--redis` override the file and the environment, and are refused
+    in their words (a wrong public_url was served and advertised by the lobby)."""
+    with pytest.raises(ConfigError) as e:
+        build_config({"server": {key: value}})
+    _refused(_stud("serve", "--port", "0", "--admin-port", "-1", option, value), str(e.value))
