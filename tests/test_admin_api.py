@@ -334,6 +334,36 @@ async def test_a_body_shorter_than_its_length_is_answered_408(
     assert server.rooms["alpha"].paused is None
 
 
+async def test_a_refused_field_is_told_by_its_true_rule(make_console: ConsoleFactory) -> None:
+    """Each message says what the server takes (ADMIN_API.md's words), and a body sent
+    without its `Content-Length` is refused as such, not read as an empty object."""
+    server = await make_console()
+    op = await Operator.sign_in(server)
+    port, path = op.port, "/api/tables/alpha/pause"
+    rule = "action_id: 8-64 of A-Z a-z 0-9 _ -"
+    for action_id in (12345678, None, "", "short", "x" * 65, "no spaces here"):
+        reply = await http(port, "POST", path, {"action_id": action_id, "reason": "r"}, op.token)
+        assert (reply.status, reply.json["field"]) == (400, "action_id"), (action_id, reply.json)
+        assert reply.json["message"] == rule, (action_id, reply.json)
+    no_password = await http(port, "POST", "/api/session", {"name": "olga"})
+    assert (no_password.status, no_password.json["field"]) == (400, "password")
+    assert no_password.json["message"] == "password: missing", no_password.json
+    numeric = await http(port, "POST", "/api/session", {"name": "olga", "password": 1234})
+    assert numeric.json["message"] == "password: a string of at most 128 characters"
+    body = json.dumps({"action_id": new_id(), "reason": "no length"})
+    for target, auth in ((path, f"Authorization: Bearer {op.token}\r\n"), ("/api/session", "")):
+        unsized = (
+            f"POST {target} HTTP/1.1\r\n{auth}Content-Type: application/json\r\n\r\n{body}"
+        ).encode()
+        reply = await http(port, "POST", "", raw=unsized)
+        assert reply.status == 400 and reply.json == {
+            "error": "bad_request",
+            "message": "a request body needs a Content-Length",
+            "field": None,
+        }, (target, reply.json)
+    assert server.rooms["alpha"].paused is None and await audit(op) == []
+
+
 # ----- the acts -------------------------------------------------------------------------
 
 

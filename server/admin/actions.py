@@ -170,8 +170,8 @@ class Acts:
         self, operator: str, action: str, target: str, body: Any, fields: dict[str, Any]
     ) -> Act:
         known_fields(body, ("action_id", "reason", *fields))
-        action_id = _text(body, "action_id")
-        if not ACTION_ID.fullmatch(action_id):
+        action_id = body.get("action_id") if isinstance(body, dict) else None
+        if not isinstance(action_id, str) or not ACTION_ID.fullmatch(action_id):
             raise BadAct(400, "bad_request", "action_id: 8-64 of A-Z a-z 0-9 _ -", "action_id")
         reason = _text(body, "reason", MAX_REASON).strip()
         if not 1 <= len(reason) <= MAX_REASON or not reason.isprintable():

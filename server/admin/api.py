@@ -237,8 +237,11 @@ class Api:
         name, password = body.get("name"), body.get("password")
         if not isinstance(name, str):
             raise BadAct(400, "bad_request", "name: a string is needed", "name")
+        if password is None:
+            raise BadAct(400, "bad_request", "password: missing", "password")
         if not isinstance(password, str) or len(password) > 128:
-            raise BadAct(400, "bad_request", "password: a string of at most 128", "password")
+            message = "password: a string of at most 128 characters"
+            raise BadAct(400, "bad_request", message, "password")
         try:
             signed = await self.operators.sign_in(name, password, request.peer)
         except SignInRefused as e:
@@ -345,6 +348,8 @@ def _bearer(request: Request) -> str:
 
 
 def _body(request: Request) -> dict[str, Any]:
+    if "content-length" not in request.headers:  # its body, if any, was never read
+        raise BadAct(400, "bad_request", "a request body needs a Content-Length")
     if not request.body:
         return {}
     kind = request.header("content-type").partition(";")[0].strip().lower()
