@@ -54,6 +54,7 @@ def test_operators_in_a_file(tmp_path: Path) -> None:
     common = ["--file", str(file), "--config", str(config)]
     added = operator("add", "olga", *common, "--password-stdin", password=PASSWORD)
     assert added.returncode == 0, added.stderr
+    assert added.stdout == f"operator olga added to {file}\n"
     assert file.stat().st_mode & 0o777 == 0o600
     stored = json.loads(file.read_text())["operators"]
     assert [o["name"] for o in stored] == ["olga"] and stored[0]["hash"].startswith("$argon2id$")
@@ -65,6 +66,7 @@ def test_operators_in_a_file(tmp_path: Path) -> None:
     file.write_text(json.dumps({"operators": stored}))
     new = operator("add", "olga", *common, "--replace", "--password-stdin", password=PASSWORD + "x")
     assert new.returncode == 0, new.stderr
+    assert new.stdout == f"operator olga: password replaced in {file}\n"  # not added again
     renewed = json.loads(file.read_text())["operators"][0]
     assert renewed["hash"] != stored[0]["hash"]
     assert renewed["created_ms"] == stored[0]["created_ms"]
@@ -72,7 +74,8 @@ def test_operators_in_a_file(tmp_path: Path) -> None:
     assert weak.returncode == 2 and "10 to 128" in weak.stderr
     bad = operator("add", "no spaces", *common, "--password-stdin", password=PASSWORD)
     assert bad.returncode == 2
-    assert operator("add", "bert", *common, "--password-stdin", password=PASSWORD).returncode == 0
+    first = operator("add", "bert", *common, "--replace", "--password-stdin", password=PASSWORD)
+    assert first.stdout == f"operator bert added to {file}\n"  # --replace: none to replace
     listed = operator("list", *common)
     assert [line.split("\t")[0] for line in listed.stdout.splitlines()] == ["bert", "olga"]
     assert operator("remove", "bert", *common).returncode == 0
@@ -143,6 +146,7 @@ async def test_operators_in_redis(redis_url: str, tmp_path: Path) -> None:
             )
         )
         assert added.returncode == 0, added.stderr
+        assert added.stdout == "operator olga added\n"
         store = await RedisStore.connect(redis_url, namespace=namespace)
         try:
             found = await RedisAdmin(store).get_operator("olga")
@@ -163,6 +167,7 @@ async def test_operators_in_redis(redis_url: str, tmp_path: Path) -> None:
                 )
             )
             assert renewed.returncode == 0, renewed.stderr
+            assert renewed.stdout == "operator olga: password replaced\n"
             now = await RedisAdmin(store).get_operator("olga")
             assert now is not None and now.password_hash != found.password_hash
             assert now.created_ms == found.created_ms - 86_400_000

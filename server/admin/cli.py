@@ -113,7 +113,7 @@ async def _run(args: argparse.Namespace, config: Config, path: str, password: st
         since = held.created_ms if held is not None else now  # a new password: still added then
         if not await admin.put_operator(args.name, hashed, replace=args.replace, now_ms=since):
             return _fail(f"operator {args.name!r} exists: --replace to set a new password")
-        print(f"operator {args.name} added")
+        print(f"operator {args.name}: password replaced" if held else f"operator {args.name} added")
         return 0
     finally:
         await store.close()
@@ -135,7 +135,8 @@ def _on_file(args: argparse.Namespace, path: str, hashed: str, now: int) -> int:
     held = operators.get(folded)  # a new password: the operator was still added then
     operators[folded] = Operator(args.name, hashed, held.created_ms if held else now)
     write_file(path, list(operators.values()))
-    print(f"operator {args.name} added to {path}")
+    done = "operator {}: password replaced in {}" if held else "operator {} added to {}"
+    print(done.format(args.name, path))
     return 0
 
 
