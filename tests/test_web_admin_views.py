@@ -109,6 +109,54 @@ async def test_the_amount_box_sits_with_its_buttons_and_the_player_view_fits(
 
 
 @needs_chromium
+async def test_a_long_unbroken_reason_wraps_and_a_refused_act_shows_what_it_asked(
+    server: StudServer, browser: Browser
+) -> None:
+    """A 200-character reason without a space (a pasted link, a ticket's id) pushed the
+    audit table's Outcome past the window; a refused credit read as money moved."""
+    problems: list[str] = []
+    ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(ann, "Ann")
+    ann_id = await ann.evaluate("window.stud.state.me.player_id")
+    assert server.admin.port is not None
+    console = await open_page(browser, f"http://127.0.0.1:{server.admin.port}/", problems)
+    await console.set_viewport_size(LAPTOP)
+    await sign_in(console)
+    await console.get_by_test_id("tab-players").click()
+    await console.get_by_test_id("player-query").fill("ann")
+    await console.get_by_test_id("player-search").click()
+    await console.get_by_test_id(f"player-{ann_id}").click()
+
+    reason = ("https://tickets.example/" + "A1b2C3d4" * 30)[:200]
+    assert len(reason) == 200 and " " not in reason
+    asked = 1_000_000_000_00  # past the wallet's max_balance: refused over_limit
+    await console.get_by_test_id("player-reason").fill(reason)
+    await console.get_by_test_id("player-amount").fill(str(asked // 100))
+    await console.get_by_test_id("player-credit").click()
+    result = console.get_by_test_id("act-result")
+    await expect(result).to_have_attribute("data-outcome", "refused")
+    await expect(result).to_contain_text(f"asked {dollars(asked)}")
+    await expect(result).not_to_contain_text("+")  # nothing moved: not a signed movement
+    row = console.get_by_test_id("player-audit").get_by_test_id("audit-row")
+    await expect(row.get_by_test_id("audit-amount")).to_have_text(f"asked {dollars(asked)}")
+    assert await fits(console)
+
+    await console.get_by_test_id("tab-audit").click()
+    rows = console.get_by_test_id("audit-rows")
+    await expect(rows.get_by_test_id("audit-row")).to_have_count(1)
+    await expect(rows).to_contain_text(reason[:40])
+    await expect(rows.get_by_test_id("audit-amount")).to_have_text(f"asked {dollars(asked)}")
+    await shot(console, "console-audit-long-reason-1280.png")
+    box = await rows.bounding_box()
+    outcome = await rows.locator("td.outcome-refused").bounding_box()
+    assert box is not None and outcome is not None
+    assert box["x"] + box["width"] <= LAPTOP["width"], box
+    assert outcome["x"] + outcome["width"] <= LAPTOP["width"], outcome
+    assert await fits(console)
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
 async def test_what_the_store_holds_is_said_unknown_while_redis_is_away(
     private_redis: RedisServer, browser: Browser
 ) -> None:

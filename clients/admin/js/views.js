@@ -33,10 +33,15 @@ function signedCents(cents) {
 export const MAX_CENTS = Number.MAX_SAFE_INTEGER;
 
 /** The money an act moved, or asked to: a wallet's credit (+) or debit (−), a meter's
- * before and after; "" for an act that moves none. From the row's result, else its request. */
+ * before and after; "" for an act that moves none. From the row's result, else its request.
+ * A refused act moved nothing: its amount is what it asked ("asked $5.00"), never signed
+ * ("+$100,000,000,000.00 … refused" read as money paid). */
 export function actAmountText(row) {
   const req = row?.details?.request ?? {};
   const res = row?.details?.result ?? {};
+  if (row?.outcome === "refused") {
+    return typeof req.amount === "number" ? `asked ${dollars(req.amount)}` : "";
+  }
   if (row?.action === "credit" || row?.action === "debit") {
     const asked = typeof req.amount === "number" ? (row.action === "debit" ? -req.amount : req.amount) : null;
     const cents = typeof res.amount === "number" ? res.amount : asked;
@@ -412,8 +417,9 @@ function auditTable(rows, testid) {
       h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action), h("td", { class: "mono" }, r.target,
         // "remove table:alpha" said nothing of whom
         namedPlayer(r) ? h("div", { "data-testid": "audit-player" }, namedPlayer(r)) : null),
-      h("td", { class: "num", "data-testid": "audit-amount" }, actAmountText(r)),
-      h("td", {}, r.reason),
+      h("td", { class: r.outcome === "refused" ? "num muted" : "num", "data-testid": "audit-amount" },
+        actAmountText(r)),
+      h("td", { class: "text" }, r.reason),
       h("td", { class: `outcome-${r.outcome}`, title: JSON.stringify(r.details?.result ?? {}) },
         r.outcome, r.details?.result?.code ? ` (${r.details.result.code})` : "")))));
 }
@@ -449,6 +455,6 @@ export function renderPending(state) {
       : p.acts.length
       ? h("table", { class: "grid" }, h("tbody", {}, p.acts.map((a) => h("tr", {},
         h("td", {}, when(a.ts)), h("td", {}, a.operator), h("td", {}, a.action), h("td", { class: "mono" }, a.target),
-        h("td", {}, a.reason)))))
+        h("td", { class: "text" }, a.reason)))))
       : h("p", { class: "muted" }, "None."));
 }
