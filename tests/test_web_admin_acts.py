@@ -14,8 +14,8 @@ from playwright.async_api import Browser, Page, Request, expect
 
 from server.app import StudServer
 from tests.conftest import make_config
-from tests.console import PASSWORD, with_console
-from tests.test_web import browser, dollars, enter, needs_chromium, open_page, shot
+from tests.console import PASSWORD, Operator, new_id, with_console
+from tests.test_web import browser, dollars, enter, needs_chromium, open_page, shot, signed
 from tests.test_web_admin import sign_in
 from tests.test_web_admin_views import LAPTOP
 
@@ -178,9 +178,13 @@ async def test_a_meter_correction_is_sent_only_once_confirmed_with_its_before_an
     await amount.fill("5000000")
     await console.get_by_test_id("jackpot-correct-main").click()
     await expect(confirm).to_be_visible()
-    await expect(confirm).to_contain_text(f"from {dollars(100_000)}")
     await expect(confirm).to_contain_text(f"to {dollars(500_000_000)}")
     await expect(confirm).to_contain_text(f"seed {dollars(100_000)}")
+    # the meter as last read: tables playing move it before the act applies, so the sum
+    # shown is "about", and what moved is the result line's
+    await expect(confirm).to_contain_text(f"now about {dollars(100_000)}")
+    await expect(confirm).to_contain_text(f"about {signed(500_000_000 - 100_000)} from the house")
+    await expect(confirm).to_contain_text("as it stands when the act is applied")
     await shot(console, "console-jackpot-confirm-1280.png")
     assert sent == []
     await console.get_by_test_id("jackpot-cancel-main").click()
@@ -191,10 +195,15 @@ async def test_a_meter_correction_is_sent_only_once_confirmed_with_its_before_an
     await amount.fill("5000")
     await console.get_by_test_id("jackpot-correct-main").click()
     await expect(confirm).to_contain_text(f"to {dollars(500_000)}")
+    await expect(confirm).to_contain_text(f"now about {dollars(100_000)}")
+    # the meter moves (as a table's stakes would) while the confirmation is up
+    other = await Operator.sign_in(server, "bert")
+    moved = {"action_id": new_id(), "reason": "another operator", "amount": 123_456}
+    await other.post("/api/jackpots/main/correct", moved)
     await console.get_by_test_id("jackpot-confirm-button-main").click()
     result = console.get_by_test_id("act-result")
     await expect(result).to_have_attribute("data-outcome", "applied")
-    await expect(result).to_contain_text(f"{dollars(100_000)} → {dollars(500_000)}")
+    await expect(result).to_contain_text(f"{dollars(123_456)} → {dollars(500_000)}")  # what moved
     await expect(meter).to_have_attribute("data-cents", "500000")
     await expect(confirm).to_have_count(0)
     assert [a["amount"] for a in sent] == [500_000]

@@ -268,15 +268,19 @@ export function renderJackpots(state, readError = null) {
           "No percent prize yet. (The fixed prizes are paid by the house: see the rounds' ledgers.)"))));
 }
 
-/** A meter correction asked: sent only once confirmed, its before (the meter now) and
- * after beside its seed, as what a royal flush pays. */
+/** A meter correction asked: sent only once confirmed, its after beside its seed (what a
+ * royal flush pays) and its before as last read. Tables playing move the meter before the
+ * act applies, so that before and the difference are "about": the difference moved is
+ * taken from the meter as it stands then, and the result line gives it. */
 function confirmCorrection(j, amount) {
   const change = amount - j.amount;
   return h("div", { class: "confirm", role: "alertdialog", "data-testid": `jackpot-confirm-${j.name}`,
     "aria-label": `Set ${j.name} to ${dollars(amount)}?` },
-  h("span", {}, "Set ", h("b", {}, j.name), ` from ${dollars(j.amount)} to `, h("b", {}, dollars(amount)),
-    ` (seed ${j.seed === null ? "—" : dollars(j.seed)})? `,
-    change ? `${signedDollars(change)} ${change > 0 ? "from" : "to"} the house.` : "No change."),
+  h("span", {}, "Set ", h("b", {}, j.name), " to ", h("b", {}, dollars(amount)),
+    ` (seed ${j.seed === null ? "—" : dollars(j.seed)})? The meter is now about ${dollars(j.amount)}: `,
+    change ? `about ${signedDollars(change)} ${change > 0 ? "from" : "to"} the house. ` : "about no change. ",
+    h("span", { class: "muted" }, "Tables playing move it: the difference is taken from the meter as it "
+      + "stands when the act is applied, and the result line gives what moved.")),
   h("button", { class: "btn primary", type: "button", "data-console": "jackpot-confirm",
     "data-testid": `jackpot-confirm-button-${j.name}` }, `Set to ${dollars(amount)}`),
   h("button", { class: "btn", type: "button", "data-console": "jackpot-cancel",
