@@ -139,6 +139,7 @@ async def test_a_long_unbroken_reason_wraps_and_a_refused_act_shows_what_it_aske
     await expect(result).not_to_contain_text("+")  # nothing moved: not a signed movement
     row = console.get_by_test_id("player-audit").get_by_test_id("audit-row")
     await expect(row.get_by_test_id("audit-amount")).to_have_text(f"asked {dollars(asked)}")
+    await shot(console, "console-player-long-reason-1280.png")
     assert await fits(console)
 
     await console.get_by_test_id("tab-audit").click()
