@@ -488,7 +488,8 @@ class Room:
 
     async def _await_lease(self) -> None:
         """A lease that lapsed while the process stood still is renewed as soon as it runs
-        again: a decision sent meanwhile waits for that a moment, not refused at once."""
+        again: a bet, a Deal or a decision sent meanwhile waits for that a moment, not
+        refused at once."""
         if self.lease is None or (self.suspended is None and self._lease_valid()):
             return
         self._suspend("lease", self.now())  # unless suspended already
@@ -532,6 +533,7 @@ class Room:
     ) -> str:
         """Place the ante; returns the round it is in. `seen`: the snapshot it was made on
         (`Table.check_seen`), here and in the other bets and decisions."""
+        await self._await_lease()
         self._refuse_early()
 
         async def act() -> str:
@@ -566,6 +568,7 @@ class Room:
         return await self.run(act, started, seat=seat, busy=being_placed)
 
     async def withdraw(self, player_id: str, seat: int, seen: int | None = None) -> None:
+        await self._await_lease()
         self._refuse_early()
 
         async def act() -> None:
@@ -592,6 +595,7 @@ class Room:
         await self.run(act)
 
     async def deal(self, player_id: str, started: float, seen: int | None = None) -> None:
+        await self._await_lease()
         self._refuse_early()
 
         async def act() -> None:

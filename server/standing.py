@@ -43,8 +43,9 @@ REASONS = {
         "nothing is lost"
     ),
     "lease": (
-        "this server cannot reach the fleet to keep the table: play waits; if another "
-        "server takes the table over, it voids the round and refunds every bet"
+        "this server has not renewed its hold on the table (it cannot reach the fleet, "
+        "or it stood still): play waits; if another server takes the table over, it "
+        "voids the round and refunds every bet"
     ),
     "store_lost": (
         "the game's data store came back without its data: play waits until the casino "

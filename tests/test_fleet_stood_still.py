@@ -123,3 +123,39 @@ async def test_the_decision_clock_keeps_the_time_it_had_when_the_host_stood_stil
         assert done["seats"][0]["decision"] == "raise"
     finally:
         await ann.close()
+
+
+async def test_betting_requests_sent_while_the_host_stood_still_wait_for_its_lease(
+    tmp_path: Path, redis_url: str, namespace: str, processes: list[ServerProcess]
+) -> None:
+    """The host stood still (SIGSTOP) past its lease (ttl 2) while one player's `deal`
+    and another's `ante` waited unread. Only a fold or a raise used to wait for the
+    lease's renewal: the deal and the ante were refused `table_suspended` (the fleet
+    blamed) although the table played on at once in betting, and a player who took the
+    refusal for the last word sat the round out. Both wait for it now, and are applied."""
+    host = ServerProcess(tmp_path, "still", redis_url, namespace)
+    text = host.config.read_text().replace("betting = 30", "betting = 60")
+    host.config.write_text(text.replace("fleet_ttl = 1.5", "fleet_ttl = 2"))
+    processes.append(host)
+    await asyncio.to_thread(host.start)
+    ann = await open_client(host.url, "ann")
+    bob = await open_client(host.url, "bob")
+    try:
+        for c in (ann, bob):
+            await c.request("sit", table="still")
+        await ann.request("ante", table="still", seat=0, amount=100)
+        assert host.process is not None
+        os.kill(host.process.pid, signal.SIGSTOP)
+        try:
+            dealing = asyncio.ensure_future(ann.request("deal", table="still"))
+            betting = asyncio.ensure_future(bob.request("ante", table="still", seat=1, amount=100))
+            await asyncio.sleep(4)
+        finally:
+            os.kill(host.process.pid, signal.SIGCONT)
+        assert (await asyncio.wait_for(dealing, 15))["t"] == "ok"
+        assert (await asyncio.wait_for(betting, 15))["t"] == "ok"
+        snap = await bob.wait_table("still", lambda s: s["seats"][1]["ante"] == 100)
+        assert snap["seats"][0]["ready"] is True or snap["phase"] == "deciding"
+    finally:
+        await ann.close()
+        await bob.close()
