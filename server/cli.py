@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -363,12 +363,16 @@ def _operator_add(url: str, namespace: str) -> str:
 
 def _warn_of_paytables(config: Config) -> None:
     """Log what `check-config` warns of, for the variants the config defines: it takes
-    seconds of CPU, so it runs beside the starting server, not before it."""
-    from server.analysis.warnings import own_variant_warnings
+    seconds of CPU and some 600 MB, so a child process works it out, beside the
+    starting server (this thread waits for it), not before it."""
+    from server.analysis.warnings import own_variant_warnings_in_child
 
-    with contextlib.suppress(OSError, AttributeError):  # Linux: this thread alone yields
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-    for warning in own_variant_warnings(config):
+    try:
+        warnings = own_variant_warnings_in_child(config)
+    except (OSError, subprocess.SubprocessError) as e:
+        logging.getLogger("stud.config").warning("paytables not checked: %s", e)
+        return
+    for warning in warnings:
         logging.getLogger("stud.config").warning("%s (see stud-server check-config)", warning)
 
 

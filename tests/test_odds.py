@@ -334,6 +334,28 @@ def test_serve_logs_a_player_edge_of_a_variant_the_config_defines(tmp_path: Path
         server.wait(15)
 
 
+def test_serve_s_paytable_check_runs_in_a_child_process(tmp_path: Path) -> None:
+    """The enumeration takes some 600 MB; run on a thread of the serving process, about
+    230 MB of it stayed with the process for good. `serve` asks a child process, which
+    gives it all back when it exits: the serving process never loads the analysis."""
+    path = tmp_path / "giveaway.toml"
+    path.write_text(GIVEAWAY_TOML, encoding="utf-8")
+    probe = (
+        "import sys, logging\n"
+        "from pathlib import Path\n"
+        "from server.config import load_config\n"
+        "from server.cli import _warn_of_paytables\n"
+        "logging.basicConfig(level=logging.WARNING, stream=sys.stdout)\n"
+        f"_warn_of_paytables(load_config(Path({str(path)!r}), env={{}}))\n"
+        "print('analysis loaded here:', 'server.analysis.odds' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=600, check=True
+    )
+    assert "table gift: variant giveaway gives the player an edge" in done.stdout, done
+    assert "analysis loaded here: False" in done.stdout, done.stdout
+
+
 @pytest.mark.parametrize("buffered", [True, False])
 @pytest.mark.parametrize(
     ("command", "statuses"),

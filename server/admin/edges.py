@@ -18,12 +18,9 @@ import pickle
 import sys
 from typing import Any
 
-from server.game.variants import Variant
+from server.game.variants import Variant, VariantSpec
 
 log = logging.getLogger("stud.admin")
-
-#: A variant as a child process can rebuild it (Variant holds read-only mappings).
-Spec = tuple[str, str, dict[Any, Any], dict[Any, Any], bool, int, str]
 
 
 def variant_key(variant: Variant) -> str:
@@ -32,19 +29,7 @@ def variant_key(variant: Variant) -> str:
     return f"{variant.name}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
-def spec(v: Variant) -> Spec:
-    return (
-        v.name,
-        v.title,
-        dict(v.raise_paytable),
-        dict(v.progressive),
-        v.folded_collects_progressive,
-        v.progressive_stake_cents,
-        v.source,
-    )
-
-
-def compute(specs: list[Spec]) -> list[dict[str, Any]]:
+def compute(specs: list[VariantSpec]) -> list[dict[str, Any]]:
     """The figures of each variant (run in a child process or a thread)."""
     from server.analysis.odds import analyze
 
@@ -85,7 +70,7 @@ class HouseEdges:
     async def _compute(self) -> None:
         while self._wanted:
             batch, self._wanted = dict(self._wanted), {}
-            specs = [spec(v) for v in batch.values()]
+            specs = [v.spec() for v in batch.values()]
             try:
                 if self.mode == "thread":
                     results = await asyncio.to_thread(compute, specs)
@@ -103,7 +88,7 @@ class HouseEdges:
             await asyncio.gather(self._task, return_exceptions=True)
 
 
-async def in_child(specs: list[Spec]) -> list[dict[str, Any]]:
+async def in_child(specs: list[VariantSpec]) -> list[dict[str, Any]]:
     """`compute` in a child Python process (killed if this is cancelled)."""
     child = await asyncio.create_subprocess_exec(
         sys.executable,

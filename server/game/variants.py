@@ -148,6 +148,10 @@ def _dollars(cents: int) -> str:
     return f"${dollars:,}" if rest == 0 else f"${dollars:,}.{rest:02d}"
 
 
+#: `Variant.spec()`: a variant's fields, in order, its mappings as plain dicts.
+VariantSpec = tuple[str, str, dict[Any, Any], dict[Any, Any], bool, int, str]
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """One rule set: what a winning raise pays and what the progressive pays.
@@ -206,6 +210,19 @@ class Variant:
                 self.progressive_stake_cents,
                 self.source,
             )
+        )
+
+    def spec(self) -> VariantSpec:
+        """The variant as plain values, which pickle (its read-only mappings do not):
+        `Variant(*spec)` builds it again, in a child process say."""
+        return (
+            self.name,
+            self.title,
+            dict(self.raise_paytable),
+            dict(self.progressive),
+            self.folded_collects_progressive,
+            self.progressive_stake_cents,
+            self.source,
         )
 
     def raise_odds(self, category: Category) -> Odds:
