@@ -288,6 +288,8 @@ class Agent:
             if not room.table.keeps_seat(player_id):  # removed (or left) already: going
                 return leaving
             if not await room.remove_player(player_id, by_request=False, fold=False):
+                if not room.active:  # lost meanwhile: the act waits for the next host
+                    raise Refusal("table_moved", f"table {room.id} is hosted elsewhere now")
                 # another removal (or the player's leave) had the table's turn first
                 return leaving if room.table.seats_of(player_id) else not_seated
             at_end = player_id in room.table.leaving
