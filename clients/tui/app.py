@@ -348,6 +348,7 @@ class StudApp(App[None]):
             rebet=self.slip.rebet_words(self.moves.rebettable),
             fate="folded by the clock" if by_clock(seat) else "",
             width=width,
+            sit=self.moves.can_sit(),
         )
 
     def fairness_line(self, width: int | None = None) -> Text:

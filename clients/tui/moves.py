@@ -95,6 +95,29 @@ class TableMoves:
 
         self.host.submit(job)
 
+    def can_sit(self) -> bool:
+        """Whether s would take a seat now, as the keys line offers it: the session played
+        here over a link that is up, the table neither suspended nor closing, the account
+        not suspended, a seat free and the player under the table's most seats."""
+        host, snap = self.host, self.host.snapshot
+        if snap is None or host.link.replaced is not None or not host.link.connected:
+            return False
+        paused = snap.get("paused")
+        if snap.get("suspension") or (isinstance(paused, dict) and paused.get("shutdown")):
+            return False
+        most = (host.link.welcome.get("limits") or {}).get("max_seats_per_player")
+        if isinstance(most, int) and len(host.own_seats()) >= most:
+            return False  # s is refused `seat_limit`
+        seats = snap.get("seats") or []
+        return host.account_suspended is None and any(s is None for s in seats)
+
+    def no_seat_text(self) -> str:
+        """A key that needs a seat, pressed with none: s where it takes one ("press s" was
+        said at a table with every seat taken, where s was refused)."""
+        if self.can_sit():
+            return "Sit down first: press s."
+        return "You have no seat here, and none can be taken now (the keys line says why)."
+
     def buildable(self, seat: int | None) -> bool:
         """Can a bet still be stacked on this seat (ours, no ante yet, bets open)? At a
         showdown a seat that sat the round out stacks for the next one, as in the browser."""
@@ -116,7 +139,7 @@ class TableMoves:
         if self.offline():
             return
         if self.host.selected is None:
-            self.host.say("Sit down first: press s.", error=True)
+            self.host.say(self.no_seat_text(), error=True)
             return
         if not self.buildable(self.host.selected):
             self.host.say(bets_closed_text(self.host.snapshot, self.host.selected), moment=True)
@@ -144,7 +167,7 @@ class TableMoves:
             return
         seat = self.host.selected
         if seat is None:
-            self.host.say("Sit down first: press s.", error=True)
+            self.host.say(self.no_seat_text(), error=True)
             return
         if not self.buildable(seat):
             self.host.say(bets_closed_text(self.host.snapshot, seat), moment=True)
@@ -205,7 +228,7 @@ class TableMoves:
                 raise NotConnected("not connected to the server: nothing was sent; reconnecting…")
             mine = self.host.own_seats()
             if not mine:
-                self.host.say("Sit down first: press s.", error=True)
+                self.host.say(self.no_seat_text(), error=True)
                 return
             if snap["phase"] not in ("waiting", "betting"):
                 self.host.say("Cards are out: wait for the next round.", moment=True)

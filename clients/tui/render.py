@@ -584,13 +584,15 @@ def player_text(
     rebet: Sequence[str] = (),
     fate: str = "",
     width: int | None = None,
+    sit: bool = True,
 ) -> Text:
     """The player's own lines: wallet in dollars, the selected seat's bet (being built
     with chips, or `placed` cents already on the table), its progressive, what Rebet
     would bet again (`rebet`, in words), what became of a placed one when not its
     player's doing (`fate`: "folded by the clock"; it went on saying "placed"), and how
     the last round went (`last_round`: its layouts, roomiest first; the first that fits
-    `width` is shown)."""
+    `width` is shown). `sit`: with no seat, whether s takes one now (no seat free, the
+    session played elsewhere: the keys line says why, and s is not offered here)."""
     bal = balance.get("balance")
     held, bonus = balance.get("held"), balance.get("bonus")
     firsts = []  # roomiest first: at 80 columns "bonus $2,500.00 (not …" was cut, and with
@@ -614,7 +616,7 @@ def player_text(
     first = (fit or firsts)[0 if fit else -1]  # else the name gives way, cut where it says so
     line = f"[b cyan]{escape(fit_name(name, max(1, min(cells, spare[first]))))}[/]  {first}"
     if selected is None:
-        line += "\n[dim]No seat: press s to sit.[/]"
+        line += f"\n[dim]No seat{': press s to sit' if sit else ''}.[/]"
     elif placed:
         line += (
             f"\nSeat {selected + 1}: ante [b]{money(placed)}[/] {fate or 'placed'}"

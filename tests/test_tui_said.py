@@ -1,0 +1,38 @@
+"""What the terminal table says of the player's state holds: the no-seat line offers s
+only when a seat can be taken."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.tui import PlayScreen, StudApp
+from tests.conftest import ClientFactory, ServerFactory
+from tests.test_tui import LONG, sees, shown, until, url
+from tests.test_tui_small import NINE
+
+SIT = "press s to sit"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_no_seat_line_offers_s_only_when_a_seat_can_be_taken(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """Every seat taken: "No seat: press s to sit." stood right above "every seat is
+    taken: you watch until one is free", and s was refused. Playing elsewhere, too."""
+    server = await make_server(timers=LONG, tables=NINE)
+    others = [await connect(server, f"Player{n}") for n in range(9)]
+    for n, other in enumerate(others):
+        await other.request("sit", table="nine", seat=n)
+    app = StudApp(url(server), "Alexandrina Konstantinov", table="nine", backoff=(0.01, 0.02))
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await sees(p, app, "#keys", "every seat is taken")
+        assert "No seat" in shown(app, "#player") and SIT not in shown(app, "#player")
+        await p.press("1")  # a chip with no seat: no s to press either
+        await until(p, lambda: app.message, "the chip's answer")
+        assert "press s" not in app.message, app.message
+        await others[4].request("stand", table="nine", seat=4)
+        await sees(p, app, "#player", SIT)  # a seat is free: s takes it
+        await connect(server, token=app.link.token)  # the same player, another device
+        await sees(p, app, "#message", "Playing elsewhere")
+        assert "No seat" in shown(app, "#player") and SIT not in shown(app, "#player")
