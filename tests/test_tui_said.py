@@ -1,5 +1,6 @@
 """What the terminal table says of the player's state holds: the no-seat line offers s
-only when a seat can be taken."""
+only when a seat can be taken, and a resumed player keeps its name through a lost
+session."""
 
 from __future__ import annotations
 
@@ -36,3 +37,24 @@ async def test_the_no_seat_line_offers_s_only_when_a_seat_can_be_taken(
         await connect(server, token=app.link.token)  # the same player, another device
         await sees(p, app, "#message", "Playing elsewhere")
         assert "No seat" in shown(app, "#player") and SIT not in shown(app, "#player")
+
+
+async def test_a_resumed_player_whose_session_was_lost_comes_back_under_its_own_name(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """Resumed by `--token` (no `--name`: the OS user's, "root"), then a server that no
+    longer knew the token: the new player was called "root", not Terry80."""
+    server = await make_server()
+    earlier = await connect(server, "Terry80")
+    token = earlier.token
+    await earlier.close()
+    app = StudApp(url(server), "root", token=token, backoff=(0.01, 0.02))
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: app.link.welcome.get("resumed") is True, "a resumed welcome")
+        assert app.player_name == "Terry80"
+        first = app.player_id
+        await server.store.revoke_token(token)  # as a server restarted without its data
+        assert app.link.client is not None
+        await app.link.client.close()
+        await until(p, lambda: app.link.connected and app.player_id != first, "a new player")
+        assert app.link.welcome["name"] == "Terry80" and app.player_name == "Terry80"

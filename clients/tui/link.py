@@ -5,10 +5,12 @@ the connection drops, `Link` reconnects with exponential backoff (and jitter, so
 a restarted server is not hit by every client at once) and says `hello` with
 the token, so the server resumes the same player and seats. A token the server
 no longer knows (a restarted server without Redis) falls back to a new player
-with the same name, and says so; for an account (`account`: the username and
-password `stud-client play --user` asked for, kept in memory only) it signs in
-again instead; if that password no longer signs in (changed on another device,
-which also closes this connection), it goes on as a new guest and says so.
+with the same name (the last welcome's: a player resumed by its token keeps its
+own, not the one this process was started with), and says so; for an account
+(`account`: the username and password `stud-client play --user` asked for, kept
+in memory only) it signs in again instead; if that password no longer signs in
+(changed on another device, which also closes this connection), it goes on as a
+new guest and says so.
 
 A casino may run several server processes on one store: the token is good at
 any of them. `fleet` holds the others' addresses (the lobby's rows name those
@@ -260,6 +262,7 @@ class Link:
                 self.welcome = await asyncio.wait_for(
                     client.hello(token=self.token), self.request_timeout
                 )
+                self._named()
                 return False
             except ServerError as e:
                 if e.code != "invalid_token":
@@ -284,7 +287,13 @@ class Link:
                 client.hello(name=self.name), self.request_timeout
             )
         self.token = str(self.welcome["token"])
+        self._named()
         return session_lost
+
+    def _named(self) -> None:
+        """Keep the name the player has now (a resumed one's, not the one this process
+        was started with): a new player made once the token is lost goes on under it."""
+        self.name = str(self.welcome.get("name") or self.name)
 
     async def _wait(self, delay: float, why: str) -> None:
         """The pause before the next try, counted down second by second on the status
