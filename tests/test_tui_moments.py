@@ -76,11 +76,11 @@ async def test_a_refusal_about_a_moment_goes_when_the_table_moves_on(
         await p.press("r")
         await until(p, lambda: (app.snapshot or {})["seats"][0]["decision"] == "raise", "raised")
         await p.press("f")
-        await sees(p, app, "#message", "None of your hands is waiting for a decision.")
+        await sees(p, app, "#message", "Seat 1 was raised already; nothing sent.")
         assert "red" not in message_style(app) and "yellow" in message_style(app)
         await bob.request("fold", table="alpha", seat=1)
         await until(p, lambda: phase(app) == "showdown", "the showdown")
-        assert "None of your hands" not in shown(app, "#message")
+        assert "nothing sent" not in shown(app, "#message")
         await until(p, lambda: phase(app) == "waiting", "the next round")
         await p.press("r")  # said in the next round: there then, gone with it
         await sees(p, app, "#message", "No decision is due now.")

@@ -1,6 +1,6 @@
 """What the terminal table says of the player's state holds: the no-seat line offers s
-only when a seat can be taken, and a resumed player keeps its name through a lost
-session."""
+only when a seat can be taken, a resumed player keeps its name through a lost session,
+and a decision key pressed again names the hand it did nothing to."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from clients.tui import PlayScreen, StudApp
 from tests.conftest import ClientFactory, ServerFactory
-from tests.test_tui import LONG, sees, shown, until, url
+from tests.test_tui import LONG, phase, sees, shown, until, url
 from tests.test_tui_small import NINE
 
 SIT = "press s to sit"
@@ -58,3 +58,27 @@ async def test_a_resumed_player_whose_session_was_lost_comes_back_under_its_own_
         await app.link.client.close()
         await until(p, lambda: app.link.connected and app.player_id != first, "a new player")
         assert app.link.welcome["name"] == "Terry80" and app.player_name == "Terry80"
+
+
+async def test_a_decision_key_pressed_again_on_the_only_hand_names_it(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """r, then r again with one hand: "None of your hands is waiting for a decision.",
+    where several hands said which seat was raised already."""
+    server = await make_server(timers=LONG)
+    bob = await connect(server, "bob")
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "the seat")
+        await bob.request("sit", table="alpha", seat=1)
+        await bob.request("ante", table="alpha", seat=1, amount=500)
+        await bob.request("deal", table="alpha")
+        await p.press("2", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        await p.press("r")
+        await until(p, lambda: (app.snapshot or {})["seats"][0]["decision"], "the raise")
+        await p.press("r")
+        said = await sees(p, app, "#message", "nothing sent")
+        assert "Seat 1 was raised already" in said, said

@@ -282,11 +282,15 @@ class TableMoves:
                 self.host.say(f"No decision is due now{timed}.", moment=True)
                 return
             undecided = waiting_hands(snap, self.host.own_seats())
-            if not undecided:
-                self.host.say("None of your hands is waiting for a decision.", moment=True)
-                return
             # the selected seat only, the one marked: never another hand in its place
             seat = self.host.selected
+            if not undecided:  # the hand marked is named ("None of your hands is waiting"
+                # said nothing of the one raised a moment ago)
+                words: tuple[str, ...] = ("None of your hands is waiting for a decision.",)
+                if seat is not None and seat in self.host.own_seats():
+                    words = not_waiting_text(seat, snap["seats"][seat], [])
+                self.host.say(words[0], moment=True, shorter=words[1:])
+                return
             if seat is None or seat not in undecided:
                 after = None if seat is None else next_waiting(undecided, seat)
                 if seat is None or after is None:

@@ -97,9 +97,9 @@ def jackpot_won_text(frame: Frame, row: Frame | None) -> str:
 
 def not_waiting_text(seat: int, hand: Frame | None, waiting: Sequence[int]) -> tuple[str, ...]:
     """A decision key pressed on `seat` (0-based), not waiting: what that hand did, and
-    that the first of `waiting` is selected now, the others waiting too; shorter words
-    after, for a short line. The browser's toast says the same (clients/web/js/play.js
-    `decideByKey`)."""
+    that the first of `waiting` is selected now, the others waiting too (none: that
+    hand's words alone); shorter words after, for a short line. Where a hand waits, the
+    browser's toast says the same (clients/web/js/play.js `decideByKey`)."""
     hand = hand or {}
     done = (
         f"Seat {seat + 1} has no hand this round"
@@ -107,6 +107,8 @@ def not_waiting_text(seat: int, hand: Frame | None, waiting: Sequence[int]) -> t
         else f"Seat {seat + 1} was {'raised' if hand.get('decision') == 'raise' else 'folded'} "
         "already"
     )
+    if not waiting:  # none of the player's hands waits: the one pressed on is named all the same
+        return (f"{done}; nothing sent.",)
     now, *rest = waiting
     also = ""
     if rest:
