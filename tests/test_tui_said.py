@@ -1,6 +1,7 @@
 """What the terminal table says of the player's state holds: the no-seat line offers s
 only when a seat can be taken, a resumed player keeps its name through a lost session,
-and a decision key pressed again names the hand it did nothing to."""
+a decision says which of the player's hands still waits, and a decision key pressed again
+names the hand it did nothing to."""
 
 from __future__ import annotations
 
@@ -82,3 +83,32 @@ async def test_a_decision_key_pressed_again_on_the_only_hand_names_it(
         await p.press("r")
         said = await sees(p, app, "#message", "nothing sent")
         assert "Seat 1 was raised already" in said, said
+
+
+async def test_a_decision_says_which_hand_still_waits(
+    make_server: ServerFactory, connect: ClientFactory
+) -> None:
+    """r on one of two hands said nothing; a second r only selected the other, and a
+    player who meant it to raise that one too saw its hand folded by the clock."""
+    server = await make_server(timers=LONG)
+    bob = await connect(server, "bob")
+    app = StudApp(url(server), "ann", table="alpha")
+    async with app.run_test(size=(80, 24)) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s", "s")
+        await until(p, lambda: app.own_seats() == [0, 1], "two seats")
+        await bob.request("sit", table="alpha", seat=2)
+        await bob.request("ante", table="alpha", seat=2, amount=500)
+        await bob.request("deal", table="alpha")
+        app.selected = 0
+        await p.press("2", "tab", "2", "d")
+        await until(p, lambda: phase(app) == "deciding", "the deal")
+        app.selected = 0
+        await p.press("r")
+        await until(p, lambda: (app.snapshot or {})["seats"][0]["decision"], "the raise")
+        said = await sees(p, app, "#message", "Seat 2")
+        assert "raised" in said and "waiting" in said and "nothing" in said, said
+        assert app.selected == 0  # the selection stays, as ever
+        await p.press("r")
+        said = await sees(p, app, "#message", "Seat 1 was raised already")
+        assert app.selected == 1 and (app.snapshot or {})["seats"][1]["decision"] is None

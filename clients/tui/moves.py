@@ -20,7 +20,7 @@ from clients.connection import ServerError
 from clients.tui.bets import BetSlip
 from clients.tui.link import Link, NotConnected
 from clients.tui.render import CHIPS, bets_closed_text, next_waiting, waiting_hands
-from clients.tui.words import by_clock, describe_error, not_waiting_text
+from clients.tui.words import by_clock, decided_text, describe_error, not_waiting_text
 
 #: a bet key's answer while the link is down: the keys line says the table's keys act once
 #: it is back (the browser greys its chips and circles), so nothing is built meanwhile
@@ -308,7 +308,16 @@ class TableMoves:
                 return
             # the selection stays on the decided hand: it moved on to the next waiting one,
             # so a second f or r, pressed again, folded or raised another hand unseen
-            if await self._decided(decision, table, seat, snap["seq"]):
+            if not await self._decided(decision, table, seat, snap["seq"]):
+                return
+            # a hand of the player's still waiting is said, and that the selection is not
+            # on it: "r r" meant for two hands raised one, and the clock folded the other
+            now = self.host.snapshot or snap
+            left = [s for s in waiting_hands(now, self.host.own_seats()) if s != seat]
+            if left:
+                words = decided_text(seat, decision, left)
+                self.host.say(words[0], moment=True, shorter=words[1:])
+            else:
                 self.host.message = ""
 
         self.host.submit(job)

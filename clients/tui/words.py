@@ -121,6 +121,26 @@ def not_waiting_text(seat: int, hand: Frame | None, waiting: Sequence[int]) -> t
     )
 
 
+def decided_text(seat: int, decision: str, waiting: Sequence[int]) -> tuple[str, ...]:
+    """A decision taken on `seat` (0-based) while other hands of the player's still wait
+    (`waiting`): which, and that the selection stays on the hand decided, so the same key
+    again only selects the next (nothing sent); shorter words after, for a short line."""
+    done = "raised" if decision == "raise" else "folded"
+    now, *rest = waiting
+    also = ""
+    if rest:
+        also = f" (seat{'s' if len(rest) > 1 else ''} {', '.join(str(s + 1) for s in rest)} too)"
+    key = decision[0]
+    return (
+        f"Seat {seat + 1} {done}. Seat {now + 1} is still waiting{also}: Tab or {key} again "
+        f"selects it, nothing sent; then f fold · r raise.",
+        f"Seat {seat + 1} {done}. Seat {now + 1} still waiting{also}: Tab or {key} selects it, "
+        "nothing sent.",
+        f"Seat {seat + 1} {done}. Seat {now + 1} waits: Tab or {key} selects it, nothing sent.",
+        f"Seat {seat + 1} {done}; seat {now + 1} waits: Tab to it.",
+    )
+
+
 def not_here_text(table: str | None) -> str:
     """At a process that does not host the table on screen (`unknown_table` or
     `table_moved` to its re-join): what became of the seats, and what happens next. (Its
