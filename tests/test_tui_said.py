@@ -1,15 +1,21 @@
 """What the terminal table says of the player's state holds: the no-seat line offers s
 only when a seat can be taken, a resumed player keeps its name through a lost session,
 a decision says which of the player's hands still waits, and a decision key pressed again
-names the hand it did nothing to."""
+names the hand it did nothing to, and the legend explains the short words the seats
+show."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from rich.cells import cell_len
 
 from clients.tui import PlayScreen, StudApp
+from clients.tui.render import legend_text, seats_text
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, phase, sees, shown, until, url
+from tests.test_tui_moments import progressive_round
 from tests.test_tui_small import NINE
 
 SIT = "press s to sit"
@@ -112,3 +118,19 @@ async def test_a_decision_says_which_hand_still_waits(
         await p.press("r")
         said = await sees(p, app, "#message", "Seat 1 was raised already")
         assert app.selected == 1 and (app.snapshot or {})["seats"][1]["decision"] is None
+
+
+@pytest.mark.parametrize("width", [76, 116])
+def test_the_legend_says_what_a_short_progressive_result_is(width: int) -> None:
+    """ "(P -$1)" on the seats at 80 columns, and the legend only "P progressive bet"."""
+    lost = progressive_round("no_qualify", 0)
+    seats = seats_text(lost, "p0", 0, width)
+    short = re.search(r"\(P [+-]\$[\d.,]+\)", seats.plain)
+    assert short is not None or width > 100, seats.plain  # the short form at 80 columns
+    legend = legend_text(lost, seats, width=width).plain
+    assert cell_len(legend) <= width and "…" not in legend, legend
+    assert "No qualify" in legend and "P progressive" in legend, legend
+    if short is not None:
+        # said as it reads, and what it is: the progressive's part of the net
+        said = re.escape(short.group(0))
+        assert re.search(rf"{said}:? (its|the progressive's) (part|result)", legend), legend

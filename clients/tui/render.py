@@ -7,6 +7,7 @@ a terminal. Everything returns `rich.text.Text` built from Rich markup.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -507,18 +508,45 @@ def stake_words(seat: Frame) -> str:
     return money(ante)
 
 
-def legend_text(snap: Frame, seats: Text, *, built_progressive: bool = False) -> Text:
+#: a result's short word for its progressive's part ("(P -$1)" for "(incl. P -$1)")
+SHORT_PROGRESSIVE: Final = re.compile(r"\(P [+-]\$[\d,.]+\)")
+
+
+def legend_text(
+    snap: Frame, seats: Text, *, built_progressive: bool = False, width: int | None = None
+) -> Text:
     """What the marks and short words `seats` shows mean, those shown only: the
-    progressive mark (a net's "incl. P" too, a bet built with one), and the browser's
-    narrow badge ("No qualify") for its words."""
-    parts = []
+    progressive mark (a net's "incl. P" too, a bet built with one), a net's short word
+    for the progressive's part ("(P -$1)", the first shown named as it reads), and the
+    browser's narrow badge ("No qualify") for its words; in the roomiest words that fit
+    `width` (the short words are shown where a line is short of room: so is this one)."""
     said = seats.plain
-    marked = built_progressive or "(P " in said or "incl. P " in said  # "(P -$1)"
+    short = SHORT_PROGRESSIVE.search(said)
+    marked = built_progressive or short is not None or "incl. P " in said
+    mark = ""
     if marked or any(s and s.get("progressive") for s in snap.get("seats") or []):
-        parts.append(f"{PROGRESSIVE_MARK} progressive bet")
-    if SHORT_OUTCOMES["no_qualify"] in said:
-        parts.append(f"{SHORT_OUTCOMES['no_qualify']}: the dealer did not qualify")
-    return Text.from_markup("[dim] · [/]".join(parts), style="dim")
+        mark = f"{PROGRESSIVE_MARK} progressive bet"
+    example = escape(short.group(0)) if short else ""
+    marks = [mark]  # roomiest first
+    if mark and example:
+        marks = [
+            f"{mark}[dim] · [/]{example}: the progressive's part of the net",
+            f"{mark}, {example} its part of the net",
+            f"{mark}, {example} its result",
+            f"{PROGRESSIVE_MARK} progressive, {example} its part of the net",
+            f"{PROGRESSIVE_MARK} progressive, {example} its result",
+        ]
+    nq = SHORT_OUTCOMES["no_qualify"]
+    qualify = [""]
+    if nq in said:
+        qualify = [f"{nq}: the dealer did not qualify", f"{nq}: dealer did not qualify"]
+    tries = [
+        Text.from_markup("[dim] · [/]".join(p for p in (m, q) if p), style="dim")
+        for m in marks
+        for q in qualify
+    ]
+    tries.sort(key=lambda t: -t.cell_len)  # roomiest first, whichever part gives way
+    return next((t for t in tries if width is None or t.cell_len <= width), tries[-1])
 
 
 def bets_closed_text(snap: Frame | None, seat: int) -> str:
