@@ -120,6 +120,15 @@ async def test_a_decision_says_which_hand_still_waits(
         assert app.selected == 1 and (app.snapshot or {})["seats"][1]["decision"] is None
 
 
+def test_a_decision_names_every_hand_still_waiting_where_the_line_has_room() -> None:
+    """At 80 columns, three hands: "Seat 1 raised. Seat 2 waits: …", seat 3 unsaid."""
+    from clients.tui.words import decided_text
+
+    words = decided_text(0, "raise", [1, 2])
+    fits = [w for w in words if cell_len(w) <= 78]
+    assert fits and "2" in fits[0] and "3" in fits[0] and "nothing sent" in fits[0], words
+
+
 @pytest.mark.parametrize("width", [76, 116])
 def test_the_legend_says_what_a_short_progressive_result_is(width: int) -> None:
     """ "(P -$1)" on the seats at 80 columns, and the legend only "P progressive bet"."""

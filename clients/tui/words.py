@@ -131,12 +131,14 @@ def decided_text(seat: int, decision: str, waiting: Sequence[int]) -> tuple[str,
     if rest:
         also = f" (seat{'s' if len(rest) > 1 else ''} {', '.join(str(s + 1) for s in rest)} too)"
     key = decision[0]
+    seats = ", ".join(str(s + 1) for s in waiting)
+    wait = f"Seats {seats} wait" if rest else f"Seat {now + 1} waits"
     return (
         f"Seat {seat + 1} {done}. Seat {now + 1} is still waiting{also}: Tab or {key} again "
         f"selects it, nothing sent; then f fold · r raise.",
         f"Seat {seat + 1} {done}. Seat {now + 1} still waiting{also}: Tab or {key} selects it, "
         "nothing sent.",
-        f"Seat {seat + 1} {done}. Seat {now + 1} waits: Tab or {key} selects it, nothing sent.",
+        f"Seat {seat + 1} {done}. {wait}: Tab or {key} selects seat {now + 1}, nothing sent.",
         f"Seat {seat + 1} {done}; seat {now + 1} waits: Tab to it.",
     )
 
