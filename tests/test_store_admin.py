@@ -122,6 +122,20 @@ async def test_operators_are_added_listed_replaced_and_removed(stores: Stores) -
     assert [o.name for o in await a.list_operators()] == ["Olga"]
 
 
+async def test_an_operator_s_role_is_kept_and_a_new_one_revokes_its_tokens(
+    stores: Stores,
+) -> None:
+    a = stores.admin
+    assert await a.put_operator("olga", "$argon2id$x", replace=False, now_ms=1)
+    assert await a.put_operator("vera", "$argon2id$v", replace=False, now_ms=1, role="viewer")
+    assert {o.name: o.role for o in await a.list_operators()} == {"olga": "admin", "vera": "viewer"}
+    await a.issue_operator_token("vera", "tok-v", 60)
+    assert await a.put_operator("vera", "$argon2id$v", replace=True, now_ms=1, role="admin")
+    assert await a.operator_for_token("tok-v") is None
+    found = await a.get_operator("vera")
+    assert found is not None and found.role == "admin"
+
+
 async def test_tokens_expire_and_are_revoked(stores: Stores) -> None:
     a = stores.admin
     await a.put_operator("olga", "$argon2id$x", replace=False, now_ms=1)

@@ -3,7 +3,10 @@
 Every /api/ request but the sign-in needs `Authorization: Bearer <token>` (no
 cookie is ever set or read, so another site cannot act with an operator's
 browser: no CSRF), is counted against the client address's and the operator's
-rate limits, and is logged (operator, method, path, status, address). The page
+rate limits, and is logged (operator, method, path, status, address). An act (a
+POST but the sign-in) needs the `admin` role, read from the store for each one: a
+viewer's is answered 403 `forbidden_role` before its body is read, so nothing is
+recorded, applied or audited. The page
 is plain files: `/` and `/admin/...` from the console's directory (clients/admin),
 `/web/...` from the player client's, whose modules and styles it reuses.
 """
@@ -25,7 +28,7 @@ from server.admin.operators import Limiter, Operators, SignInRefused
 from server.admin.store_watch import StoreWatch
 from server.admin.views import Views
 from server.passwords import PasswordsBusy
-from server.stores.admin import SEEN_TTL, AdminStore
+from server.stores.admin import ADMIN, SEEN_TTL, AdminStore
 from server.stores.base import StoreError
 
 log = logging.getLogger("stud.admin")
@@ -123,9 +126,7 @@ class Api:
         local = request.method == "GET" and parts[:1] in (["overview"], ["tables"], ["pending"])
         operator = await self.operators.check(token, cached=local) if token else None
         if operator is None:
-            answer = error(HTTPStatus.UNAUTHORIZED, "unauthorized", "sign in: a bearer token")
-            answer.headers["WWW-Authenticate"] = 'Bearer realm="casino-stud console"'
-            return answer
+            return _unauthorized()
         who["operator"] = operator  # the request's log line names it, refused or not
         if not self.limiter.admit(f"op:{operator.lower()}", time.monotonic()):
             return self._too_many()
@@ -135,6 +136,18 @@ class Api:
             return error(HTTPStatus.NOT_FOUND, "not_found", "no such route")
         if request.method not in allow.split(", "):
             return _not_allowed(allow)
+        role = ""  # read for an act and for "who am I", from the store each time
+        if request.method == "POST" or (parts == ["session"] and request.method != "DELETE"):
+            role = await self.operators.role(operator) or ""
+            if not role:  # removed since its token was checked
+                return _unauthorized()
+            if request.method == "POST" and role != ADMIN:
+                log.warning(
+                    "operator act refused: role",
+                    extra={"operator": operator, "role": role, "path": request.path},
+                )
+                message = f"{operator} is a {role}: a {role} may read, not act (nothing applied)"
+                return error(HTTPStatus.FORBIDDEN, "forbidden_role", message)
         taken = QUERY_PARAMETERS.get(parts[0], ()) if len(parts) == 1 else ()
         for name in request.query:
             if name not in taken:
@@ -143,7 +156,7 @@ class Api:
             if request.method == "DELETE":
                 await self.operators.sign_out(token, operator)
                 return json_response(200, {"signed_out": True})
-            return json_response(200, {"operator": operator})
+            return json_response(200, {"operator": operator, "role": role})
         if request.method == "POST":
             return await self._post(operator, parts, _body(request))
         return await self._get(parts, request)
@@ -252,7 +265,12 @@ class Api:
             return answer
         return json_response(
             200,
-            {"token": signed.token, "operator": signed.operator, "expires_in": signed.expires_in},
+            {
+                "token": signed.token,
+                "operator": signed.operator,
+                "role": signed.role,
+                "expires_in": signed.expires_in,
+            },
         )
 
     async def overview(self) -> dict[str, Any]:
@@ -406,6 +424,12 @@ def _allowed(parts: list[str]) -> str | None:
         ):
             return "GET, HEAD"
     return None
+
+
+def _unauthorized() -> Response:
+    answer = error(HTTPStatus.UNAUTHORIZED, "unauthorized", "sign in: a bearer token")
+    answer.headers["WWW-Authenticate"] = 'Bearer realm="casino-stud console"'
+    return answer
 
 
 def _not_allowed(allow: str) -> Response:

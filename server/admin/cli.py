@@ -7,6 +7,10 @@ server on the memory store loads at start and whenever it changes. The
 password is asked twice (never echoed), or read from the first line of stdin
 with `--password-stdin`; it is hashed with argon2id with the `[accounts]`
 parameters, as players' passwords are.
+
+`--role` gives the operator's role: `admin` (every act; the default for a new
+operator) or `viewer` (reads only). `--replace` without `--role` keeps the role
+the operator had, so a new password never makes a viewer an admin.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from server.accounts import password_problem
 from server.admin.operators import read_file, valid_name, write_file
 from server.config import Config
 from server.passwords import Passwords
-from server.stores.admin import Operator, fold_operator
+from server.stores.admin import ADMIN, ROLES, Operator, fold_operator
 from server.stores.base import StoreError
 
 
@@ -32,7 +36,7 @@ def add_parser(sub: Any) -> None:
     op = sub.add_parser("operator", help="operator console accounts: add, list, remove")
     verbs = op.add_subparsers(dest="verb", required=True)
     for verb, text in (
-        ("add", "add an operator (or with --replace, set a new password)"),
+        ("add", "add an operator (or with --replace, set a new password and/or role)"),
         ("list", "list the operators"),
         ("remove", "remove an operator and revoke its tokens"),
     ):
@@ -47,6 +51,12 @@ def add_parser(sub: Any) -> None:
                 "--password-stdin", action="store_true", help="read the password from stdin"
             )
             p.add_argument("--replace", action="store_true", help="replace an existing one")
+            p.add_argument(
+                "--role",
+                choices=ROLES,
+                help="admin: every act (a new operator's default); viewer: reads only, no act"
+                " (--replace without it keeps the role)",
+            )
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
@@ -111,9 +121,13 @@ async def _run(args: argparse.Namespace, config: Config, path: str, password: st
             return 0
         held = await admin.get_operator(args.name) if args.replace else None
         since = held.created_ms if held is not None else now  # a new password: still added then
-        if not await admin.put_operator(args.name, hashed, replace=args.replace, now_ms=since):
+        role = _role(args, held)
+        if not await admin.put_operator(
+            args.name, hashed, replace=args.replace, now_ms=since, role=role
+        ):
             return _fail(f"operator {args.name!r} exists: --replace to set a new password")
-        print(f"operator {args.name}: password replaced" if held else f"operator {args.name} added")
+        done = "operator {}: password replaced{}" if held else "operator {} added{}"
+        print(done.format(args.name, _role_said(role, held)))
         return 0
     finally:
         await store.close()
@@ -133,11 +147,27 @@ def _on_file(args: argparse.Namespace, path: str, hashed: str, now: int) -> int:
     if folded in operators and not args.replace:
         return _fail(f"operator {args.name!r} exists: --replace to set a new password")
     held = operators.get(folded)  # a new password: the operator was still added then
-    operators[folded] = Operator(args.name, hashed, held.created_ms if held else now)
+    role = _role(args, held)
+    operators[folded] = Operator(args.name, hashed, held.created_ms if held else now, role)
     write_file(path, list(operators.values()))
-    done = "operator {}: password replaced in {}" if held else "operator {} added to {}"
-    print(done.format(args.name, path))
+    done = "operator {}: password replaced in {}{}" if held else "operator {} added to {}{}"
+    print(done.format(args.name, path, _role_said(role, held)))
     return 0
+
+
+def _role(args: argparse.Namespace, held: Operator | None) -> str:
+    """The role asked, else the one held (a new password keeps it), else admin."""
+    role: str = args.role or (held.role if held is not None else ADMIN)
+    return role
+
+
+def _role_said(role: str, held: Operator | None) -> str:
+    """Nothing for an admin as before; a viewer, or a role changed, is said."""
+    if held is not None and held.role != role:
+        return f", role {role} (was {held.role})"
+    if role == ADMIN:
+        return ""
+    return f" ({role})" if held is not None else f" as {role}"
 
 
 def _password(name: str, from_stdin: bool) -> str:
@@ -180,7 +210,7 @@ def _list(operators: list[Operator], where: str) -> int:
 
 def _line(o: Operator) -> str:
     since = time.strftime("%Y-%m-%d %H:%M", time.gmtime(o.created_ms / 1000))
-    return f"{o.name}\tadded {since} UTC"
+    return f"{o.name}\t{o.role}\tadded {since} UTC"
 
 
 def _fail(message: str) -> int:

@@ -16,6 +16,11 @@ removal or a new password takes effect at once). With Redis the command
 writes to Redis directly and the store is the only source: a process on Redis
 never reads the file (`file` is empty), so nothing it holds can bring back an
 operator removed from the store, or add one the store does not have.
+
+Each operator has a role (`ROLES`): an admin does every act, a viewer only reads.
+The role is read from the store for every act (`role`), never kept with a token,
+and changing it replaces the operator, which revokes its tokens on every process
+as a new password does. An entry written before roles has none: an admin.
 """
 
 from __future__ import annotations
@@ -35,7 +40,14 @@ from server.attempts import Throttled, count_check, take_back
 from server.config import AccountsConfig, AdminConfig
 from server.passwords import Passwords
 from server.ratelimit import TokenBucket, Verdict
-from server.stores.admin import OPERATOR_NAME, AdminStore, Operator, fold_operator
+from server.stores.admin import (
+    ADMIN,
+    OPERATOR_NAME,
+    ROLES,
+    AdminStore,
+    Operator,
+    fold_operator,
+)
 from server.stores.base import Store, StoreError, token_hash
 
 log = logging.getLogger("stud.admin")
@@ -62,6 +74,7 @@ class SignedIn:
     operator: str
     token: str
     expires_in: float
+    role: str = ADMIN
 
 
 def valid_name(name: object) -> bool:
@@ -120,10 +133,10 @@ class Operators:
         now = int(time.time() * 1000)
         for op in found:
             held = await self.admin.get_operator(op.name)
-            if held is not None and (held.name, held.password_hash) == (op.name, op.password_hash):
+            if held is not None and _entry(held) == _entry(op):
                 continue  # unchanged: replacing it would sign its operator out everywhere
             await self.admin.put_operator(
-                op.name, op.password_hash, replace=True, now_ms=op.created_ms or now
+                op.name, op.password_hash, replace=True, now_ms=op.created_ms or now, role=op.role
             )
         names = {fold_operator(op.name) for op in found}
         for gone in self._from_file - names:
@@ -165,8 +178,11 @@ class Operators:
         await self.admin.issue_operator_token(operator.name, token, ttl)
         self._confirm(token, operator.name, ttl)
         self._issued_here.add(token_hash(token))
-        log.info("operator signed in", extra={"operator": operator.name, "addr": address})
-        return SignedIn(operator.name, token, ttl)
+        log.info(
+            "operator signed in",
+            extra={"operator": operator.name, "role": operator.role, "addr": address},
+        )
+        return SignedIn(operator.name, token, ttl, operator.role)
 
     async def check(self, token: str, *, cached: bool = False) -> str | None:
         """The token's operator, as the store says; while the store cannot be reached and
@@ -193,6 +209,14 @@ class Operators:
             # remembered a short while from its last confirmation, not a whole token_ttl
             self._confirm(token, operator, min(self.config.token_ttl, CONFIRMED_ELSEWHERE))
         return operator
+
+    async def role(self, name: str) -> str | None:
+        """The operator's role as the store has it now (None: no such operator). Read for
+        every act, never kept with a token, so a role changed anywhere holds at once;
+        StoreError without the store: an act is never let through on a guess."""
+        await self.load_file()
+        operator = await self.admin.get_operator(name)
+        return operator.role if operator is not None else None
 
     async def sign_out(self, token: str, operator: str) -> None:
         self._confirmed.pop(token_hash(token), None)
@@ -238,8 +262,13 @@ class Limiter:
 # ----- the file ---------------------------------------------------------------------
 
 
+def _entry(o: Operator) -> tuple[str, str, str]:
+    return (o.name, o.password_hash, o.role)
+
+
 def read_file(path: str | Path) -> list[Operator]:
-    """The operators of a file written by `write_file` (JSON, one object)."""
+    """The operators of a file written by `write_file` (JSON, one object). An entry
+    without a role was written before roles were: an admin, as then."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -247,10 +276,19 @@ def read_file(path: str | Path) -> list[Operator]:
     except (OSError, ValueError) as e:
         raise ValueError(f"cannot read the operators file {path}: {e}") from e
     try:
-        return [
-            Operator(str(entry["name"]), str(entry["hash"]), int(entry["created_ms"]))
+        found = [
+            Operator(
+                str(entry["name"]),
+                str(entry["hash"]),
+                int(entry["created_ms"]),
+                str(entry.get("role", ADMIN)),
+            )
             for entry in data.get("operators", [])
         ]
+        for o in found:
+            if o.role not in ROLES:
+                raise ValueError(f"operator {o.name!r}: role {o.role!r}, not one of {ROLES}")
+        return found
     except (AttributeError, KeyError, TypeError, ValueError) as e:  # valid JSON, not ours
         raise ValueError(
             f"cannot read the operators file {path}: not the file `stud-server operator add`"
@@ -263,7 +301,7 @@ def write_file(path: str | Path, operators: list[Operator]) -> None:
     target = Path(path)
     data = {
         "operators": [
-            {"name": o.name, "hash": o.password_hash, "created_ms": o.created_ms}
+            {"name": o.name, "hash": o.password_hash, "created_ms": o.created_ms, "role": o.role}
             for o in sorted(operators, key=lambda o: fold_operator(o.name))
         ]
     }

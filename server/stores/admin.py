@@ -50,6 +50,10 @@ HOUR_MS: Final = 3_600_000
 MAX_SCAN: Final = 20_000
 
 OUTCOMES: Final = ("applied", "unchanged", "refused")
+#: Operator roles: an admin does every act; a viewer reads everything and acts on nothing.
+ADMIN: Final = "admin"
+VIEWER: Final = "viewer"
+ROLES: Final = (ADMIN, VIEWER)
 
 
 class ActionConflict(StoreError):
@@ -63,6 +67,8 @@ class Operator:
     name: str
     password_hash: str = field(repr=False)
     created_ms: int
+    #: an operator kept before roles were (no role in its entry) does every act, as then
+    role: str = ADMIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,10 +275,10 @@ class AdminStore(Protocol):
 
     # ----- operators --------------------------------------------------------------
     async def put_operator(
-        self, name: str, password_hash: str, *, replace: bool, now_ms: int
+        self, name: str, password_hash: str, *, replace: bool, now_ms: int, role: str = ADMIN
     ) -> bool:
         """Add an operator (False if the name exists and not `replace`). Replacing one
-        revokes every token it had."""
+        (a new password, a new role) revokes every token it had."""
         ...
 
     async def get_operator(self, name: str) -> Operator | None: ...

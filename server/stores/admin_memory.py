@@ -15,6 +15,7 @@ from typing import Any
 
 from server.game.ledger import HOUSE, Reason, Transfer, meter_account, player_account
 from server.stores.admin import (
+    ADMIN,
     MAX_SCAN,
     STAT_FIELDS,
     Act,
@@ -58,14 +59,14 @@ class MemoryAdmin:
     # ----- operators --------------------------------------------------------------
 
     async def put_operator(
-        self, name: str, password_hash: str, *, replace: bool, now_ms: int
+        self, name: str, password_hash: str, *, replace: bool, now_ms: int, role: str = ADMIN
     ) -> bool:
         folded = fold_operator(name)
         if folded in self.operators and not replace:
             return False
         if folded in self.operators:
             self._revoke_all(folded)
-        self.operators[folded] = Operator(name, password_hash, now_ms)
+        self.operators[folded] = Operator(name, password_hash, now_ms, role)
         return True
 
     async def get_operator(self, name: str) -> Operator | None:

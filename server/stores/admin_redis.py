@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from server.stores.admin import (
+    ADMIN,
     HOUR_MS,
     MAX_SCAN,
     Act,
@@ -95,9 +96,9 @@ class RedisAdmin:
     # ----- operators --------------------------------------------------------------
 
     async def put_operator(
-        self, name: str, password_hash: str, *, replace: bool, now_ms: int
+        self, name: str, password_hash: str, *, replace: bool, now_ms: int, role: str = ADMIN
     ) -> bool:
-        entry = canonical({"name": name, "hash": password_hash, "created_ms": now_ms})
+        entry = canonical({"name": name, "hash": password_hash, "created_ms": now_ms, "role": role})
         return bool(
             await self._write("put", folded=fold_operator(name), entry=entry, replace=replace)
         )
@@ -300,4 +301,6 @@ def _head(act: Act) -> dict[str, Any]:
 
 
 def _operator(data: dict[str, Any]) -> Operator:
-    return Operator(str(data["name"]), str(data["hash"]), int(data["created_ms"]))
+    """An entry as kept; one written before roles were has none: an admin, as then."""
+    role = str(data.get("role") or ADMIN)
+    return Operator(str(data["name"]), str(data["hash"]), int(data["created_ms"]), role)

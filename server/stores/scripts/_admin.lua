@@ -1,5 +1,6 @@
 -- Shared by the operator console's scripts (prepended after _lib.lua). Keys:
---   operators            hash   folded name -> {"name", "hash", "created_ms"}
+--   operators            hash   folded name -> {"name", "hash", "created_ms", "role"}
+--                               (no "role": written before roles, an admin)
 --   optoken:<sha256>     string the operator a bearer token belongs to, with its TTL
 --   optokens:<folded>    set    the operator's token hashes (revoked on removal)
 --   action:<id>          hash   digest, state (pending|done), act, row: one act, once
