@@ -24,6 +24,9 @@ export class Api {
   constructor({ onSignedOut } = {}) {
     this.token = sessionStorage.getItem(TOKEN_KEY) ?? "";
     this.operator = sessionStorage.getItem(OPERATOR_KEY) ?? "";
+    // "admin" (every act) or "viewer" (reads only), as the API said it at sign-in or at
+    // whoAmI (never kept in the tab: a reloaded page asks again); "" until then
+    this.role = "";
     this.onSignedOut = onSignedOut ?? (() => {});
   }
 
@@ -35,7 +38,17 @@ export class Api {
     const data = await this.call("POST", "/api/session", { name, password }, { auth: false });
     this.token = data.token;
     this.operator = data.operator;
+    this.role = data.role ?? "";
     sessionStorage.setItem(TOKEN_KEY, this.token);
+    sessionStorage.setItem(OPERATOR_KEY, this.operator);
+    return data;
+  }
+
+  /** Who the token signs in, and their role now (a tab kept from an earlier sign-in). */
+  async whoAmI() {
+    const data = await this.get("/api/session");
+    this.operator = data.operator;
+    this.role = data.role ?? "";
     sessionStorage.setItem(OPERATOR_KEY, this.operator);
     return data;
   }
@@ -51,6 +64,7 @@ export class Api {
   forget() {
     this.token = "";
     this.operator = "";
+    this.role = "";
     sessionStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(OPERATOR_KEY);
   }

@@ -15,6 +15,7 @@ const POLL_MS = 1000;
 
 const state = {
   operator: "",
+  role: "", // "admin": the acts are shown; "viewer" (or not known yet): reads only
   signinError: "",
   tab: "tables",
   overview: null,
@@ -37,8 +38,9 @@ const state = {
   readError: null, // why the open tab's data could not be read: {tab, text}
 };
 
-const api = new Api({ onSignedOut: (why) => { state.signinError = why === "signed out" ? "" : "Please sign in again."; render(); } });
+const api = new Api({ onSignedOut: (why) => { state.role = ""; state.signinError = why === "signed out" ? "" : "Please sign in again."; render(); } });
 state.operator = api.operator;
+state.role = api.role;
 window.studConsole = { state, api };
 
 // ----- drawing -------------------------------------------------------------------------
@@ -220,6 +222,7 @@ async function onClick(event) {
     case "sign-out":
       await api.signOut().catch(() => {});
       state.operator = "";
+      state.role = "";
       render();
       return;
     case "open-table":
@@ -316,6 +319,7 @@ async function onSubmit(event) {
     try {
       await api.signIn(form.elements.name.value.trim(), form.elements.password.value);
       state.operator = api.operator;
+      state.role = api.role;
       state.signinError = "";
     } catch (e) {
       // a store away (503) or too many tries (429) is not a wrong password: its words
@@ -333,4 +337,9 @@ async function onSubmit(event) {
 document.addEventListener("click", (e) => { onClick(e).catch((err) => console.warn(err)); });
 document.addEventListener("submit", (e) => { onSubmit(e).catch((err) => console.warn(err)); });
 render();
+if (api.signedIn) {
+  // a tab signed in before: its role as the API says it now
+  api.whoAmI().then(() => { state.operator = api.operator; state.role = api.role; render(); })
+    .catch((e) => console.warn("console: who am I", e));
+}
 poll();

@@ -60,6 +60,18 @@ export function namedPlayer(row) {
   return typeof pid === "string" && pid && row.target !== `player:${pid}` ? `player:${pid}` : null;
 }
 
+/** Whether the acts are shown: to an admin only. A viewer (or a role not known yet) sees
+ * everything else; the API would refuse their acts anyway (403 forbidden_role). */
+export function canAct(state) {
+  return state.role === "admin";
+}
+
+/** In place of an act form, for a viewer: what is not there, and why. */
+function readOnly(what) {
+  return h("p", { class: "act-bar read-only muted", "data-testid": "read-only" },
+    `Viewer: you can look, not act. ${what} need an admin.`);
+}
+
 /** The amount field's error, by the field (an amount not sent: see console.js centsOf). */
 function amountError(state, form, testid) {
   const e = state.amountError;
@@ -85,7 +97,12 @@ export function renderTop(state) {
   const o = state.overview ?? {};
   return h("header", { class: "topbar console-top" },
     h("div", { class: "brand" }, h("span", { class: "brand-suit" }, "♠"), " Console"),
-    h("div", { class: "who", "data-testid": "console-operator" }, state.operator),
+    h("div", { class: "who" },
+      h("span", { "data-testid": "console-operator" }, state.operator),
+      state.role === "viewer"
+        ? h("span", { class: "badge role", "data-testid": "console-role",
+          title: "Reads everything, acts on nothing" }, "viewer")
+        : null),
     h("div", { class: "facts-line" },
       h("span", { title: "The sum of every account: double entry keeps it at zero" },
         "Books ", h("b", { "data-testid": "books-sum", "data-sum": o.books_sum ?? "" }, o.books_sum ?? "…")),
@@ -188,7 +205,8 @@ export function renderTableDetail(state) {
         ? `${plural(t.last_hour.rounds ?? 0, "round")}, hold ${percent(t.last_hour.hold)} `
           + `(${percent(t.last_hour.hold_per_ante)} per ante); edge ${edgeText(t)}`
         : `${LAST_HOUR_UNKNOWN}; edge ${edgeText(t)}`)),
-    h("form", { class: "act-bar", "data-form": "table-act", "data-table": t.id, novalidate: true,
+    !canAct(state) ? readOnly("Pausing, resuming, voiding and removing a player") : h("form", {
+      class: "act-bar", "data-form": "table-act", "data-table": t.id, novalidate: true,
       "aria-busy": busy ? "true" : null },
       h("input", { class: "reason", name: "reason", placeholder: "Reason (kept in the audit log)",
         "data-testid": "act-reason", maxlength: 200 }),
@@ -241,7 +259,8 @@ export function renderJackpots(state, readError = null) {
     (jackpots ?? []).map((j) => h("article", { "data-testid": `jackpot-${j.name}` },
       h("h2", {}, `${j.name}: `, h("span", { "data-testid": `jackpot-amount-${j.name}`, "data-cents": j.amount }, dollars(j.amount)),
         h("span", { class: "muted" }, ` · seed ${j.seed === null ? "—" : dollars(j.seed)}`)),
-      h("form", { class: "act-bar", "data-form": "jackpot-act", "data-jackpot": j.name, novalidate: true,
+      !canAct(state) ? readOnly("Reseeding and setting the meter") : h("form", {
+        class: "act-bar", "data-form": "jackpot-act", "data-jackpot": j.name, novalidate: true,
         "aria-busy": state.busy?.has(`jackpot:${j.name}`) ? "true" : null },
         h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200,
           "data-testid": `jackpot-reason-${j.name}` }),
@@ -321,7 +340,8 @@ function playerDetail(state, p) {
       h("dt", {}, "Seats"), h("dd", {}, (p.seats ?? []).map((s) => `${s.table} #${s.seat + 1}`).join(", ") || "none"),
       h("dt", {}, "Holds"), h("dd", {}, (p.holds ?? []).map((x) => `${x.round_id} #${x.seat + 1}: ${dollars(x.amount)}`).join(", ") || "none"),
       h("dt", {}, "Suspended"), h("dd", {}, p.suspended ? `by ${p.suspended.by}: ${p.suspended.reason}` : "no")),
-    h("form", { class: "act-bar", "data-form": "player-act", "data-player": p.player_id, novalidate: true,
+    !canAct(state) ? readOnly("Credits, debits and suspensions") : h("form", {
+      class: "act-bar", "data-form": "player-act", "data-player": p.player_id, novalidate: true,
       "aria-busy": busy ? "true" : null },
       h("input", { class: "reason", name: "reason", placeholder: "Reason", maxlength: 200, "data-testid": "player-reason" }),
       h("input", { class: "amount", name: "amount", type: "number", min: 0.01, step: "0.01", placeholder: "$ amount",
