@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from playwright.async_api import Browser, Page, expect
 
-from tests.conftest import ServerFactory
+from tests.conftest import ClientFactory, ServerFactory
 from tests.test_web import ARTIFACTS, browser, expect_cents, needs_chromium
 from tests.test_web_layout import LAPTOPS, LONG, NINE, enter, new_page, sit_three
+from tests.test_web_leave import ann_raised_beside_bob
 
 __all__ = ["browser"]  # the fixture used below
 
 pytestmark = needs_chromium
+
+DEALER = ["Ad", "Ac", "7h", "6s", "2d"]
 
 
 async def shift_tab_to(page: Page, testid: str, presses: int) -> None:
@@ -103,4 +106,17 @@ async def test_after_a_reload_mid_decision_the_focus_goes_on_with_the_selection(
     await expect(ann.get_by_test_id("seat-2")).to_have_attribute("data-selected", "true")
     await ann.wait_for_function("document.activeElement.dataset.testid === 'seat-2'")
     await expect(ann.get_by_test_id("raise-2")).to_be_visible()
+    assert problems == []
+
+
+async def test_a_key_on_the_only_hand_decided_names_it(
+    make_server: ServerFactory, connect: ClientFactory, browser: Browser
+) -> None:
+    """Ann's one hand raised while Bob still decides: r again said "None of your hands
+    is waiting for a decision.", as if she had none; it names the hand, as with several."""
+    hands = [["2c", "3d", "5h", "8s", "Jc"], ["4c", "4d", "9h", "Ts", "Kc"], DEALER]
+    _, page, problems, _ = await ann_raised_beside_bob(make_server, connect, browser, hands)
+    await page.keyboard.press("r")
+    told = page.locator('.toast[data-code="decided"]')
+    await expect(told).to_contain_text("Seat #1 has raised already; nothing sent.")
     assert problems == []

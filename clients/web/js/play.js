@@ -169,11 +169,15 @@ export function decideByKey(decision) {
     return;
   }
   const undecided = undecidedSeats(snap);
+  const seat = selectedSeat(snap);
   if (!undecided.length) {
-    showError("None of your hands is waiting for a decision.", { tone: "warn" });
+    // the only hand (or every one) decided while others still decide: name it, as below
+    const mine = seat === null ? null : snap.seats[seat];
+    showError(mine?.decision
+      ? `Seat #${seat + 1} has ${mine.decision === "raise" ? "raised" : "folded"} already; nothing sent.`
+      : "None of your hands is waiting for a decision.", { code: "decided", tone: "warn" });
     return;
   }
-  const seat = selectedSeat(snap);
   if (!undecided.includes(seat)) {
     const mine = snap.seats[seat];
     const done = !mine?.cards ? "no hand this round"
