@@ -114,15 +114,24 @@ export function reopenAwaited() {
  * at the address it was (its server restarted): nothing moved, and it is said so. Once
  * read, the notice goes when the table's phase next moves on (`absorb`). */
 export async function tellMoved(prev, snap, { restarted = false } = {}) {
-  const { seats, roundId: open } = atStake(prev, state.me?.player_id);
-  const gone = mySeats(snap).length ? [] : seats;
+  // the seats and round of the player this page was before the server forgot its
+  // session, if they were that one's (a new guest now): neither they nor their round are
+  // in the new player's history, so nothing of the round's outcome can be told
+  const former = state.formerPlayer && (atStake(prev, state.formerPlayer).seats.length
+    || prev.shutdownRound?.player === state.formerPlayer);
+  const owner = former ? state.formerPlayer : state.me?.player_id;
+  const { seats, roundId: open } = atStake(prev, owner);
+  const gone = !former && mySeats(snap).length ? [] : seats;
   const shutdown = Boolean(prev.paused?.shutdown); // the old host said it was going
   // a server going down in order plays its round out first: the player's round in play
   // when it said so, seen to its showdown (frames.js keeps it), however it was last seen
-  const finished = restarted && shutdown && prev.shutdownRound?.finished ? prev.shutdownRound.id : null;
+  const finished = restarted && shutdown && prev.shutdownRound?.finished
+    && prev.shutdownRound.player === owner ? prev.shutdownRound.id : null;
   const roundId = open ?? finished;
   let round = null;
-  if (roundId && snap.round_id !== roundId) {
+  if (roundId && former) {
+    round = { fate: "forgotten", finished: roundId === finished };
+  } else if (roundId && snap.round_id !== roundId) {
     let records = null;
     try {
       await conn.request("history", { limit: HISTORY_LIMIT }); // its `history` frame comes before the ok

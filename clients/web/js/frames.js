@@ -89,6 +89,7 @@ export async function hello() {
 export function welcome(w) {
   dismissRefusals("name");
   state.welcomedOn = conn.opens; // this socket is the player's: online (see `online`)
+  if (state.me && state.me.player_id !== w.player_id) state.formerPlayer = state.me.player_id;
   state.me = { player_id: w.player_id, name: w.name };
   state.limits = w.limits ?? {};
   state.balance = w.balance ?? null;
@@ -147,8 +148,9 @@ export function absorb(frame) {
       // (tellMoved); one voided by the shutdown is told at once (unseen.js)
       if (frame.paused?.shutdown) {
         const id = atStake(frame, state.me?.player_id).roundId ?? old?.shutdownRound?.id ?? null;
-        frame.shutdownRound = id && { id, finished: Boolean(old?.shutdownRound?.finished)
-          || (frame.phase === "showdown" && frame.round_id === id) };
+        frame.shutdownRound = id && { id,
+          player: old?.shutdownRound?.id === id ? old.shutdownRound.player : state.me?.player_id,
+          finished: Boolean(old?.shutdownRound?.finished) || (frame.phase === "showdown" && frame.round_id === id) };
       }
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();

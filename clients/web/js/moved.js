@@ -26,6 +26,9 @@ export function atStake(snap, playerId) {
  * first, PROTOCOL.md `history`), or null when the history could not be read:
  * `{fate: "settled", net}` when a record holds it, else `{fate: "voided"}` (a table taken
  * over leaves no round of its old host open), `{fate: "unknown"}` without a history.
+ * Only the history of the player who had the round tells: a new player's (the server
+ * forgot the session) holds none of the old one's rounds, and that round's notice says
+ * `{fate: "forgotten"}` instead (fleet.js).
  */
 export function roundFate(roundId, records) {
   if (!Array.isArray(records)) return { fate: "unknown" };
@@ -65,6 +68,8 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
   } else if (round?.fate === "unknown") {
     parts.push(`${yours} was either settled before ${before} or voided with every bet `
       + "refunded: History and your wallet show which.");
+  } else if (round?.fate === "forgotten") {
+    parts.push(forgottenText(yours));
   }
   if (seats.length) {
     const many = seats.length > 1;
@@ -72,6 +77,16 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
       + `${restarted ? (many ? "were let go" : "was let go") : many ? "are gone" : "is gone"}: take a seat to play on.`);
   }
   return parts.join(" ");
+}
+
+/** Said of a round of the player's previous session, which the server no longer knows
+ * (started again without its data): its record is not in the new player's history, so
+ * whether it was settled or voided is not known here. */
+const FORGOTTEN = "the server came back without its old data, and you play on as a new player "
+  + "with a new wallet";
+
+function forgottenText(yours) {
+  return `${yours} is not in your History: ${FORGOTTEN}; whether it was settled or voided is not known here.`;
 }
 
 function netText(round) {
@@ -91,6 +106,9 @@ function shutDownNotice({ title, seats, round }) {
   } else if (round?.fate === "unknown") {
     parts.push("Your round in play either finished before it shut down or was voided with every "
       + "bet refunded: History and your wallet show which.");
+  } else if (round?.fate === "forgotten") {
+    parts.push(round.finished ? "Your round in play was played out before it shut down (its showdown "
+      + `showed here), but it is not in your History: ${FORGOTTEN}.` : forgottenText("Your round in play"));
   }
   if (seats.length) {
     const many = seats.length > 1;

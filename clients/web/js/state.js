@@ -20,6 +20,9 @@ export const hooks = {
 
 export const state = {
   me: null, // {player_id, name} once welcomed
+  // the player this page was before the server forgot its session (a new guest since):
+  // its seats and rounds are not the new player's, nor in the new player's history
+  formerPlayer: null,
   limits: null, // welcome.limits
   balance: null, // {balance, bonus, available, held}
   jackpots: {}, // jackpot name -> cents

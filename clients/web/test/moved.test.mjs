@@ -103,3 +103,16 @@ test("a server shut down in order and started again says so, and why the seats w
   const voided = movedNotice({ title: "T", seats: [0], round: { fate: "voided" }, restarted: true, shutdown: true });
   assert.match(voided, /Your round in play was voided as it shut down: every bet of it/);
 });
+
+test("a round of a session the server forgot is called neither voided nor settled", () => {
+  for (const shutdown of [true, false]) {
+    const text = movedNotice({ title: "Casino Stud 9", seats: [8], round: { fate: "forgotten" },
+      restarted: true, shutdown });
+    assert.doesNotMatch(text, /voided:|was voided|refunded|settled before|finished before/);
+    assert.match(text, /Your round in play is not in your History: the server came back without its old data, and you play on as a new player with a new wallet; whether it was settled or voided is not known here\./);
+  }
+  const played = movedNotice({ title: "T", seats: [8], round: { fate: "forgotten", finished: true },
+    restarted: true, shutdown: true });
+  assert.match(played, /Your round in play was played out before it shut down \(its showdown showed here\), but it is not in your History/);
+  assert.doesNotMatch(played, /voided|refunded/);
+});
