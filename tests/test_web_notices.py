@@ -111,3 +111,41 @@ async def test_news_in_the_lobby_is_neutral_and_beside_the_tables_not_over_them(
     await page.screenshot(path=f"test-artifacts/notices-lobby-many-{size}.png")
     await context.close()
     assert problems == []
+
+
+# What a tap at the middle of an element lands on: the element (or what is inside it), or
+# what is over it there.
+HIT = """(el) => { const r = el.getBoundingClientRect();
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return el.contains(at) ? "itself" : `#${at?.id} .${at?.className}`; }"""
+
+
+@pytest.mark.parametrize("how", ["seated", "watching"])
+async def test_a_phone_at_a_table_closes_history_with_a_tap(
+    make_server: ServerFactory, browser: Browser, how: str
+) -> None:
+    """At a table on a phone the notices' layer, empty, covered the screen: a tap on the
+    History panel's × (or anything under it) went to that layer, and the panel stayed."""
+    server = await make_server(timers=LONG)
+    context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter_by_tap(page, "Ann")
+    await page.get_by_test_id(f"{'play' if how == 'seated' else 'watch'}-alpha").tap()
+    await expect(page.get_by_test_id("table-view")).to_be_visible()
+    await page.get_by_test_id("history-button").tap()
+    panel = page.get_by_test_id("history-panel")
+    await expect(panel).to_be_visible()
+    await page.screenshot(path=f"test-artifacts/notices-phone-history-{how}.png")
+    # what a tap on the × or on the panel lands on is the × or the panel itself, not a
+    # layer over them (an empty one as big as the screen's lower part, or all of it)
+    for testid in ("history-close", "history-panel"):
+        hit = await page.get_by_test_id(testid).evaluate(HIT)
+        assert hit == "itself", f"a tap on {testid} lands on {hit}"
+    await page.get_by_test_id("history-close").tap()
+    await expect(panel).to_be_hidden()
+    await context.close()
+    assert problems == []
