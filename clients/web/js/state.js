@@ -50,7 +50,7 @@ export const state = {
   lostDecisions: {}, // "<round id>:<seat>" -> "fold" | "raise" sent as the link dropped, never answered
   verdicts: {}, // "table:<round id>" | "history:<round id>" -> result of verifyRound
   history: { open: false, rounds: null, loading: false, error: null },
-  linkDown: null, // {at: when the table was last heard before the link went, tables: {id: round id}}
+  linkDown: null, // {at: when the table was last heard before the link went, tables: {id: {round_id, left: ms left to decide then, or null}}}
   // a fleet's tables (several server processes on one store; see followTable)
   seenAt: {}, // table id -> the address of the process its last snapshot came from
   away: {}, // table id -> {snap, from, lost}: its last snapshot, while it is looked for elsewhere

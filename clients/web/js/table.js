@@ -34,6 +34,24 @@ export function countdownText(ms) {
   return ms === null ? "" : `${Math.ceil(ms / 1000)}s`;
 }
 
+/**
+ * Back online in a round still waiting for the player's decision: how long the table was
+ * unheard (`awayMs`), and the time left to decide now (`ms`, null without a clock) beside
+ * what was left when it was last heard (`leftBefore`). The clock ran on only as far as
+ * less is left now: a server that stood still (stopped, starved of CPU) stopped its
+ * clocks with it and gave the time back (PROTOCOL.md), so then it stood still, whatever
+ * the wait.
+ */
+export function backOnlineText({ awayMs, ms, leftBefore = null, seats, many = false }) {
+  const head = `Back online, ${countdownText(awayMs)} after the table was last heard`;
+  if (ms === null) return `${head}: ${seats} still ${many ? "wait" : "waits"} for your decision.`;
+  const ran = leftBefore === null ? awayMs : leftBefore - ms; // what the clock took meanwhile
+  // (to the second: the last frame heard and the stop of a server are not one moment)
+  const clock = ran >= awayMs - 1000 ? "ran on" : ran < 1000 ? "stood still"
+    : `ran ${countdownText(ran)} of that`;
+  return `${head}; its clock ${clock} — ${countdownText(ms)} left to decide ${seats}.`;
+}
+
 /** Said in place of the seconds while the server is silent. */
 export const WAITING_TEXT = "waiting for the server…";
 

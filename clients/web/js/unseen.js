@@ -9,7 +9,7 @@ import { dismissToasts, showError } from "./notices.js";
 import { ownSeats, unseenRoundText } from "./outcome.js";
 import { lostDecisionsNote } from "./play.js";
 import { mySeats, state } from "./state.js";
-import { countdownText, remainingMs } from "./table.js";
+import { backOnlineText, remainingMs } from "./table.js";
 
 /**
  * Say when the clock decided for us, or when our round ended out of sight (the link
@@ -42,13 +42,16 @@ export function noticeUnseenDecisions(old, snap) {
 /** Note when the link went, and the round of each table where we sat then: the first
  * snapshot of it once back says what the clock did meanwhile (`noticeClockRanOn`). */
 export function linkWentDown() {
-  const tables = {};
-  for (const [id, snap] of Object.entries(state.tables)) {
-    if (snap.round_id && mySeats(snap).length) tables[id] = snap.round_id;
-  }
   // from the last frame heard, not from now: a link that died silently is noticed only
   // after a ping goes unanswered (seconds later), and the clock ran all that while
   const at = conn.heardAt > 0 ? conn.heardAt : performance.now();
+  const tables = {};
+  for (const [id, snap] of Object.entries(state.tables)) {
+    // and the time left then: once back, it says whether the clock ran on meanwhile
+    if (snap.round_id && mySeats(snap).length) {
+      tables[id] = { round_id: snap.round_id, left: remainingMs(snap, state.receivedAt[id], at) };
+    }
+  }
   state.linkDown = Object.keys(tables).length ? { at, tables } : null;
 }
 
@@ -73,7 +76,7 @@ export function followClockRanOn(snap) {
 export function noticeClockRanOn(snap) {
   const down = state.linkDown;
   if (!down || !(snap.table in down.tables)) return; // not a table we sat at then
-  const roundId = down.tables[snap.table];
+  const { round_id: roundId, left } = down.tables[snap.table];
   delete down.tables[snap.table];
   if (!Object.keys(down.tables).length) state.linkDown = null;
   if (snap.phase !== "deciding" || snap.round_id !== roundId) return;
@@ -81,13 +84,9 @@ export function noticeClockRanOn(snap) {
   if (!open.length) return;
   const seats = `seat ${open.map((i) => `#${i + 1}`).join(", ")}`;
   ranOn = { table: snap.table, round_id: snap.round_id, seats: open };
-  const away = countdownText(performance.now() - down.at);
   const ms = remainingMs(snap, state.receivedAt[snap.table], performance.now());
-  showError(ms === null
-    ? `Back online, ${away} after the table was last heard: ${seats} still `
-      + `${open.length > 1 ? "wait" : "waits"} for your decision.`
-    : `Back online, ${away} after the table was last heard; its clock ran on — ${countdownText(ms)} left `
-      + `to decide ${seats}.`, { code: "clock-ran-on", tone: "warn" });
+  showError(backOnlineText({ awayMs: performance.now() - down.at, ms, leftBefore: left, seats,
+    many: open.length > 1 }), { code: "clock-ran-on", tone: "warn" });
 }
 
 /** A round of ours ended without its showdown in sight: say how, from its history

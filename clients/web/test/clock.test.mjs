@@ -84,3 +84,23 @@ test("a button pressed into the silence is not left greyed without a word", () =
   assert.equal(root.byTestId("fold-0").getAttribute("disabled"), "");
   assert.match(root.byTestId("table-message").textContent, /^Waiting for the server/);
 });
+
+test("back online, the clock is said to have run on only when less time is left", async () => {
+  const { backOnlineText } = await import("../js/table.js");
+  // the server stood still as long as the link was down: the time it had left came back
+  const still = backOnlineText({ awayMs: 16000, ms: 26000, leftBefore: 26000, seats: "seat #9" });
+  assert.equal(still, "Back online, 16s after the table was last heard; its clock stood still — 26s left "
+    + "to decide seat #9.");
+  // at least 5 s given back: more than was left, and still no running on
+  assert.match(backOnlineText({ awayMs: 9000, ms: 5000, leftBefore: 2000, seats: "seat #1" }), /stood still/);
+  // only the page was away: the clock ran on meanwhile
+  const ran = backOnlineText({ awayMs: 16000, ms: 10000, leftBefore: 26000, seats: "seat #9" });
+  assert.match(ran, /; its clock ran on — 10s left to decide seat #9\.$/);
+  assert.match(backOnlineText({ awayMs: 3000, ms: 7000, seats: "seat #2" }), /ran on/);
+  assert.match(backOnlineText({ awayMs: 400, ms: 7600, leftBefore: 8000, seats: "seat #2" }), /ran on/);
+  // the server stopped some seconds after it was last heard
+  assert.match(backOnlineText({ awayMs: 16000, ms: 23000, leftBefore: 26000, seats: "seat #9" }),
+    /; its clock ran 3s of that — 23s left to decide seat #9\.$/);
+  assert.equal(backOnlineText({ awayMs: 4000, ms: null, seats: "seat #1, #2", many: true }),
+    "Back online, 4s after the table was last heard: seat #1, #2 still wait for your decision.");
+});
