@@ -122,13 +122,25 @@ async def test_an_operator_pauses_resumes_and_voids_from_the_console(
     await expect(ann.get_by_test_id("table-message")).to_contain_text("paused")
     # no round in play, none to start: not "Waiting for bets"
     await expect(ann.get_by_test_id("phase")).to_contain_text("Paused")
-    await build_ante(ann, 0, [(500, "left")])
+    # no ante is taken: no chip is offered, nor d (the terminal's keys line says so too),
+    # and the circle takes none
+    await expect(ann.get_by_test_id("chip-500")).to_be_hidden()
+    keys = ann.get_by_test_id("key-help")
+    await expect(keys).to_contain_text("paused by the casino")
+    await expect(keys).not_to_contain_text("chip")
+    await expect(keys).not_to_contain_text("d deal")
+    await ann.get_by_test_id("ante-0").click()
+    await expect(ann.get_by_test_id("ante-0")).to_have_attribute("data-cents", "0")
     await expect(ann.get_by_test_id("deal")).to_be_disabled()
+    await expect(ann.get_by_test_id("deal")).to_have_text("Deal")
+    await shot(ann, "console-paused-player-waiting.png")
 
     # ----- resumed: Ann plays again
     await act(console, "act-resume", "back to normal")
     await expect(paused).to_be_hidden(timeout=WAIT_MS)
     await expect(ann.get_by_test_id("phase")).to_contain_text("Waiting for bets")
+    await expect(keys).to_contain_text("1–5 chip")
+    await build_ante(ann, 0, [(500, "left")])
     await expect(ann.get_by_test_id("deal")).to_be_enabled()
     await ann.get_by_test_id("deal").click()
     await expect_phase([ann], "deciding")

@@ -153,6 +153,10 @@ export function addChip(seat, cents = state.chip) {
   const snap = state.tables[state.current];
   if (snap && mySeats(snap).includes(seat)) state.selected[snap.table] = seat;
   if (!editableSeat(seat)) {
+    if (snap?.paused && !snap.seats[seat]?.ante && ["waiting", "betting"].includes(snap.phase)) {
+      showError(snap.paused.shutdown ? "This server is shutting down: it takes no new bet."
+        : "The casino has paused this table: no ante is taken until it resumes.", { code: "table_paused" });
+    }
     if (snap) render();
     return;
   }

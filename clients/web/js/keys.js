@@ -19,11 +19,19 @@ export const KEY_HELP = "Keys: 1–5 chip · ⌫ take one off · p progressive �
 /**
  * The help line under the rack: the keys that do something now, short enough for one
  * line of a laptop's rack beside "Sit this round out" (every key is in its tooltip,
- * `KEY_HELP`). `undecided`: the player has a hand to fold or raise (in the decision).
+ * `KEY_HELP`). `undecided`: the player has a hand to fold or raise (in the decision);
+ * `paused`: the snapshot's `paused`, while none of the player's antes is in.
  * Once the bets are closed and nothing is left to decide, the keys that still act.
  */
-export function keyHelp(phase, { undecided = true } = {}) {
-  if (phase === "waiting" || phase === "betting") return "Keys: 1–5 chip · p progressive · a rebet · d deal";
+export function keyHelp(phase, { undecided = true, paused = null } = {}) {
+  const open = phase === "waiting" || phase === "betting";
+  // a table the casino paused (or a server shutting down) takes no ante: no chip, no d
+  // (the terminal's keys line says as much)
+  if (open && paused) {
+    return paused.shutdown ? "Keys: closing, no new bets · h history · b buy · l leave"
+      : "Keys: paused by the casino, no ante · h history · b buy";
+  }
+  if (open) return "Keys: 1–5 chip · p progressive · a rebet · d deal";
   if (phase === "deciding" && undecided) return "Keys: f fold · r raise · Tab next seat · h history";
   return "Keys: Tab next seat · h history · b buy · l leave";
 }

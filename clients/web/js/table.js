@@ -340,7 +340,8 @@ function emptySeat(v, i, pos) {
 
 /** Can the viewer still build the ante of this seat (their seat, no ante yet, bets open)? */
 export function buildable(v, seat) {
-  return holdsBuild(v, seat) && !v.busy;
+  // a table the casino paused takes no ante (PROTOCOL.md): a bet built there waits, unchanged
+  return holdsBuild(v, seat) && !v.busy && !v.snap.paused;
 }
 
 /** An own seat whose built bet is drawn: bets open, nothing placed. Offline (and while a
@@ -615,7 +616,8 @@ function controls(v) {
   const selLine = sel === null ? "Sit down to play" : `Seat #${sel + 1}: ${seatNow(v, sel, open)}`;
   const undecided = v.mine.some((i) => snap.seats[i].cards && !snap.seats[i].decision);
   return h("div", { class: "controls", "data-testid": "controls" },
-    h("div", { class: "rack", role: "radiogroup", "aria-label": "Chip value" },
+    // no chip while the casino has paused the table: it takes no ante (the terminal offers none)
+    h("div", { class: "rack", role: "radiogroup", "aria-label": "Chip value", hidden: open && Boolean(snap.paused) },
       CHIPS.map((chip, k) => h("button", {
         class: `rack-chip${v.chip === chip.cents ? " selected" : ""}`, "data-action": "chip",
         "data-cents": chip.cents, "data-testid": `chip-${chip.cents}`, role: "radio",
@@ -624,7 +626,7 @@ function controls(v) {
       }, chipFace(chip)))),
     h("div", { class: "bet-tools" },
       h("button", { class: "btn rebet", "data-action": "rebet", "data-testid": "rebet",
-        disabled: !rebets.length || v.busy,
+        disabled: !rebets.length || v.busy || Boolean(snap.paused),
         title: rebets.length
           ? `Bet last round's bets again: ${again.map(([s, b]) => `#${s + 1} ${dollars(b.amount, { short: true })}${b.progressive ? " + progressive" : ""}`).join(", ")} (a)`
           : "Last round's bets, once you have played a round (a)" },
@@ -653,7 +655,7 @@ function controls(v) {
         // offline no key sends anything: it said "1–5 chip · d deal" all the same
         v.elsewhere ? "Keys: none act here while you play elsewhere"
           : v.online === false ? "Keys: none act until the connection is back"
-          : keyHelp(snap.phase, { undecided: undecided && !v.dealing }))),
+          : keyHelp(snap.phase, { undecided: undecided && !v.dealing, paused: placed ? null : snap.paused }))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: jpAlone.length
         ? `The progressive on seat ${jpAlone.map((i) => `#${i + 1}`).join(", ")} needs an ante: add chips to `

@@ -39,6 +39,19 @@ test("the help line: the phase's keys, short; every key in the tooltip's line", 
   assert.match(keyHelp("betting"), /d deal/);
 });
 
+test("a paused table's help line offers no chip, progressive, rebet or deal", () => {
+  for (const phase of ["waiting", "betting"]) {
+    for (const paused of [{ reason: "dealer change" }, { shutdown: true }]) {
+      const line = keyHelp(phase, { paused });
+      assert.ok(line.length <= 56, `${line}: ${line.length} characters`);
+      assert.doesNotMatch(line, /chip|progressive|rebet|d deal/);
+      assert.match(line, paused.shutdown ? /closing/ : /paused by the casino/);
+    }
+  }
+  // a round dealt under the pause still plays out: its keys as ever
+  assert.match(keyHelp("deciding", { paused: { reason: "x" } }), /f fold · r raise/);
+});
+
 test("a decided hand hands the selection on to the next one waiting, in seat order", () => {
   assert.equal(nextWaiting([0, 1, 2], 1), 2); // #2 decided: on to #3, not back to #1
   assert.equal(nextWaiting([0, 1, 2], 2), 0); // the last: round to the first
