@@ -42,6 +42,7 @@ SEED = 100_000  # conftest's jackpot seed
 DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
 ROUND_1 = [["Kh", "Ks", "7d", "5c", "2h"], DEALER_AK]  # Ann: a pair of kings beats ace-king
 ROUND_2 = [["9c", "8d", "4h", "3s", "Jh"], ["Qd", "Jc", "9h", "5s", "2c"]]  # voided mid-way
+ROUND_3 = [["Tc", "Td", "4d", "3c", "8h"], DEALER_AK]  # after the void
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ async def server() -> AsyncIterator[StudServer]:
     config = with_console(
         make_config(timers={"betting": 60, "decision": 60, "results": 1}), poll_interval=0.2
     )
-    s = StudServer(config, shuffle=shuffles(ROUND_1, ROUND_2))
+    s = StudServer(config, shuffle=shuffles(ROUND_1, ROUND_2, ROUND_3))
     await s.start()
     hashed = await s.passwords.hash(PASSWORD)
     await s.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
@@ -184,6 +185,15 @@ async def test_an_operator_pauses_resumes_and_voids_from_the_console(
     await shot(console, "console-audit.png")
     totals: dict[str, Any] = await server.store.totals()
     assert sum(totals.values()) == 0
+
+    # ----- the void's news is of that round: it goes once Ann bets in the next one (it
+    # stayed up through it, as if that one too had been voided)
+    voided = ann.locator('.toast[data-code="round-voided"]')
+    await expect(voided).to_contain_text("Your round was voided")
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann], "deciding")
+    await expect(voided).to_have_count(0)
     # the browser reports the wrong password's 401 on its console; nothing else may appear
     assert [p for p in problems if "status of 401" not in p] == []
     assert len(problems) <= 1

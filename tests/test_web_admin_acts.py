@@ -314,6 +314,13 @@ async def test_a_removal_is_shown_with_its_player_and_on_the_player_s_page(
     await expect(row).to_have_count(1)
     await expect(row).to_contain_text(f"player:{ann_id}")
     await shot(console, "console-removed-table-1280.png")
+    # Ann's page says her seat went, and that she did not give it up (it just vanished)
+    freed = ann.locator('.toast[data-code="seats-freed"]')
+    await expect(freed).to_contain_text(
+        "Your seat #1 was freed, not by a stand or leave of yours: the casino let it go."
+    )
+    await expect(ann.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+    await shot(ann, "removed-player-page-1280.png")
     # and the player's page lists it (it listed only acts whose target was the player)
     await open_player(console, ann_id)
     mine = console.get_by_test_id("player-audit").get_by_test_id("audit-row")

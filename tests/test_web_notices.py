@@ -149,3 +149,42 @@ async def test_a_phone_at_a_table_closes_history_with_a_tap(
     await expect(panel).to_be_hidden()
     await context.close()
     assert problems == []
+
+
+# News of table beta, as the page's own modules show it: one read (folded), one not yet.
+BETA_NEWS = """async () => {
+  const n = await import("./js/notices.js");
+  const about = { tone: "info", sticky: true, table: "beta", round: "beta-000001" };
+  n.showError("You left beta: your hand on seat #1 came to −$2.00.",
+    { code: "left-settled", ...about });
+  n.showError("News of beta not read yet.", { code: "beta-unread", ...about });
+  document.querySelector('.toast[data-code="left-settled"]').dataset.seen = "true";
+}"""
+
+
+async def test_news_of_a_table_left_goes_once_read_when_the_player_is_at_another(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A leave's result from one table stayed in the corner at another, 25 minutes on."""
+    server = await make_server(timers=LONG)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter_by_keyboard(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await page.evaluate(BETA_NEWS)
+    read = page.locator('.toast[data-code="left-settled"]')
+    unread = page.locator('.toast[data-code="beta-unread"]')
+    await expect(read).to_be_visible()
+    # a round starts at the table on screen: the read news of the other goes
+    await build_ante(page, 0, [(500, "left")])
+    await page.get_by_test_id("deal").click()
+    await expect(page.get_by_test_id("fold-0")).to_be_visible()
+    await expect(read).to_have_count(0)
+    await expect(unread).to_be_visible()  # news of money not read yet stays
+    await context.close()
+    assert problems == []

@@ -37,7 +37,7 @@ import {
   onClick, onContextMenu, onFocusIn, onFocusOut, onKeyDown, onPointerDown, onPointerEnd,
 } from "./input.js";
 import { conn } from "./link.js";
-import { dismissMomentToasts, placeToasts, showError } from "./notices.js";
+import { dismissMomentToasts, otherTable, placeToasts, showError } from "./notices.js";
 import { loadHistory, setSeed, verifyDeal, verifyHistory } from "./rounds.js";
 import { hooks, render, state } from "./state.js";
 import { KEYS } from "./tabstore.js";
@@ -45,7 +45,10 @@ import { KEYS } from "./tabstore.js";
 
 // calls up the module graph, which would otherwise import each other
 hooks.draw = draw;
-hooks.tableChanged = dismissMomentToasts;
+hooks.tableChanged = (table) => {
+  dismissMomentToasts();
+  otherTable(table); // the read news of the tables left behind goes
+};
 hooks.hello = hello;
 hooks.absorb = absorb;
 hooks.linkStatus = linkStatus;

@@ -143,5 +143,5 @@ export async function tellMoved(prev, snap, { restarted = false } = {}) {
   }
   if (!gone.length && !round) return;
   showError(movedNotice({ title: prev.title ?? prev.table, seats: gone, round, restarted, shutdown }),
-    { code: "table-moved", tone: "ok", sticky: true }); // news of money and seats: not to go by unseen
+    { code: "table-moved", tone: "ok", sticky: true, table: snap.table, round: snap.round_id }); // news of money and seats: not to go by unseen
 }

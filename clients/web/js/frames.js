@@ -14,13 +14,14 @@ import { absorbHand, forgetStaleHands } from "./hands.js";
 import { followArmedLeave, playedOn, tellPlayedOn } from "./leaving.js";
 import { conn, connectedTo } from "./link.js";
 import { atStake, restartedNotice } from "./moved.js";
-import { dismissMomentToasts, dismissRefusals, dismissToasts, showBanner, showError } from "./notices.js";
+import { dismissMomentToasts, dismissRefusals, dismissToasts, followRounds, showBanner, showError } from "./notices.js";
 import { loadHistory, rememberRound, sendSeed } from "./rounds.js";
-import { mySeats, render, setCurrent, setLastDeal, state, titleOf } from "./state.js";
+import { lettingGo, mySeats, render, setCurrent, setLastDeal, state, titleOf } from "./state.js";
 import { KEYS } from "./tabstore.js";
 import { followClockRanOn, linkWentDown, noticeClockRanOn, noticeUnseenDecisions } from "./unseen.js";
 
 const PROTOCOL_VERSION = 1;
+const SESSION_NEWS_MS = 60000; // a new guest's notice, read and folded, stays this long
 const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 /** The link's state changed (connection.js's `onStatus`). */
@@ -69,7 +70,9 @@ export async function hello() {
           + "reset (a server restarted without keeping it) and the account is gone with it. "
           + "Meanwhile you play as a new guest."
         : "New player, new wallet: the server no longer knows your previous session (unused "
-          + "for a long time, or the server restarted without keeping its data), so you start again.", { code: "session-ended", tone: "info", sticky: true });
+          + "for a long time, or the server restarted without keeping its data), so you start again.",
+      // news, not money: read and folded, it goes after a while (it stayed for the session)
+      { code: "session-ended", tone: "info", sticky: true, expires: account ? null : SESSION_NEWS_MS });
       if (conn.open) hello();
       return;
     }
@@ -130,6 +133,33 @@ export function welcome(w) {
   render();
 }
 
+/** Own seats gone from one snapshot to the next, the page heard all along, though the
+ * player gave none up (no stand, no leave) and no restart or shutdown let them go: only
+ * the casino frees them so (an operator's removal, a suspended account; PROTOCOL.md §6).
+ * A hand dealt plays on and its seats go at the round's end: they just vanished. */
+/** Table id -> the round in play when the page was back (a reconnect), if any. */
+const rejoined = {};
+
+function noticeFreedSeats(old, snap) {
+  const me = state.me?.player_id;
+  const asked = state.letGo[snap.table] ?? new Set();
+  const gone = mySeats(old).filter((i) => snap.seats[i]?.player_id !== me);
+  const freed = gone.filter((i) => !asked.has(i));
+  for (const i of gone) asked.delete(i);
+  if (!freed.length || snap.paused?.shutdown) return;
+  const many = freed.length > 1;
+  const ended = ["deciding", "showdown"].includes(old.phase) && old.round_id !== snap.round_id;
+  // back from an absence in that round (or a hand of it folded as its player gone): the
+  // server may have let the seats go for the absence (past its reconnect grace)
+  const away = (old.round_id && rejoined[snap.table] === old.round_id) || freed.some((i) => old.seats[i].left);
+  showError(`Your seat${many ? "s" : ""} ${freed.map((i) => `#${i + 1}`).join(", ")} `
+    + `${many ? "were" : "was"} freed${ended ? " as the round ended" : ""}, not by a stand or leave of yours: `
+    + (away ? "you were away longer than the table keeps a seat, or the casino let it go"
+      : "the casino let it go")
+    + (mySeats(snap).length ? "." : ". You are watching this table: take a seat to play on."),
+  { code: "seats-freed", tone: "info", sticky: true, table: snap.table, round: snap.round_id });
+}
+
 /** Take in a frame the server pushed (or a reply that carries data). */
 export function absorb(frame) {
   switch (frame.t) {
@@ -173,9 +203,14 @@ export function absorb(frame) {
         // one that said it was shutting down: it gave its tables up, and the seats with
         // them (the page said only "The table is open: take a seat")
         tellMoved(old, frame, { restarted: true });
-      } else noticeUnseenDecisions(prev, frame);
+      } else {
+        noticeUnseenDecisions(prev, frame);
+        if (old && old.seq !== -1) noticeFreedSeats(old, frame);
+        else rejoined[frame.table] = frame.round_id;
+      }
       followClockRanOn(frame);
       noticeClockRanOn(frame);
+      followRounds(prev, frame); // news of rounds past goes (read) as the next one starts
       forgetStaleHands(state.hands, frame);
       forgetStaleBuilds(frame, old);
       rememberBets(frame);
@@ -221,9 +256,11 @@ export function absorb(frame) {
       break;
     case "table_restarted":
       if (state.tables[frame.table]) {
+        lettingGo(frame.table); // every seat goes: said here
         const text = restartedNotice({ title: titleOf(frame.table), frame, snap: state.tables[frame.table],
           playerId: state.me?.player_id });
-        showError(text, { code: "table_restarted", tone: "info", sticky: true });
+        showError(text, { code: "table_restarted", tone: "info", sticky: true, table: frame.table,
+          round: state.tables[frame.table].round_id });
       }
       break;
     case "error":

@@ -15,7 +15,7 @@ import {
   decideByClick, decideByKey, nextSeat, openTable, selectSeat, tableRequest, takeSeat,
 } from "./play.js";
 import { loadHistory, toggleHistory, verifyDeal, verifyHistory } from "./rounds.js";
-import { mySeats, render, selectedSeat, setCurrent, state } from "./state.js";
+import { lettingGo, mySeats, render, selectedSeat, setCurrent, state } from "./state.js";
 import { goRemote } from "./tabstore.js";
 
 const LONG_PRESS_MS = 500; // holding a betting circle this long takes a chip off (touch screens)
@@ -36,7 +36,10 @@ export function onClick(event) {
     case "leave": leaveTable(); break;
     case "sit": tableRequest("sit", seat); break;
     case "take-seat": takeSeat(); break;
-    case "stand": tableRequest("stand", seat); break;
+    case "stand":
+      if (state.current) lettingGo(state.current, [seat]);
+      tableRequest("stand", seat);
+      break;
     case "withdraw": tableRequest("withdraw", seat); break;
     case "fold": decideByClick("fold", seat); break;
     case "raise": decideByClick("raise", seat); break;

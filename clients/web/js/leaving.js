@@ -10,7 +10,7 @@ import { conn, online } from "./link.js";
 import { dismissToasts, showError } from "./notices.js";
 import { leftSettledText, ownSeats, totalNet } from "./outcome.js";
 import { act } from "./play.js";
-import { lobbyRow, mySeats, render, setCurrent, state } from "./state.js";
+import { lettingGo, lobbyRow, mySeats, render, setCurrent, state } from "./state.js";
 
 /** Leaving folds the player's undecided hands: the first Leave says what that costs, in
  * a warning that carries the "Fold & leave" that confirms (a phone has no l key, and the
@@ -171,7 +171,7 @@ export async function tellPlayedOn() {
   const net = totalNet(ownSeats(record, state.me?.player_id));
   showError(leftSettledText(wait.title, record, state.me?.player_id),
   // news of money, come while the player looks at something else: not to go by unseen
-  { code: "left-settled", tone: net >= 0 ? "ok" : "info", sticky: true });
+  { code: "left-settled", tone: net >= 0 ? "ok" : "info", sticky: true, table: wait.table, round: wait.round_id });
 }
 
 export async function leaveTable() {
@@ -193,13 +193,14 @@ export async function leaveTable() {
     try {
       // the server sends the lobby as the leave left it before the ok (PROTOCOL.md
       // `leave`): the one in hand, the last throttled push, said "Table full"
+      lettingGo(table);
       await conn.request("leave", { table });
     } finally {
       setCurrent(null);
       delete state.tables[table];
     }
     const lost = folded.seats.length > 0 || settledHands(snap).net < 0;
-    if (told) showError(told, { code: "left", tone: lost ? "info" : "ok" }); // news, not a refusal
+    if (told) showError(told, { code: "left", tone: lost ? "info" : "ok", table, round: snap.round_id }); // news, not a refusal
     if (playingOn(snap)) watchPlayedOn(table, snap.title ?? table, snap.round_id);
   });
 }

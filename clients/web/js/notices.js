@@ -52,9 +52,11 @@ export function dismissRefusals(about) {
  * it must; a tap on its words opens it again. A `lasting` one stays whole until taken
  * away by the code that showed it (a leave's warning, while the leave is armed); an
  * `action` ({action, label, testid, key}) is a button in it that does what it asks.
+ * `table` and `round` say what it is about (`followRounds`: it goes once that is past);
+ * `expires`: a sticky one, read and folded, goes that many ms later (news, not money).
  */
 export function showError(err, { code = null, tone = null, sticky = false, open = null, about = null,
-  lasting = false, action = null } = {}) {
+  lasting = false, action = null, table = null, round, expires = null } = {}) {
   // The table gone (`tableMoved` said so): a refusal that says it again adds nothing.
   if (err?.frame?.code === "table_moved" && $("errors").querySelector('[data-code="table_moved"]')) return;
   // A table hosted by another server of the fleet: offer to go there.
@@ -78,7 +80,8 @@ export function showError(err, { code = null, tone = null, sticky = false, open 
   const toast = h("div", { class: `toast${tone ? ` ${tone}` : ""}`, role: tone === "ok" || tone === "info" ? "status" : "alert",
     "data-testid": tone === "ok" ? "notice" : "error",
     "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client",
-    "data-sticky": sticky ? "true" : null, "data-about": about },
+    "data-sticky": sticky ? "true" : null, "data-about": about, "data-table": table,
+    "data-round": table && round !== undefined ? round ?? "" : null },
     h("span", { class: "msg", "data-testid": "error-message", "data-action": sticky ? "toggle-toast" : null }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
@@ -100,9 +103,58 @@ export function showError(err, { code = null, tone = null, sticky = false, open 
       return;
     }
     toast.dataset.seen = "true";
-    toast.classList.add("collapsed");
+    // read whole, and its round is over: it goes (`followRounds`)
+    if (toast.dataset.due === "true") toast.remove();
+    else toast.classList.add("collapsed");
     placeToasts();
+    if (expires) setTimeout(function expire() {
+      if (!toast.isConnected) return;
+      if (!toast.classList.contains("collapsed")) { // opened again: being read
+        setTimeout(expire, ERROR_TTL_MS);
+        return;
+      }
+      toast.remove();
+      placeToasts();
+    }, expires);
   });
+}
+
+/**
+ * Notices of a table (`table`) go once they are past. Of a round (`round`: the round at
+ * that table when told, null between rounds): when another round starts there, read
+ * (a sticky one still unread goes once read), and at once when the player bets in
+ * another round there; "Your round was voided … refunded" stayed up through the next
+ * round, as if it had been voided too. Of another table than the one on screen, read:
+ * when a round starts at the table on screen (a leave's result from another table stayed
+ * in the corner for the rest of the session). `old`: the table's snapshot before `snap`.
+ */
+export function followRounds(old, snap) {
+  const started = Boolean(snap.round_id) && snap.round_id !== old?.round_id;
+  const mine = (snap.seats ?? []).some((s) => s && s.player_id === state.me?.player_id && s.ante > 0);
+  let gone = false;
+  for (const el of $("errors").querySelectorAll(".toast[data-table]")) {
+    const read = el.dataset.sticky !== "true" || el.dataset.seen === "true";
+    if (el.dataset.table === snap.table) {
+      const round = el.dataset.round;
+      if (round === undefined || !snap.round_id || snap.round_id === round) continue;
+      if (read || mine) {
+        el.remove();
+        gone = true;
+      } else el.dataset.due = "true";
+    } else if (started && snap.table === state.current && read) {
+      el.remove();
+      gone = true;
+    }
+  }
+  if (gone) placeToasts();
+}
+
+/** The player goes to another table (`table`): the read notices of the others go. */
+export function otherTable(table) {
+  if (!table) return;
+  for (const el of $("errors").querySelectorAll(".toast[data-table]")) {
+    if (el.dataset.table !== table && (el.dataset.sticky !== "true" || el.dataset.seen === "true")) el.remove();
+  }
 }
 
 /** Run `then` once the page has been in view for `ms`: a hidden tab's time does not count. */

@@ -55,7 +55,17 @@ export const state = {
   seenAt: {}, // table id -> the address of the process its last snapshot came from
   away: {}, // table id -> {snap, from, lost}: its last snapshot, while it is looked for elsewhere
   awaiting: null, // the table on screen, not hosted where the page is connected: found where it went
+  // table id -> the seats the player asked to give up there (stand, leave), or the casino
+  // said it freed (a restart): any other own seat that goes is said to (`freedSeats`)
+  letGo: {},
 };
+
+/** The player gives up seats at a table (`seats`: all of theirs there when omitted). */
+export function lettingGo(table, seats = null) {
+  const snap = state.tables[table];
+  const set = state.letGo[table] ?? (state.letGo[table] = new Set());
+  for (const i of seats ?? (snap ? mySeats(snap) : [])) set.add(i);
+}
 
 /** The built bets kept in the tab; older tabs kept `{amount}`: its chips are the largest that make it up. */
 function loadBuilds() {
@@ -94,7 +104,7 @@ export function setBuild(table, seat, build) {
 }
 
 export function setCurrent(tableId) {
-  if (tableId !== state.current) hooks.tableChanged();
+  if (tableId !== state.current) hooks.tableChanged(tableId);
   state.current = tableId;
   if (tableId) sessionStorage.setItem(KEYS.table, tableId);
   else sessionStorage.removeItem(KEYS.table);

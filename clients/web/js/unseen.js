@@ -25,7 +25,7 @@ export function noticeUnseenDecisions(old, snap) {
     : mySeats(old).filter((i) => old.seats[i].ante > 0);
   if (old.round_id && old.round_id !== snap.round_id) {
     const betting = mySeats(old).some((i) => old.seats[i].ante > 0);
-    if (betting) tellUnseenRound(old.round_id, open, Boolean(snap.paused?.shutdown));
+    if (betting) tellUnseenRound(old.round_id, open, snap);
     return;
   }
   if (!open.length) return;
@@ -35,7 +35,7 @@ export function noticeUnseenDecisions(old, snap) {
     showError(`The clock ran out: your hand${folded.length > 1 ? "s" : ""} on seat `
       + `${folded.map((i) => `#${i + 1}`).join(", ")} ${folded.length > 1 ? "were" : "was"} folded.`
       + lostDecisionsNote(snap.round_id, folded),
-    { code: "auto-fold", tone: "warn" });
+    { code: "auto-fold", tone: "warn", table: snap.table, round: snap.round_id });
   }
 }
 
@@ -91,7 +91,10 @@ export function noticeClockRanOn(snap) {
 
 /** A round of ours ended without its showdown in sight: say how, from its history
  * record; none (history keeps settled rounds) means it was voided, every bet refunded. */
-async function tellUnseenRound(roundId, undecided, shutdown) {
+async function tellUnseenRound(roundId, undecided, snap) {
+  const shutdown = Boolean(snap.paused?.shutdown);
+  // news of that round: it goes once the next one is under way (notices.js followRounds)
+  const about = { table: snap.table, round: snap.round_id };
   let record = null;
   let known = false;
   // a server shutting down voids what its grace did not see played out (and closes
@@ -110,7 +113,7 @@ async function tellUnseenRound(roundId, undecided, shutdown) {
   if (known && record === null) {
     showError(`Your round was voided${shutdown ? " as the server shut down" : ""}: no hand was `
       + "played out, and every bet of it (antes, raises, progressive) was refunded.",
-    { code: "round-voided", tone: "ok", sticky: true }); // why money came back: not to go by unseen
+    { code: "round-voided", tone: "ok", sticky: true, ...about }); // why money came back: not to go by unseen
     return;
   }
   if (!undecided.length) return; // settled, and its showdown was seen or is in History
@@ -125,5 +128,5 @@ async function tellUnseenRound(roundId, undecided, shutdown) {
   showError(told
     ? told + lostDecisionsNote(roundId, timed.map((t) => t.seat))
     : `Your round ended while you were away${net}: History shows how it went.`,
-  { code: "unseen-round", tone: "info", sticky: true }); // news of money the player was not there to see
+  { code: "unseen-round", tone: "info", sticky: true, ...about }); // news of money the player was not there to see
 }
