@@ -46,8 +46,9 @@ export function backOnlineText({ awayMs, ms, leftBefore = null, seats, many = fa
   const head = `Back online, ${countdownText(awayMs)} after the table was last heard`;
   if (ms === null) return `${head}: ${seats} still ${many ? "wait" : "waits"} for your decision.`;
   const ran = leftBefore === null ? awayMs : leftBefore - ms; // what the clock took meanwhile
-  // (to the second: the last frame heard and the stop of a server are not one moment)
-  const clock = ran >= awayMs - 1000 ? "ran on" : ran < 1000 ? "stood still"
+  // (roughly: a table is heard every few seconds, its server may stop any time after:
+  // the seconds before that count too, though the clock stood still the rest)
+  const clock = ran >= awayMs - 1000 ? "ran on" : ran < Math.max(1000, awayMs / 2) ? "stood still"
     : `ran ${countdownText(ran)} of that`;
   return `${head}; its clock ${clock} — ${countdownText(ms)} left to decide ${seats}.`;
 }
