@@ -25,7 +25,9 @@ export function noticeUnseenDecisions(old, snap) {
     : mySeats(old).filter((i) => old.seats[i].ante > 0);
   if (old.round_id && old.round_id !== snap.round_id) {
     const betting = mySeats(old).some((i) => old.seats[i].ante > 0);
-    if (betting) tellUnseenRound(old.round_id, open, snap);
+    // a shutdown seen to void it: the round went on to no showdown before the page's
+    // eyes (not across a reconnect, when a showdown may have come unseen)
+    if (betting) tellUnseenRound(old.round_id, open, snap, old.seq !== -1);
     return;
   }
   if (!open.length) return;
@@ -91,7 +93,7 @@ export function noticeClockRanOn(snap) {
 
 /** A round of ours ended without its showdown in sight: say how, from its history
  * record; none (history keeps settled rounds) means it was voided, every bet refunded. */
-async function tellUnseenRound(roundId, undecided, snap) {
+async function tellUnseenRound(roundId, undecided, snap, watched) {
   const shutdown = Boolean(snap.paused?.shutdown);
   // news of that round: it goes once the next one is under way (notices.js followRounds)
   const about = { table: snap.table, round: snap.round_id };
@@ -99,7 +101,7 @@ async function tellUnseenRound(roundId, undecided, snap) {
   let known = false;
   // a server shutting down voids what its grace did not see played out (and closes
   // before any history could be asked): no showdown came, so this one was voided
-  if (shutdown) {
+  if (shutdown && watched) {
     known = true;
   } else {
     try {
