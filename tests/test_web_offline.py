@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import Callable
 
 from playwright.async_api import Browser, Page, ViewportSize, WebSocketRoute, expect
@@ -43,6 +44,7 @@ __all__ = ["browser"]  # the fixture, used below
 pytestmark = needs_chromium
 
 LONG_CLOCKS = {"betting": 60, "decision": 60, "results": 60}
+STOOD_STILL_S = 12  # the page pings after 4 s of silence and calls the link lost 1.5 s on
 
 
 class Wire:
@@ -274,6 +276,29 @@ TOASTS_SEEN = """() => {
     }
   }).observe(document.body, { childList: true, subtree: true });
 }"""
+
+
+async def test_back_from_a_server_that_stood_still_says_its_clock_stood_still(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """The server's process stood still mid-decision (stopped, starved of CPU): its clock
+    stopped with it and gave the time back, yet the page, back online, said the clock
+    ran on meanwhile."""
+    server = await make_server(timers={"betting": 30, "decision": 60, "results": 30})
+    page, _, problems = await deciding(browser, server)
+    await expect(page.get_by_test_id("countdown")).to_have_text(re.compile(r"^\d+s$"))
+    # the whole process stands still, the server and this end of the page's link: long
+    # enough for the page to ping, hear nothing and call the link lost
+    time.sleep(STOOD_STILL_S)
+    told = page.locator('.toast[data-code="clock-ran-on"]')
+    await expect(told).to_contain_text(
+        "after the table was last heard; its clock stood still", timeout=30_000
+    )
+    await expect(told).not_to_contain_text("ran on")
+    await expect(page.get_by_test_id("raise-0")).to_be_enabled()
+    assert not decided(server)
+    await shot(page, "back-after-server-stood-still.png")
+    assert [p for p in problems if "ERR_CONNECTION" not in p] == []
 
 
 async def test_a_link_gone_silent_without_a_close_is_called_lost(
