@@ -15,7 +15,16 @@ from playwright.async_api import Browser, Page, Request, expect
 from server.app import StudServer
 from tests.conftest import make_config
 from tests.console import PASSWORD, Operator, new_id, with_console
-from tests.test_web import browser, dollars, enter, needs_chromium, open_page, shot, signed
+from tests.test_web import (
+    browser,
+    build_ante,
+    dollars,
+    enter,
+    needs_chromium,
+    open_page,
+    shot,
+    signed,
+)
 from tests.test_web_admin import sign_in
 from tests.test_web_admin_views import LAPTOP
 
@@ -328,4 +337,35 @@ async def test_a_removal_is_shown_with_its_player_and_on_the_player_s_page(
     await expect(mine).to_have_attribute("data-action", "remove")
     await expect(mine).to_contain_text("table:alpha")
     await shot(console, "console-removed-player-1280.png")
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_seats_freed_by_a_removal_at_a_round_s_end_are_said_so(
+    server: StudServer, browser: Browser
+) -> None:
+    """Removed mid-round, the player's dealt hand plays on and the seat goes at the
+    round's end: it just vanished ("You are watching this table"), with no word why."""
+    problems: list[str] = []
+    ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+    await enter(ann, "Ann")
+    await ann.get_by_test_id("play-alpha").click()
+    await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await build_ante(ann, 0, [(500, "left")])
+    await ann.get_by_test_id("deal").click()
+    await expect(ann.get_by_test_id("fold-0")).to_be_visible()
+    console = await console_page(server, browser, problems)
+    await console.get_by_test_id("open-alpha").click()
+    await console.get_by_test_id("act-reason").fill("abusive chat")
+    await console.get_by_test_id("act-remove").click()
+    await expect(console.get_by_test_id("act-result")).to_have_attribute("data-outcome", "applied")
+    await expect(ann.get_by_test_id("seat-0-name")).to_contain_text("Ann")  # the hand plays on
+    await ann.get_by_test_id("fold-0").click()
+    freed = ann.locator('.toast[data-code="seats-freed"]')
+    await expect(freed).to_contain_text(
+        "Your seat #1 was freed as the round ended, not by a stand or leave of yours: "
+        "the casino let it go. You are watching this table"
+    )
+    await expect(ann.get_by_test_id("table-view")).to_have_attribute("data-role", "spectator")
+    await shot(ann, "removed-at-round-end-1280.png")
     assert [p for p in problems if "status of 4" not in p] == []
