@@ -10,6 +10,8 @@ Needs Debian's Chromium and the page's npm dependency, like tests/test_web.py.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
@@ -186,5 +188,36 @@ async def test_news_of_a_table_left_goes_once_read_when_the_player_is_at_another
     await expect(page.get_by_test_id("fold-0")).to_be_visible()
     await expect(read).to_have_count(0)
     await expect(unread).to_be_visible()  # news of money not read yet stays
+    await context.close()
+    assert problems == []
+
+
+async def test_news_that_expires_goes_once_read_and_folded(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """Sticky news that is not money ("New player, new wallet") stayed for the rest of the
+    session, folded in a corner: read and folded, it goes (news of money stays)."""
+    server = await make_server(timers=LONG)
+    context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter_by_keyboard(page, "Ann")
+    await page.get_by_test_id("play-alpha").click()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    await page.evaluate(
+        """async () => {
+          const n = await import("./js/notices.js");
+          n.showError("Money news.", { code: "money", tone: "info", sticky: true });
+          n.showError("Other news.", { code: "news", tone: "info", sticky: true, expires: 1 });
+        }"""
+    )
+    news = page.locator('.toast[data-code="news"]')
+    money = page.locator('.toast[data-code="money"]')
+    await expect(news).to_be_visible()
+    await expect(news).to_have_count(0, timeout=30_000)  # read (folded), then gone
+    await expect(money).to_have_class(re.compile(r"\bcollapsed\b"))  # read, and kept
     await context.close()
     assert problems == []

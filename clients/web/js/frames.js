@@ -133,13 +133,14 @@ export function welcome(w) {
   render();
 }
 
-/** Own seats gone from one snapshot to the next, the page heard all along, though the
- * player gave none up (no stand, no leave) and no restart or shutdown let them go: only
- * the casino frees them so (an operator's removal, a suspended account; PROTOCOL.md §6).
- * A hand dealt plays on and its seats go at the round's end: they just vanished. */
 /** Table id -> the round in play when the page was back (a reconnect), if any. */
 const rejoined = {};
 
+/** Own seats gone from one snapshot to the next, the page heard all along, though the
+ * player gave none up (no stand, no leave) and no restart or shutdown let them go: only
+ * the casino frees them so (an operator's removal, a suspended account; PROTOCOL.md §6),
+ * or the server for an absence past its reconnect grace. A hand dealt plays on and its
+ * seats go at the round's end: they just vanished. */
 function noticeFreedSeats(old, snap) {
   const me = state.me?.player_id;
   const asked = state.letGo[snap.table] ?? new Set();
