@@ -134,6 +134,11 @@ async def test_an_operator_pauses_resumes_and_voids_from_the_console(
     await expect(ann.get_by_test_id("ante-0")).to_have_attribute("data-cents", "0")
     await expect(ann.get_by_test_id("deal")).to_be_disabled()
     await expect(ann.get_by_test_id("deal")).to_have_text("Deal")
+    await ann.keyboard.press("d")  # says why nothing is dealt, not "Build an ante first"
+    await expect(ann.locator('.toast[data-code="table_paused"]')).to_contain_text(
+        "The casino has paused this table: no ante is taken until it resumes."
+    )
+    await expect(ann.locator(".toast", has_text="Build an ante")).to_have_count(0)
     await shot(ann, "console-paused-player-waiting.png")
 
     # ----- resumed: Ann plays again

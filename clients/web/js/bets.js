@@ -107,7 +107,7 @@ export async function sitOut() {
 /** Place every built ante not placed yet (with its progressive), then say Deal. */
 export async function deal() {
   const snap = state.tables[state.current];
-  if (!snap) return;
+  if (!snap || refusedForPause(snap)) return;
   const mine = mySeats(snap);
   if (!mine.length) {
     showError("Take a seat first (s).");
@@ -148,15 +148,23 @@ function editableSeat(seat) {
   return snap;
 }
 
+/** Bets open at a table the casino paused (or on a server shutting down), none of the
+ * player's antes in: no ante is taken, so a chip, the progressive, Rebet or Deal (their
+ * keys too) says so rather than build or send (Deal said "Build an ante first"). */
+function refusedForPause(snap) {
+  if (!snap?.paused || !["waiting", "betting"].includes(snap.phase)
+    || mySeats(snap).some((i) => snap.seats[i].ante > 0)) return false;
+  showError(snap.paused.shutdown ? "This server is shutting down: it takes no new bet."
+    : "The casino has paused this table: no ante is taken until it resumes.", { code: "table_paused" });
+  return true;
+}
+
 /** Put a chip (the selected one, or `cents`) on a seat's betting circle. */
 export function addChip(seat, cents = state.chip) {
   const snap = state.tables[state.current];
   if (snap && mySeats(snap).includes(seat)) state.selected[snap.table] = seat;
   if (!editableSeat(seat)) {
-    if (snap?.paused && !snap.seats[seat]?.ante && ["waiting", "betting"].includes(snap.phase)) {
-      showError(snap.paused.shutdown ? "This server is shutting down: it takes no new bet."
-        : "The casino has paused this table: no ante is taken until it resumes.", { code: "table_paused" });
-    }
+    refusedForPause(snap);
     if (snap) render();
     return;
   }
@@ -192,7 +200,10 @@ export function removeChip(seat) {
 
 export function toggleProgressive(seat) {
   const snap = editableSeat(seat);
-  if (!snap) return;
+  if (!snap) {
+    refusedForPause(state.tables[state.current]);
+    return;
+  }
   const b = buildOf(snap.table, seat);
   setBuild(snap.table, seat, { ...b, progressive: !b.progressive });
   forgetUnplaced();
@@ -212,7 +223,7 @@ export function clearBuilds(seat = null) {
 /** Build last round's bets again (ante and progressive) on every seat of ours that had one. */
 export function rebet() {
   const snap = state.tables[state.current];
-  if (!snap) return;
+  if (!snap || refusedForPause(snap)) return;
   const seats = rebetSeats({ snap, me: state.me, busy: state.busy, mine: mySeats(snap),
     rebet: state.lastBets[snap.table]?.seats, build: (i) => buildOf(snap.table, i) });
   for (const [seat, b] of seats) {
