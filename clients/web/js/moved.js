@@ -82,8 +82,7 @@ export function movedNotice({ title, seats = [], round = null, restarted = false
 /** Said of a round of the player's previous session, which the server no longer knows
  * (started again without its data): its record is not in the new player's history, so
  * whether it was settled or voided is not known here. */
-const FORGOTTEN = "the server came back without its old data, and you play on as a new player "
-  + "with a new wallet";
+const FORGOTTEN = "the server came back without its old data (you play on as a new player)";
 
 function forgottenText(yours) {
   return `${yours} is not in your History: ${FORGOTTEN}; whether it was settled or voided is not known here.`;
@@ -107,8 +106,8 @@ function shutDownNotice({ title, seats, round }) {
     parts.push("Your round in play either finished before it shut down or was voided with every "
       + "bet refunded: History and your wallet show which.");
   } else if (round?.fate === "forgotten") {
-    parts.push(round.finished ? "Your round in play was played out before it shut down (its showdown "
-      + `showed here), but it is not in your History: ${FORGOTTEN}.` : forgottenText("Your round in play"));
+    parts.push(round.finished ? "Your round in play was played out before it shut down (you saw "
+      + `its showdown); it is not in your History: ${FORGOTTEN}.` : forgottenText("Your round in play"));
   }
   if (seats.length) {
     const many = seats.length > 1;

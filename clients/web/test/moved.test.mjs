@@ -109,10 +109,10 @@ test("a round of a session the server forgot is called neither voided nor settle
     const text = movedNotice({ title: "Casino Stud 9", seats: [8], round: { fate: "forgotten" },
       restarted: true, shutdown });
     assert.doesNotMatch(text, /voided:|was voided|refunded|settled before|finished before/);
-    assert.match(text, /Your round in play is not in your History: the server came back without its old data, and you play on as a new player with a new wallet; whether it was settled or voided is not known here\./);
+    assert.match(text, /Your round in play is not in your History: the server came back without its old data \(you play on as a new player\); whether it was settled or voided is not known here\./);
   }
   const played = movedNotice({ title: "T", seats: [8], round: { fate: "forgotten", finished: true },
     restarted: true, shutdown: true });
-  assert.match(played, /Your round in play was played out before it shut down \(its showdown showed here\), but it is not in your History/);
+  assert.match(played, /Your round in play was played out before it shut down \(you saw its showdown\); it is not in your History/);
   assert.doesNotMatch(played, /voided|refunded/);
 });
