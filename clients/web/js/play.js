@@ -173,9 +173,12 @@ export function decideByKey(decision) {
   if (!undecided.length) {
     // the only hand (or every one) decided while others still decide: name it, as below
     const mine = seat === null ? null : snap.seats[seat];
-    showError(mine?.decision
-      ? `Seat #${seat + 1} has ${mine.decision === "raise" ? "raised" : "folded"} already; nothing sent.`
-      : "None of your hands is waiting for a decision.", { code: "decided", tone: "warn" });
+    if (mine?.decision) {
+      showError(`Seat #${seat + 1} has ${mine.decision === "raise" ? "raised" : "folded"} already; `
+        + "nothing sent.", { code: "decided", tone: "warn" });
+    } else {
+      showError("None of your hands is waiting for a decision.", { tone: "warn" });
+    }
     return;
   }
   if (!undecided.includes(seat)) {
