@@ -145,6 +145,9 @@ async def test_an_operator_pauses_resumes_and_voids_from_the_console(
     await act(console, "act-resume", "back to normal")
     await expect(paused).to_be_hidden(timeout=WAIT_MS)
     await expect(ann.get_by_test_id("phase")).to_contain_text("Waiting for bets")
+    # the refusal said the table was paused: it goes with the pause, in the snapshot that
+    # ends it (it stayed up, until its own time ran out)
+    await expect(ann.locator('.toast[data-code="table_paused"]')).to_have_count(0, timeout=1)
     await expect(keys).to_contain_text("1–5 chip")
     await build_ante(ann, 0, [(500, "left")])
     await expect(ann.get_by_test_id("deal")).to_be_enabled()

@@ -110,7 +110,7 @@ export async function deal() {
   if (!snap || refusedForPause(snap)) return;
   const mine = mySeats(snap);
   if (!mine.length) {
-    showError("Take a seat first (s).");
+    showError("Take a seat first (s).", { code: "not_seated" });
     return;
   }
   const alone = progressiveAlone(snap, mine, (i) => buildOf(snap.table, i));

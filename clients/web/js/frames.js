@@ -155,8 +155,8 @@ function noticeFreedSeats(old, snap) {
   const away = (old.round_id && rejoined[snap.table] === old.round_id) || freed.some((i) => old.seats[i].left);
   showError(`Your seat${many ? "s" : ""} ${freed.map((i) => `#${i + 1}`).join(", ")} `
     + `${many ? "were" : "was"} freed${ended ? " as the round ended" : ""}, not by a stand or leave of yours: `
-    + (away ? "you were away longer than the table keeps a seat, or the casino let it go"
-      : "the casino let it go")
+    + (away ? `you were away longer than the table keeps a seat, or the casino let ${many ? "them" : "it"} go`
+      : `the casino let ${many ? "them" : "it"} go`)
     + (mySeats(snap).length ? "." : ". You are watching this table: take a seat to play on."),
   { code: "seats-freed", tone: "info", sticky: true, table: snap.table, round: snap.round_id });
 }
@@ -186,7 +186,12 @@ export function absorb(frame) {
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;
-      if (old && old.phase !== frame.phase && frame.table === state.current) {
+      // a refusal of the moment goes once the moment has: the phase moved on, the casino
+      // paused or resumed the table ("paused" stayed up after the resume), or the player
+      // sat or stood ("Take a seat first" stayed up beside the seat taken)
+      const movedOn = old && (old.phase !== frame.phase || Boolean(old.paused) !== Boolean(frame.paused)
+        || mySeats(old).length !== mySeats(frame).length);
+      if (movedOn && frame.table === state.current) {
         dismissMomentToasts();
         // news of a move or a restart, read: the table has moved on from it
         for (const el of $("errors").querySelectorAll('.toast[data-code="table-moved"][data-seen="true"]')) el.remove();

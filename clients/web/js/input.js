@@ -163,7 +163,7 @@ export function onKeyDown(event) {
     case "sit": takeSeat(); break;
     case "chip":
       selectChip(command.cents);
-      if (seat === null) showError("Take a seat first (s).");
+      if (seat === null) showError("Take a seat first (s).", { code: "not_seated" });
       else addChip(seat, command.cents);
       break;
     case "unchip": removeChip(seat); break;
