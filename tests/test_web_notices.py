@@ -221,3 +221,57 @@ async def test_news_that_expires_goes_once_read_and_folded(
     await expect(money).to_have_class(re.compile(r"\bcollapsed\b"))  # read, and kept
     await context.close()
     assert problems == []
+
+
+#: The middle of the biggest part of a "+ Hand" button that the toast covers, or null.
+UNDER_TOAST = """() => {
+  const t = document.querySelector('#errors .toast').getBoundingClientRect();
+  let best = null;
+  for (const el of document.querySelectorAll('#table [data-testid^="sit-"]')) {
+    const r = el.getBoundingClientRect();
+    const w = Math.min(r.right, t.right) - Math.max(r.left, t.left);
+    const h = Math.min(r.bottom, t.bottom) - Math.max(r.top, t.top);
+    if (w > 0 && h > 0 && (!best || w * h > best.area)) {
+      best = {testid: el.dataset.testid, area: w * h,
+              x: Math.max(r.left, t.left) + w / 2, y: Math.max(r.top, t.top) + h / 2};
+    }
+  }
+  return best;
+}"""
+
+
+async def test_a_passing_toast_on_a_phone_lets_a_tap_through_to_the_seat_under_it(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """A refusal on a phone stands over the seats for its ten seconds: a tap on the
+    "+ Hand" it covers took no seat. The tap goes through to the button now (the
+    toast's x still closes it: the loop below taps it)."""
+    server = await make_server(
+        tables=[{"id": "nine", "title": "Nine", "variant": "casino-stud", "seats": 9}],
+        timers={"betting": 60, "decision": 60, "results": 60},
+    )
+    context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.set_default_timeout(WAIT_MS)
+    page = await context.new_page()
+    problems: list[str] = []
+    collect_problems(page, problems)
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await enter_by_tap(page, "Bob", tap=True)
+    await page.get_by_test_id("play-nine").tap()
+    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Bob")
+    for _ in range(8):  # the page scrolled so that a "+ Hand" lies under the toast
+        await page.keyboard.press("d")  # no ante built: a refusal
+        await expect(page.locator("#errors .toast")).to_have_count(1)
+        under = await page.evaluate(UNDER_TOAST)
+        if under is not None:
+            break
+        await page.get_by_test_id("error-dismiss").tap()
+        await page.mouse.wheel(0, 120)
+    assert under is not None, "no seat's button under the toast at any scroll"
+    await page.touchscreen.tap(under["x"], under["y"])
+    seat = under["testid"].removeprefix("sit-")
+    await expect(page.get_by_test_id(f"seat-{seat}-name")).to_contain_text("Bob")
+    # the refusal was of the moment before the seat was taken: it goes with it
+    await expect(page.locator("#errors .toast")).to_have_count(0)
+    await context.close()
+    assert problems == []
