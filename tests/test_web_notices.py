@@ -20,6 +20,7 @@ from tests.test_web import VIEWPORT, WAIT_MS, browser, build_ante, collect_probl
 from tests.test_web import enter as enter_by_keyboard
 from tests.test_web_layout import PHONE
 from tests.test_web_layout import enter as enter_by_tap
+from tests.test_web_leave import ann_at_alpha
 
 __all__ = ["browser"]  # the fixture, used below
 
@@ -169,15 +170,7 @@ async def test_news_of_a_table_left_goes_once_read_when_the_player_is_at_another
 ) -> None:
     """A leave's result from one table stayed in the corner at another, 25 minutes on."""
     server = await make_server(timers=LONG)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter_by_keyboard(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    page, problems = await ann_at_alpha(server, browser)
     await page.evaluate(BETA_NEWS)
     read = page.locator('.toast[data-code="left-settled"]')
     unread = page.locator('.toast[data-code="beta-unread"]')
@@ -188,7 +181,7 @@ async def test_news_of_a_table_left_goes_once_read_when_the_player_is_at_another
     await expect(page.get_by_test_id("fold-0")).to_be_visible()
     await expect(read).to_have_count(0)
     await expect(unread).to_be_visible()  # news of money not read yet stays
-    await context.close()
+    await page.context.close()
     assert problems == []
 
 
@@ -198,15 +191,7 @@ async def test_news_that_expires_goes_once_read_and_folded(
     """Sticky news that is not money ("New player, new wallet") stayed for the rest of the
     session, folded in a corner: read and folded, it goes (news of money stays)."""
     server = await make_server(timers=LONG)
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
-    page = await context.new_page()
-    problems: list[str] = []
-    collect_problems(page, problems)
-    await page.goto(f"http://127.0.0.1:{server.port}/")
-    await enter_by_keyboard(page, "Ann")
-    await page.get_by_test_id("play-alpha").click()
-    await expect(page.get_by_test_id("seat-0-name")).to_contain_text("Ann")
+    page, problems = await ann_at_alpha(server, browser)
     await page.evaluate(
         """async () => {
           const n = await import("./js/notices.js");
@@ -219,7 +204,7 @@ async def test_news_that_expires_goes_once_read_and_folded(
     await expect(news).to_be_visible()
     await expect(news).to_have_count(0, timeout=30_000)  # read (folded), then gone
     await expect(money).to_have_class(re.compile(r"\bcollapsed\b"))  # read, and kept
-    await context.close()
+    await page.context.close()
     assert problems == []
 
 
