@@ -41,13 +41,14 @@ class Int:
 
     low: int
     high: int
-    unit: str = ""
+    unit: str = ""  # plural: "cents" reads "an integer number of cents", "1 to 9 cents"
 
     def problem(self, value: object) -> str | None:
+        unit = f" {self.unit}" if self.unit else ""
         if type(value) is not int:
-            return f"must be an integer{self.unit}, not {kind_name(value)}"
+            return f"must be an integer{' number of' if unit else ''}{unit}, not {kind_name(value)}"
         if not self.low <= value <= self.high:
-            return f"must be from {self.low} to {self.high}{self.unit}, got {value}"
+            return f"must be from {self.low} to {self.high}{unit}, got {value}"
         return None
 
 
@@ -131,7 +132,7 @@ TABLE_ID: Final = Str(1, 32, re.compile(r"[a-z0-9_-]+"), "lowercase letters, dig
 SEAT: Final = Int(0, MAX_SEATS - 1)
 #: a table snapshot's `seq`, as a request names the one it was made on
 SEQ: Final = Int(0, MAX_ID_INT)
-MONEY: Final = Int(1, MAX_MONEY, " number of cents")
+MONEY: Final = Int(1, MAX_MONEY, "cents")
 BOOL: Final = Bool()
 CLIENT_SEED: Final = Str(
     0, 64, re.compile(r"[A-Za-z0-9_.-]*"), "letters, digits, _ . or - (64 at most)"

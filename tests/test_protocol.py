@@ -565,6 +565,9 @@ def test_messages_say_what_is_wrong() -> None:
     assert "float" in refused({**ANTE, "amount": 500.0}).message
     assert "bool" in refused({**ANTE, "seat": True}).message
     assert "1 to 1000000000000" in refused({**ANTE, "amount": 0}).message
+    # the unit reads as English on both sides of the range
+    assert refused({**ANTE, "amount": 0}).message.endswith("1 to 1000000000000 cents, got 0")
+    assert "an integer number of cents, not float" in refused({**ANTE, "amount": 5.5}).message
     assert "'x'" in refused({"t": "ping", "x": 1}).message
     assert "steal" in refused({"t": "steal"}).message
     # a trailing no-break space is said to be whitespace, not a control character
