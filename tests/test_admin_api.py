@@ -765,3 +765,24 @@ async def test_a_refused_act_is_logged_with_its_operator(
     assert (await http(op.port, "POST", "/api/players/p/credit", bad, op.token)).status == 400
     lines = [r for r in caplog.records if r.getMessage() == "console request"]
     assert [(r.operator, r.status) for r in lines] == [("olga", 400)]  # type: ignore[attr-defined]
+
+
+async def test_a_throttled_request_is_logged_with_its_operator(
+    make_console: ConsoleFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The address's bucket is checked before the token (it spares the store), so a
+    request it throttled was logged with no operator: the one this process last
+    confirmed for the token is named (no store call made for it)."""
+    server = await make_console(admin={"rate_per_second": 0.01, "rate_burst": 3})
+    op = await Operator.sign_in(server)  # the first of the address's three
+    caplog.set_level(logging.INFO, logger="stud.admin")
+    statuses = [(await http(op.port, "GET", "/api/overview", None, op.token)).status]
+    statuses += [(await http(op.port, "GET", "/api/overview", None, op.token)).status]
+    statuses += [(await http(op.port, "GET", "/api/overview", None, op.token)).status]
+    assert statuses == [200, 200, 429]
+    lines = [r for r in caplog.records if r.getMessage() == "console request"]
+    assert [(r.operator, r.status) for r in lines][-1] == ("olga", 429)  # type: ignore[attr-defined]
+    # a token this process never confirmed names nobody
+    assert (await http(op.port, "GET", "/api/overview", None, "forged")).status == 429
+    last = [r for r in caplog.records if r.getMessage() == "console request"][-1]
+    assert last.operator is None  # type: ignore[attr-defined]

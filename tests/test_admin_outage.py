@@ -128,13 +128,15 @@ async def test_the_console_shows_this_process_s_tables_while_redis_is_away(
 
 
 async def test_a_remembered_token_reads_but_never_acts_while_the_store_is_away(
-    make_console: ConsoleFactory,
+    make_console: ConsoleFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The token the store confirmed earlier stood in for it for every request: an act
     whose token read failed (Redis stalled a moment) was applied and audited under an
-    operator the store had removed. It stands in for the store-free reads only."""
+    operator the store had removed. It stands in for the store-free reads only; the
+    refused act's log line still names who sent it, as this process last knew."""
     server = await make_console()
     op = await Operator.sign_in(server)
+    caplog.set_level(logging.INFO, logger="stud.admin")
     admin = server.admin.admin
     assert await admin.remove_operator("olga")  # removed (say on another process)
     real = admin.operator_for_token
@@ -151,6 +153,8 @@ async def test_a_remembered_token_reads_but_never_acts_while_the_store_is_away(
     finally:
         admin.operator_for_token = real  # type: ignore[method-assign]
     assert server.rooms["alpha"].paused is None
+    lines = [r for r in caplog.records if r.getMessage() == "console request"]
+    assert [(r.operator, r.status) for r in lines][-2] == ("olga", 503)  # type: ignore[attr-defined]
 
 
 async def test_a_token_signed_in_elsewhere_is_remembered_a_minute_not_its_whole_life(

@@ -106,7 +106,7 @@ class Api:
         log.info(
             "console request",
             extra={
-                "operator": who.get("operator") or None,
+                "operator": who.get("operator") or self._last_confirmed(request),
                 "method": request.method,
                 "path": path,
                 "status": response.status,
@@ -115,6 +115,13 @@ class Api:
             },
         )
         return response
+
+    def _last_confirmed(self, request: Request) -> str | None:
+        """Who sent a request refused before its token was checked, as far as this
+        process knows; None for the sign-in itself and a token never confirmed here."""
+        if request.path.rstrip("/") == "/api/session" and request.method == "POST":
+            return None
+        return self.operators.last_confirmed(_bearer(request))
 
     async def _api(self, request: Request, who: dict[str, str]) -> Response:
         parts = [p for p in request.path.split("/")[2:] if p]

@@ -210,6 +210,13 @@ class Operators:
             self._confirm(token, operator, min(self.config.token_ttl, CONFIRMED_ELSEWHERE))
         return operator
 
+    def last_confirmed(self, token: str) -> str | None:
+        """The operator the store last confirmed the token for to this process, without
+        asking it: who sent a request refused before its token was checked (throttled,
+        or the store away), for the request's log line only, never to let one through."""
+        held = self._confirmed.get(token_hash(token)) if token else None
+        return held[0] if held is not None else None
+
     async def role(self, name: str) -> str | None:
         """The operator's role as the store has it now (None: no such operator). Read for
         every act, never kept with a token, so a role changed anywhere holds at once;
