@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.config import (
     EVENT_LOOPS,
@@ -23,6 +23,9 @@ from server.config import (
     setting_warnings,
 )
 from server.game.variants import VARIANTS
+
+if TYPE_CHECKING:
+    from server.stores.base import StoreError
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None)))
 
@@ -244,8 +247,7 @@ def _main(argv: list[str] | None) -> int:
         with asyncio.Runner(loop_factory=loop_factory) as runner:
             runner.run(run())
     except StoreError as e:
-        print(f"stud-server: {e.message}", file=sys.stderr)
-        return 1
+        return _store_failed(e)
     except ConfigError as e:  # the config disagrees with the fleet it would join
         print(f"stud-server: {e}", file=sys.stderr)
         return 2
@@ -309,6 +311,13 @@ async def _stores(config: Config) -> dict[str, Any]:
     return {"store": store, "fleet": fleet}
 
 
+def _store_failed(e: StoreError) -> int:
+    """Say why the store cannot be used; exit 2 for credentials Redis refuses (a setting
+    to fix, as any bad setting), 1 for a Redis away (it may come back)."""
+    print(f"stud-server: {e.message}", file=sys.stderr)
+    return 2 if e.details.get("credentials") else 1
+
+
 async def _accept_empty_store(url: str, config: Config) -> int:
     """`stud-server accept-empty-store`: the operator's word that a Redis found back
     empty is not to be restored; the processes that found it so are restarted after."""
@@ -327,8 +336,7 @@ async def _accept_empty_store(url: str, config: Config) -> int:
         healthy = await RedisStore.connect(url, config.redis_namespace)
     except StoreError as e:
         if not isinstance(e.__cause__, DataLost):
-            print(f"stud-server: {e.message}", file=sys.stderr)
-            return 1
+            return _store_failed(e)
     else:
         await healthy.close()
         print(
@@ -340,8 +348,7 @@ async def _accept_empty_store(url: str, config: Config) -> int:
     try:
         store = await RedisStore.connect(url, config.redis_namespace, accept_loss=True)
     except StoreError as e:
-        print(f"stud-server: {e.message}", file=sys.stderr)
-        return 1
+        return _store_failed(e)
     await store.close()
     print(
         f"the store {config.redis_namespace!r} at {store.host}:{store.port}/{store.db} is "

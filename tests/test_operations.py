@@ -243,3 +243,25 @@ def test_a_console_with_an_operators_file_or_none_at_all_says_nothing_of_it(
     while "operator console on" not in log.read_text() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert "console has no operators" not in log.read_text() + (tmp_path / "none.log").read_text()
+
+
+def test_a_redis_that_refuses_the_password_is_a_setting_to_fix() -> None:
+    """A Redis whose password was changed (or that has none) refuses the process: a
+    setting to correct, exit 2 as for any bad setting, not 1 as for a Redis away."""
+    from tests.redis_fixture import start_redis
+
+    guarded = start_redis(password="the-new-one")
+    open_one = start_redis()
+    try:
+        port = str(guarded.port)
+        missing = stud("serve", "--port", "0", "--redis", f"redis://127.0.0.1:{port}/0")
+        refused(missing, "cannot use Redis at", "NOAUTH")
+        wrong = stud("serve", "--port", "0", "--redis", f"redis://:old@127.0.0.1:{port}/0")
+        refused(wrong, "cannot use Redis at", "WRONGPASS")
+        needless = stud(
+            "serve", "--port", "0", "--redis", f"redis://:pw@127.0.0.1:{open_one.port}/0"
+        )
+        refused(needless, "cannot use Redis at", "AUTH")
+    finally:
+        guarded.cleanup()
+        open_one.cleanup()

@@ -165,7 +165,11 @@ class RedisStore(RedisLink):
         except DataLost as e:
             raise StoreError(f"cannot use Redis at {store._where()}: {e}") from e
         except (*LOST, TimeoutError, asyncio_redis.ErrorReply, asyncio_redis.Error) as e:
-            raise StoreError(f"cannot use Redis at {store._where()}: {describe(e)}") from e
+            words = describe(e)
+            raise StoreError(
+                f"cannot use Redis at {store._where()}: {words}",
+                credentials=isinstance(e, asyncio_redis.ErrorReply) and _refused_auth(words),
+            ) from e
         return store
 
     # ----- scripts ------------------------------------------------------------
@@ -595,3 +599,12 @@ class RedisStore(RedisLink):
 
     def _wall_ms(self) -> int:
         return int(self.wall_clock() * 1000)
+
+
+def _refused_auth(words: str) -> bool:
+    """Whether Redis refused the URL's credentials: none where it wants one (NOAUTH), a
+    wrong one (WRONGPASS, or "invalid password" of older releases), or one where it has
+    none ("AUTH <password> called without any password configured")."""
+    return any(
+        mark in words for mark in ("NOAUTH", "WRONGPASS", "invalid password", "AUTH <password>")
+    )
