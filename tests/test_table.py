@@ -701,3 +701,25 @@ def test_a_frozen_table_closes_its_betting_only_when_the_clock_runs_again() -> N
     assert t.deadline is None and phase_of(t) is Phase.BETTING
     t.thaw(50, minimum=2)
     assert t.deadline == 52  # not cut short by the time it stood still
+
+
+def test_a_seat_taken_after_the_deal_says_it_plays_from_the_next_round() -> None:
+    """A seat taken mid-round has no hand, as one that sat the round out: the view tells
+    them apart (`next_round`), so it is not shown "Sitting out" of a round it never had."""
+    t = make_table([["2h", "5c", "8d", "Js", "Kh"], DEALER_AK])
+    t.sit("alice", "Alice", 0)
+    t.sit("bob", "Bob", 1)  # sits the round out
+    t.place_ante(0.0, "alice", 0, 500, progressive=False)
+    t.deal_me_in(1.0, "alice")
+    t.deal_me_in(1.0, "bob")
+    assert phase_of(t) is Phase.DECIDING
+    t.sit("cara", "Cara", 2)  # after the deal
+    seats = public_view(t, 0.0)["seats"]
+    assert [s["next_round"] for s in seats[:3]] == [False, False, True]
+    t.decide(2.0, "alice", 0, Decision.FOLD)
+    assert phase_of(t) is Phase.SHOWDOWN
+    t.sit("dan", "Dan", 3)  # at the showdown
+    assert [s["next_round"] for s in public_view(t, 0.0)["seats"][:4]] == [False, False, True, True]
+    t.tick(100.0)  # the round over: a seat like the others
+    assert phase_of(t) is Phase.WAITING
+    assert [s["next_round"] for s in public_view(t, 0.0)["seats"][:4]] == [False] * 4

@@ -672,7 +672,9 @@ def test_the_two_clients_use_the_same_words() -> None:
     dealt_without = {**base, "ante": 0, "cards": None}  # sat the round out: still said so
     assert seat_status(dealt_without, "deciding") == seat_status(dealt_without, "showdown")
     assert seat_status(dealt_without, "deciding") == "Sitting out"
-    for words in (*states, *OUTCOMES.values(), *PHASES.values()):
+    late = {**dealt_without, "next_round": True}  # taken after the deal: it sat nothing out
+    assert seat_status(late, "deciding") == seat_status(late, "showdown") == "Next round"
+    for words in (*states, "Next round", *OUTCOMES.values(), *PHASES.values()):
         assert f'"{words}"' in js, words
     for words in LOBBY_PHASES.values():
         assert f'"{words}"' in lobby_js, words

@@ -261,7 +261,8 @@ def seat_status(
 ) -> str:
     """The right-hand column: at showdown the result in dollars, else the seat's state in
     the browser's words (clients/web/js/format.js `seatStatus`): "Raised", "Folded",
-    "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out". `short`: the
+    "Folded (timer)", "Folded (left)", "Deciding…", "Ready", "Sitting out", "Next round".
+    `short`: the
     result in fewer words, for a narrow screen (the amounts stay whole). A progressive bet's
     part of the net is said after it, in the legend's word for it: "(incl. P -$1)", short
     "(P -$1)". A fold the clock made, or a leave, says so at the showdown too ("Folded
@@ -284,7 +285,8 @@ def seat_status(
     if phase == "betting" and seat.get("ready"):
         return "Ready" if seat.get("ante") else "Sitting out"
     if phase in ("deciding", "showdown") and not seat.get("cards") and not seat.get("ante"):
-        return "Sitting out"  # dealt without this seat
+        # dealt without this seat: it sat the round out, or was taken after the deal
+        return "Next round" if seat.get("next_round") else "Sitting out"
     return ""
 
 

@@ -157,6 +157,7 @@ class Seat:
     auto: bool = False  # decided for the player: by the timer, or when they left
     left: bool = False  # folded because its player left the table (auto too)
     going: bool = False  # its player left it (or was removed): freed when the round ends
+    next_round: bool = False  # taken after the deal: no hand this round, not sat out
     hand: HandValue | None = None
     result: SeatResult | None = None
 
@@ -167,6 +168,7 @@ class Seat:
         self.decision = None
         self.auto = False
         self.left = False
+        self.next_round = False
         self.hand = None
         self.result = None
 
@@ -285,7 +287,8 @@ class Table:
             seat = free[0]
         elif self.seats[seat] is not None:
             raise Refusal("seat_taken", f"seat {seat} is taken")
-        self.seats[seat] = Seat(seat, player_id, name)
+        late = self.phase in (Phase.DECIDING, Phase.SHOWDOWN)
+        self.seats[seat] = Seat(seat, player_id, name, next_round=late)
         self.seating += 1
         self.connected.setdefault(player_id, True)
         self._changed({"seat": seat, "action": "sit"})

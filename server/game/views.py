@@ -100,6 +100,7 @@ def _seat_view(table: Table, s: Seat) -> dict[str, Any]:
         "decision": None if s.decision is None else str(s.decision),
         "auto": s.auto,
         "left": s.left,
+        "next_round": s.next_round,
         "cards": cards,
         "hand": hand,
         "result": None if s.result is None else result_view(s, s.result, table.config.stake),

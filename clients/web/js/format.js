@@ -59,7 +59,7 @@ export function qualifies(dealer) {
 /**
  * A seat's state in words, the same words as the terminal client's
  * (clients/tui/render.py `seat_status`): "Ready", "Sitting out", "Deciding…",
- * "Raised", "Folded", "Folded (timer)", "Folded (left)", "Away"; "" when there is nothing
+ * "Raised", "Folded", "Folded (timer)", "Folded (left)", "Next round", "Away"; "" when there is nothing
  * to say.
  */
 export function seatStatus(phase, seat) {
@@ -67,8 +67,11 @@ export function seatStatus(phase, seat) {
   if (seat.decision === "raise") return "Raised";
   if (phase === "deciding" && seat.cards) return "Deciding…";
   if (phase === "betting" && seat.ready) return seat.ante > 0 ? "Ready" : "Sitting out";
-  // dealt without this seat: said, so a player who sat out sees that it took
-  if ((phase === "deciding" || phase === "showdown") && !seat.cards && !seat.ante) return "Sitting out";
+  // dealt without this seat: said, so a player who sat out sees that it took; a seat
+  // taken after the deal sat nothing out, it plays from the next round
+  if ((phase === "deciding" || phase === "showdown") && !seat.cards && !seat.ante) {
+    return seat.next_round ? "Next round" : "Sitting out";
+  }
   if (!seat.connected) return "Away";
   return "";
 }

@@ -690,7 +690,7 @@ function seatNow(v, i, open) {
     return dollars(seat?.ante || buildAmount(built), { short: true })
       + ((seat?.ante ? seat.progressive : built.progressive) ? " + progressive" : "");
   }
-  if (!seat?.cards) return "sitting this round out";
+  if (!seat?.cards) return seat?.next_round ? "plays from the next round" : "sitting this round out";
   if (!cardsShown(v, i)) return "being dealt";
   if (seat.result) {
     // the net counts the progressive too: "Dealer did not qualify $0.00" said nothing of

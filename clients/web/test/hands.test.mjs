@@ -222,3 +222,12 @@ test("a seat dealt without (it sat the round out) says so while others decide", 
   assert.equal(seatStatus("showdown", out), "Sitting out");
   assert.equal(seatStatus("waiting", out), "");
 });
+
+test("a seat taken after the deal is not said to sit out a round it never had", async () => {
+  const { seatStatus } = await import("../js/format.js");
+  const late = { player_id: "p", connected: true, ante: 0, ready: false, decision: null, auto: false,
+    cards: null, next_round: true };
+  assert.equal(seatStatus("deciding", late), "Next round");
+  assert.equal(seatStatus("showdown", late), "Next round");
+  assert.equal(seatStatus("waiting", { ...late, next_round: false }), "");
+});
