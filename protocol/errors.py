@@ -163,7 +163,7 @@ ERROR_MEANINGS: Final[Mapping[ErrorCode, str]] = {
     ErrorCode.STORE_UNAVAILABLE: (
         "The game's data store could not be reached and nothing was applied: the request "
         "never reached it, or it was cancelled before it could apply. Try again (a cancelled "
-        "keyed `buy_chips` with a new key)."
+        "keyed `buy_chips`, `given_up: true`, with a new key)."
     ),
     ErrorCode.USERNAME_TAKEN: (
         "Another account has this username (usernames are compared without regard to case)."

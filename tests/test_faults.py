@@ -168,6 +168,44 @@ async def test_a_buy_in_while_redis_is_paused_is_answered_as_it_landed(
     await ann.close()
 
 
+async def test_a_keyed_purchase_given_up_says_its_key_is_spent(paused: RedisServer) -> None:
+    """A keyed purchase in doubt past the patience is given up: its key buys nothing
+    again. The refusal says so in a field (`given_up`), so a client knows to send a new
+    key; a purchase refused before it reached the store has no such field (its key may be
+    sent again)."""
+    namespace = fresh_namespace()
+    store = await RedisStore.connect(paused.url, namespace=namespace, timeout=STORE_TIMEOUT)
+    config = replace(make_config(), store_timeout=STORE_TIMEOUT, store_patience=1.0)
+    server = StudServer(config, store=store)
+    await server.start()
+    books = await RedisStore.connect(paused.url, namespace=namespace)
+    try:
+        ann = await client(server, "ann")
+        assert paused.command("SAVE") == "+OK" and paused.process is not None
+        stop(paused)
+        bought = asyncio.ensure_future(ann.request("buy_chips", amount=500, key="top-up-1"))
+        await asyncio.sleep(2 * STORE_TIMEOUT)  # sent, unanswered: in doubt
+        paused.process.kill()  # the purchase dies unread in its socket
+        paused.process.wait()
+        paused.process = None
+        await asyncio.sleep(1.0)  # past the patience: given up once Redis takes the mark
+        paused.start()  # as saved: the player, no purchase
+        with pytest.raises(ServerError) as e:
+            await bought
+        assert (e.value.code, e.value.frame.get("given_up")) == ("store_unavailable", True)
+        with pytest.raises(ServerError) as again:
+            await ann.request("buy_chips", amount=500, key="top-up-1")
+        assert again.value.frame.get("given_up") is True
+        assert (await books.wallet(ann.player_id)).balance == START
+        await ann.request("buy_chips", amount=500, key="top-up-2")
+        assert (await books.wallet(ann.player_id)).balance == START + 500
+        await ann.close()
+    finally:
+        cont(paused)
+        await server.stop(grace=0)
+        await books.close()
+
+
 async def test_a_leave_during_an_outage_is_answered_once_the_refund_landed(
     on_redis: tuple[StudServer, RedisStore], paused: RedisServer
 ) -> None:
@@ -221,6 +259,9 @@ async def _unreachable(server: StudServer, paused: RedisServer) -> None:
     with pytest.raises(ServerError) as e:
         await ann.request("ante", table="alpha", seat=0, amount=100)
     assert e.value.code == "store_unavailable"
+    with pytest.raises(ServerError) as e:  # never sent: its key may be sent again
+        await ann.request("buy_chips", amount=500, key="top-up-1")
+    assert e.value.code == "store_unavailable" and "given_up" not in e.value.frame
     snap = await ann.wait_table("alpha", lambda s: s["phase"] == "suspended")
     assert snap["suspended"]["phase"] == "waiting"
     paused.start()  # empty: but the table resumes and plays
