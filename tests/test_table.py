@@ -723,3 +723,23 @@ def test_a_seat_taken_after_the_deal_says_it_plays_from_the_next_round() -> None
     t.tick(100.0)  # the round over: a seat like the others
     assert phase_of(t) is Phase.WAITING
     assert [s["next_round"] for s in public_view(t, 0.0)["seats"][:4]] == [False] * 4
+
+
+def test_a_decision_after_the_last_one_ended_the_round_is_already_decided() -> None:
+    """A fold sent right behind the raise that ended the round (the showdown came at
+    once) is `already_decided`, as it was a moment before: the seat's choice stands on
+    the table; a seat that had no hand is still `wrong_phase`."""
+    t = make_table([["2h", "5c", "8d", "Js", "Kh"], DEALER_AK])
+    t.sit("alice", "Alice", 0)
+    t.sit("bob", "Bob", 1)
+    t.place_ante(0.0, "alice", 0, 500, progressive=False)
+    t.deal_me_in(1.0, "alice")
+    t.deal_me_in(1.0, "bob")
+    t.decide(2.0, "alice", 0, Decision.RAISE)
+    assert phase_of(t) is Phase.SHOWDOWN
+    with pytest.raises(Refusal) as e:
+        t.decide(2.0, "alice", 0, Decision.FOLD)
+    assert e.value.code == "already_decided"
+    with pytest.raises(Refusal) as e:
+        t.decide(2.0, "bob", 1, Decision.FOLD)
+    assert e.value.code == "wrong_phase"

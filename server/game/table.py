@@ -555,6 +555,8 @@ class Table:
     def _deciding_seat(self, player_id: str, seat: int) -> Seat:
         """The player's seat, if a decision is due from it now."""
         s = self._own_seat(player_id, seat)
+        if self.phase is Phase.SHOWDOWN and s.decision is not None:  # the last one ended it
+            raise Refusal("already_decided", f"seat {seat} chose to {s.decision}: showdown")
         if self.phase is not Phase.DECIDING:
             raise Refusal("wrong_phase", f"no decision is due now ({self.phase})")
         if s.ante == 0:
