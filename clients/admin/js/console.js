@@ -23,6 +23,7 @@ const state = {
   table: null, // the table open in detail (GET /api/tables/<id>)
   tableId: null,
   tableAt: 0,
+  felt: null, // the open table's felt inside, as drawn: {width, height} (watchFelt)
   jackpots: [],
   found: null,
   player: null,
@@ -57,6 +58,27 @@ function render() {
     renderTabs(state),
     h("main", { class: "console-main", "data-tab": state.tab },
       state.tab === "jackpots" ? null : renderReadError(), section(), renderRound(state))));
+  watchFelt();
+}
+
+// The felt of the table open, measured whenever its size changes: its seats are laid
+// out for it (views.js layoutFor), as the player client lays out its own.
+const feltObserver = new ResizeObserver((entries) => {
+  const box = entries[entries.length - 1].contentRect;
+  const size = { width: Math.round(box.width), height: Math.round(box.height) };
+  if (size.width > 0 && (size.width !== state.felt?.width || size.height !== state.felt?.height)) {
+    state.felt = size;
+    render();
+  }
+});
+let observedFelt = null;
+
+function watchFelt() {
+  const felt = document.querySelector('[data-testid="console-table-view"] [data-testid="felt"]');
+  if (felt === observedFelt) return;
+  if (observedFelt) feltObserver.unobserve(observedFelt);
+  observedFelt = felt;
+  if (felt) feltObserver.observe(felt);
 }
 
 /** Why the open tab shows nothing new: its data could not be read (the store away). */

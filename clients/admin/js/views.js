@@ -181,9 +181,13 @@ export function renderTables(state) {
 /** Why a table's `last_hour` is null: its figures are kept in the store. */
 const LAST_HOUR_UNKNOWN = "unknown while the store is unreachable (they are counted there)";
 
-function layoutFor(snap) {
-  const width = Math.max(640, Math.min(window.innerWidth - 80, 1500) - 330);
-  return seatLayout(snap.seats.length, width, 460);
+/** Where the seats go: for the felt as drawn (`felt`: its inside, measured by console.js
+ * watchFelt), a guess from the window until it is measured. Laid out for a guessed width
+ * while the felt was wider, a 4-seat table's first seat stood under the table message
+ * (centred on the real felt) at 1920 x 1080. */
+function layoutFor(snap, felt) {
+  const size = felt ?? { width: Math.max(640, Math.min(window.innerWidth - 80, 1500) - 330), height: 460 };
+  return seatLayout(snap.seats.length, size.width, size.height);
 }
 
 export function renderTableDetail(state) {
@@ -224,9 +228,10 @@ export function renderTableDetail(state) {
     renderResult(state),
     h("h2", {}, "What players see"),
     snap
-      ? h("div", { class: "console-felt", "data-testid": "console-table-view" },
+      ? h("div", { class: "console-felt", "data-testid": "console-table-view",
+        "data-felt": state.felt ? "measured" : "guessed" },
         renderTable({
-          snap, row: t.row, me: null, layout: layoutFor(snap), selected: null, deal: null, rebet: null,
+          snap, row: t.row, me: null, layout: layoutFor(snap, state.felt), selected: null, deal: null, rebet: null,
           sideOpen: true, build: () => ({ chips: [], progressive: false }), chip: 100, busy: true, maxSeats: 0,
           receivedAt: state.tableAt, now: performance.now(), jackpot: snap.jackpot?.amount, online: true,
           fair: { seed: "", seedStatus: "", lastDeal: null, verdict: undefined },

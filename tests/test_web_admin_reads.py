@@ -1,0 +1,147 @@
+"""What the console's page reads out to an operator, in a real headless Chromium at a
+laptop's size (1280 x 800) and a desktop's (1920 x 1080): each table by its id as the
+API and the audit log name it, a paused table's message clear of every seat, a round's
+panel on its own tab, a percent prize in a player's words, and the acts on a player
+with their target on one line. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Locator, Page, ViewportSize, expect
+
+from server.app import StudServer
+from tests.conftest import ClientFactory, make_config
+from tests.console import PASSWORD, Operator, with_console
+from tests.decks import shuffles
+from tests.test_web import browser, needs_chromium, open_page, shot
+from tests.test_web_admin import sign_in
+from tests.test_web_admin_views import LAPTOP, fits
+
+__all__ = ["browser"]  # fixtures used below
+
+DESKTOP: ViewportSize = {"width": 1920, "height": 1080}
+SIZES = [pytest.param(LAPTOP, id="1280"), pytest.param(DESKTOP, id="1920")]
+TABLES = [
+    {"id": "alpha", "variant": "casino-stud", "seats": 5, "min_ante": 100, "max_ante": 10_000},
+    {"id": "four", "variant": "casino-stud", "seats": 4, "min_ante": 100, "max_ante": 10_000},
+    {
+        "id": "special-1",
+        "title": "Ops Special",
+        "variant": "ops-special",
+        "seats": 5,
+        "min_ante": 100,
+        "max_ante": 10_000,
+    },
+]
+VARIANTS = {"ops-special": {"title": "Ops Special", "base": "casino-stud"}}
+ROYAL = ["Ah", "Kh", "Qh", "Jh", "Th"]
+NOTHING = ["2c", "3c", "4c", "5c", "7d"]
+DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[StudServer]:
+    config = make_config(
+        tables=TABLES,
+        variants=VARIANTS,
+        timers={"betting": 60, "decision": 60, "results": 0.2},
+    )
+    s = StudServer(with_console(config), shuffle=shuffles([ROYAL, NOTHING, DEALER_AK]))
+    await s.start()
+    hashed = await s.passwords.hash(PASSWORD)
+    await s.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
+    yield s
+    await s.stop(grace=0)
+
+
+async def console_page(
+    server: StudServer, browser: Browser, problems: list[str], size: ViewportSize
+) -> Page:
+    assert server.admin.port is not None
+    console = await open_page(browser, f"http://127.0.0.1:{server.admin.port}/", problems)
+    await console.set_viewport_size(size)
+    await sign_in(console)
+    return console
+
+
+# The table message's box, and the seats' parts it shares any area with.
+OVER_SEATS = """(felt) => {
+  const box = (el) => el.getBoundingClientRect();
+  const message = felt.querySelector('[data-testid="table-message"]');
+  const m = box(message);
+  const hits = [];
+  for (const el of felt.querySelectorAll('[data-testid^="seat-"], [data-testid^="ante-"]')) {
+    const r = box(el);
+    if (r.width < 1 || r.height < 1) continue;
+    const ix = Math.min(m.right, r.right) - Math.max(m.left, r.left);
+    const iy = Math.min(m.bottom, r.bottom) - Math.max(m.top, r.top);
+    if (ix > 0.5 && iy > 0.5) hits.push(el.dataset.testid);
+  }
+  return {text: message.textContent, seats: felt.querySelectorAll(".seat").length, hits};
+}"""
+
+# How many lines an element's text is drawn on.
+LINES = """(el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const rects = [...range.getClientRects()].filter((r) => r.width >= 1);
+  const tops = rects.map((r) => Math.round(r.top));
+  return new Set(tops).size;
+}"""
+
+
+@needs_chromium
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("table", ["four", "alpha"])
+async def test_a_paused_table_s_message_leaves_every_seat_clear(
+    server: StudServer, browser: Browser, size: ViewportSize, table: str
+) -> None:
+    """At 1920 x 1080 a paused 4-seat table's "The casino has paused this table…" sat
+    over seat 1's circle."""
+    op = await Operator.sign_in(server)
+    await op.act(f"/api/tables/{table}/pause", reason="dealer change")
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, size)
+    await console.get_by_test_id(f"open-{table}").click()
+    felt = console.get_by_test_id("console-table-view")
+    await expect(felt.get_by_test_id("table-message")).to_contain_text("paused this table")
+    await expect(felt).to_have_attribute("data-felt", "measured")  # laid out for its size
+    found: dict[str, Any] = await felt.evaluate(OVER_SEATS)
+    await shot(console, f"console-paused-{table}-{size['width']}.png")
+    assert found["seats"] == (4 if table == "four" else 5), found
+    assert found["hits"] == [], found
+    assert await fits(console)
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
+async def play_a_royal_flush(server: StudServer, connect: ClientFactory) -> tuple[str, str]:
+    """Ann's royal flush takes the meter (a percent prize), Bob folds: their ids."""
+    ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
+    for client in (ann, bob):
+        await client.request("join", table="alpha")
+        await client.request("sit", table="alpha")
+    await ann.request("ante", table="alpha", seat=0, amount=100, progressive=True)
+    await bob.request("ante", table="alpha", seat=1, amount=100)
+    await ann.request("deal", table="alpha")
+    await bob.request("deal", table="alpha")
+    await ann.wait_table("alpha", lambda snap: snap["phase"] == "deciding")
+    await ann.request("raise", table="alpha", seat=0)
+    await bob.request("fold", table="alpha", seat=1)
+    await ann.wait_table("alpha", lambda snap: snap["phase"] == "waiting")
+    return ann.player_id, bob.player_id
+
+
+async def open_ann_s_round(console: Page, ann_id: str) -> Locator:
+    """Players, Ann, her last round: its panel."""
+    await console.get_by_test_id("tab-players").click()
+    await console.get_by_test_id("player-query").fill(ann_id)
+    await console.get_by_test_id("player-search").click()
+    await console.get_by_test_id(f"player-{ann_id}").click()
+    detail = console.get_by_test_id("player-detail")
+    await detail.locator('[data-console="open-round"]').first.click()
+    panel = console.get_by_test_id("round-detail")
+    await expect(panel).to_be_visible()
+    return panel
