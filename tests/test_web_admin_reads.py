@@ -117,6 +117,21 @@ async def test_a_paused_table_s_message_leaves_every_seat_clear(
     assert [p for p in problems if "status of 4" not in p] == []
 
 
+@needs_chromium
+async def test_what_players_see_does_not_take_the_operator_for_a_spectator(
+    server: StudServer, browser: Browser
+) -> None:
+    """ "You are watching this table." is the player page's word to a spectator."""
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, LAPTOP)
+    await console.get_by_test_id("open-alpha").click()
+    felt = console.get_by_test_id("console-table-view")
+    await expect(felt.get_by_test_id("table-message")).to_be_visible()
+    await expect(felt).not_to_contain_text("You are watching")
+    await expect(felt.get_by_test_id("spectator-bar")).to_have_count(0)
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
 async def play_a_royal_flush(server: StudServer, connect: ClientFactory) -> tuple[str, str]:
     """Ann's royal flush takes the meter (a percent prize), Bob folds: their ids."""
     ann, bob = await connect(server, "Ann"), await connect(server, "Bob")

@@ -231,7 +231,7 @@ export function renderTableDetail(state) {
       ? h("div", { class: "console-felt", "data-testid": "console-table-view",
         "data-felt": state.felt ? "measured" : "guessed" },
         renderTable({
-          snap, row: t.row, me: null, layout: layoutFor(snap, state.felt), selected: null, deal: null, rebet: null,
+          snap, row: t.row, me: null, operator: true, layout: layoutFor(snap, state.felt), selected: null, deal: null, rebet: null,
           sideOpen: true, build: () => ({ chips: [], progressive: false }), chip: 100, busy: true, maxSeats: 0,
           receivedAt: state.tableAt, now: performance.now(), jackpot: snap.jackpot?.amount, online: true,
           fair: { seed: "", seedStatus: "", lastDeal: null, verdict: undefined },

@@ -89,7 +89,8 @@ export function buildAmount(build) {
  *   receivedAt, now, online, quiet (open, but the server silent: see clockView), jackpot,
  *   layout (layout.js seatLayout), selected (own seat or null),
  *   deal (deal.js startDeal, or null), rebet ({seat: {amount, progressive}} or null),
- *   sideOpen, fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox)
+ *   sideOpen, fair: {seed, seedStatus, lastDeal, verdict}} (see fairBox), operator (the
+ *   operator console's read-only view: no spectator's bar, whose words are a player's)
  */
 /** Why a suspended table waits, in words (PROTOCOL.md §6, Faults). */
 const PAUSED_WHY = {
@@ -132,7 +133,8 @@ export function renderTable(ctx) {
   tableHead(view),
   pausedNote(view),
   h("div", { class: "table-layout" },
-    h("div", { class: "felt-wrap" }, felt(view), view.seated ? controls(view) : spectatorBar(view)),
+    h("div", { class: "felt-wrap" }, felt(view),
+      view.seated ? controls(view) : ctx.operator ? null : spectatorBar(view)),
     sidePanel(view)));
 }
 
