@@ -95,6 +95,24 @@ LINES = """(el) => {
 
 @needs_chromium
 @pytest.mark.parametrize("size", SIZES)
+async def test_the_tables_list_names_each_table_by_its_id(
+    server: StudServer, browser: Browser, size: ViewportSize
+) -> None:
+    """A titled table read "Ops Special / Ops Special": its id (the API's, the audit
+    target's) was on its detail page only."""
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, size)
+    row = console.get_by_test_id("table-row-special-1")
+    await expect(row).to_contain_text("Ops Special")
+    await expect(row.get_by_test_id("table-id-special-1")).to_have_text("special-1")
+    await expect(console.get_by_test_id("table-id-alpha")).to_have_text("alpha")
+    await shot(console, f"console-tables-ids-{size['width']}.png")
+    assert await fits(console)
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("table", ["four", "alpha"])
 async def test_a_paused_table_s_message_leaves_every_seat_clear(
     server: StudServer, browser: Browser, size: ViewportSize, table: str

@@ -152,7 +152,7 @@ export function renderTables(state) {
         ["Table", "Host", "Phase", "Seats", "Players", "Watching", "Rounds (1 h)", "Hold (1 h)", "House edge", ""]
           .map((c) => h("th", {}, c)))),
       h("tbody", {}, tables.map((t) => h("tr", { "data-testid": `table-row-${t.id}`, "data-table": t.id },
-        h("td", {}, h("b", {}, t.title), h("div", { class: "muted" }, t.variant_title ?? t.variant ?? "")),
+        h("td", {}, tableName(t), h("div", { class: "muted" }, t.variant_title ?? t.variant ?? "")),
         h("td", {}, h("span", { class: "mono" }, t.process_id ?? "—"), " ",
           t.here ? h("span", { class: "badge here" }, "here") : null,
           h("div", { class: "muted mono" }, t.url || "")),
@@ -176,6 +176,14 @@ export function renderTables(state) {
     tables.some((t) => !t.last_hour)
       ? h("p", { class: "muted", "data-testid": "last-hour-unknown" }, `Rounds and hold (1 h): ${LAST_HOUR_UNKNOWN}.`)
       : null);
+}
+
+/** A table by its title and its id: the id is what the API and the audit log name it by
+ * (`table:<id>`); a titled table read "Ops Special / Ops Special", its id nowhere. */
+function tableName(t) {
+  const idProps = { "data-testid": `table-id-${t.id}`, title: `table:${t.id}` };
+  if (!t.title || t.title === t.id) return h("b", { class: "mono", ...idProps }, t.id);
+  return [h("b", {}, t.title), h("div", { class: "mono", ...idProps }, t.id)];
 }
 
 /** Why a table's `last_hour` is null: its figures are kept in the store. */
