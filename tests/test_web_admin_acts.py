@@ -282,7 +282,10 @@ async def test_a_round_s_results_show_the_progressive_they_count(
 ) -> None:
     problems: list[str] = []
     console = await console_page(server, browser, problems)
-    await console.evaluate("(round) => { window.studConsole.state.round = round; }", ROUND)
+    await console.evaluate(
+        "(round) => { Object.assign(window.studConsole.state, {round, roundTab: 'tables'}); }",
+        ROUND,
+    )
     await console.get_by_test_id("tab-tables").click()  # drawn again
     detail = console.get_by_test_id("round-detail")
     await expect(detail).to_be_visible()

@@ -178,3 +178,35 @@ async def open_ann_s_round(console: Page, ann_id: str) -> Locator:
     panel = console.get_by_test_id("round-detail")
     await expect(panel).to_be_visible()
     return panel
+
+
+@needs_chromium
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_round_s_panel_stays_on_its_tab(
+    server: StudServer, browser: Browser, connect: ClientFactory, size: ViewportSize
+) -> None:
+    """A round opened from a player's page stayed at the bottom of every other tab."""
+    ann_id, _ = await play_a_royal_flush(server, connect)
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, size)
+    panel = await open_ann_s_round(console, ann_id)
+    await console.get_by_test_id("tab-pending").click()
+    await expect(console.get_by_test_id("pending")).to_contain_text(server.process_id)
+    await expect(panel).to_have_count(0)
+    await shot(console, f"console-retries-after-round-{size['width']}.png")
+    await console.get_by_test_id("tab-players").click()  # its own tab: there again
+    await expect(panel).to_be_visible()
+    # another player's page is not that round's
+    await console.get_by_test_id("player-query").fill("Bob")
+    await console.get_by_test_id("player-search").click()
+    await (
+        console.get_by_test_id("player-results")
+        .locator('[data-console="open-player"]')
+        .first.click()
+    )
+    await expect(console.get_by_test_id("player-detail")).not_to_have_attribute(
+        "data-player", ann_id
+    )
+    await expect(panel).to_have_count(0)
+    assert await fits(console)
+    assert [p for p in problems if "status of 4" not in p] == []

@@ -29,6 +29,7 @@ const state = {
   player: null,
   playerId: null,
   round: null,
+  roundTab: null, // the tab the round was opened from: its panel is drawn there only
   audit: null,
   auditOffset: 0,
   pending: null,
@@ -57,7 +58,10 @@ function render() {
     renderTop(state),
     renderTabs(state),
     h("main", { class: "console-main", "data-tab": state.tab },
-      state.tab === "jackpots" ? null : renderReadError(), section(), renderRound(state))));
+      state.tab === "jackpots" ? null : renderReadError(), section(),
+      // a round's panel belongs to the tab it was opened from: it stayed at the bottom
+      // of every other tab (Retries, the audit log...)
+      state.roundTab === state.tab ? renderRound(state) : null)));
   watchFelt();
 }
 
@@ -251,6 +255,7 @@ async function onClick(event) {
       state.tab = "table";
       state.tableId = el.dataset.table;
       state.table = null;
+      state.round = null;
       state.result = null;
       state.amountError = null;
       break;
@@ -302,12 +307,14 @@ async function onClick(event) {
     case "open-player":
       state.playerId = el.dataset.player;
       state.player = null;
+      state.round = null; // the last player's round is not this one's
       state.result = null;
       state.amountError = null;
       break;
     case "open-round":
       try {
         state.round = await api.get(`/api/rounds/${encodeURIComponent(el.dataset.round)}`);
+        state.roundTab = state.tab;
       } catch (e) {
         state.result = { outcome: "error", text: e.message };
       }
