@@ -6,13 +6,14 @@ with their target on one line. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Locator, Page, ViewportSize, expect
 
 from server.app import StudServer
+from server.game.cards import Card
 from tests.conftest import ClientFactory, make_config
 from tests.console import PASSWORD, Operator, with_console
 from tests.decks import shuffles
@@ -42,17 +43,31 @@ NOTHING = ["2c", "3c", "4c", "5c", "7d"]
 DEALER_AK = ["Ad", "Kc", "9h", "4s", "2d"]
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[StudServer]:
+async def start(shuffle: Callable[[], list[Card]] | None) -> StudServer:
     config = make_config(
         tables=TABLES,
         variants=VARIANTS,
         timers={"betting": 60, "decision": 60, "results": 0.2},
     )
-    s = StudServer(with_console(config), shuffle=shuffles([ROYAL, NOTHING, DEALER_AK]))
+    s = StudServer(with_console(config), shuffle=shuffle)
     await s.start()
     hashed = await s.passwords.hash(PASSWORD)
     await s.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
+    return s
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[StudServer]:
+    """Its first deal: Ann's royal flush, Bob's nothing (a stacked deck: no fairness proof)."""
+    s = await start(shuffles([ROYAL, NOTHING, DEALER_AK]))
+    yield s
+    await s.stop(grace=0)
+
+
+@pytest.fixture
+async def fair_server() -> AsyncIterator[StudServer]:
+    """Its deals by the provably fair shuffle: each round's proof revealed."""
+    s = await start(None)
     yield s
     await s.stop(grace=0)
 
@@ -151,7 +166,8 @@ async def test_what_players_see_does_not_take_the_operator_for_a_spectator(
 
 
 async def play_a_royal_flush(server: StudServer, connect: ClientFactory) -> tuple[str, str]:
-    """Ann's royal flush takes the meter (a percent prize), Bob folds: their ids."""
+    """Ann raises and Bob folds (on `server`, Ann's royal flush takes the meter: a percent
+    prize), neither with a client seed: their ids."""
     ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
     for client in (ann, bob):
         await client.request("join", table="alpha")
@@ -209,4 +225,18 @@ async def test_a_round_s_panel_stays_on_its_tab(
     )
     await expect(panel).to_have_count(0)
     assert await fits(console)
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_a_round_without_client_seeds_says_none(
+    fair_server: StudServer, browser: Browser, connect: ClientFactory
+) -> None:
+    """Two hands dealt without a client seed read ","."""
+    ann_id, _ = await play_a_royal_flush(fair_server, connect)
+    problems: list[str] = []
+    console = await console_page(fair_server, browser, problems, LAPTOP)
+    panel = await open_ann_s_round(console, ann_id)
+    await expect(panel.get_by_test_id("round-client-seeds")).to_have_text("none")
+    await shot(console, "console-round-seeds-1280.png")
     assert [p for p in problems if "status of 4" not in p] == []

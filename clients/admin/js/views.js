@@ -3,7 +3,9 @@
 
 import { cardRow } from "/web/js/cards.js";
 import { h } from "/web/js/dom.js";
-import { OUTCOMES, decisionLabel, dollars, progressivePaid, signedDollars } from "/web/js/format.js";
+import {
+  OUTCOMES, clientSeedsText, decisionLabel, dollars, progressivePaid, signedDollars,
+} from "/web/js/format.js";
 import { settledResult, sideBetLost } from "/web/js/history.js";
 import { seatLayout } from "/web/js/layout.js";
 import { renderTable } from "/web/js/table.js";
@@ -410,7 +412,10 @@ export function renderRound(state) {
         rec?.fairness?.server_seed ? [
           h("dt", {}, "Commitment"), h("dd", { class: "mono" }, rec.fairness.commitment),
           h("dt", {}, "Server seed"), h("dd", { class: "mono" }, rec.fairness.server_seed),
-          h("dt", {}, "Client seeds"), h("dd", { class: "mono" }, rec.fairness.client_seeds || "—"),
+          // as the player page says them: ",,," (four hands, no seed) read as seeds
+          h("dt", {}, "Client seeds"), h("dd", { "data-testid": "round-client-seeds",
+            title: rec.fairness.client_seeds ? `as sent: “${rec.fairness.client_seeds}”` : null },
+          clientSeedsText(rec.fairness.client_seeds, seedSeats(rec))),
         ] : null),
       rec ? h("table", { class: "grid" },
         h("thead", {}, h("tr", {}, ["Seat", "Player", "Ante", "Cards", "Decision", "Result"].map((c) => h("th", {}, c)))),
@@ -423,6 +428,13 @@ export function renderRound(state) {
         h("table", { class: "grid" }, h("tbody", {}, r.journal.ledger.map((t) => h("tr", {},
           h("td", {}, t[2]), h("td", { class: "mono" }, t[3]), h("td", { class: "mono" }, t[4]),
           h("td", { class: "num" }, dollars(t[5]))))))) : null));
+}
+
+/** The seats whose client seeds the proof lists (those dealt, in seat order), or null
+ * when they do not match its list. */
+function seedSeats(rec) {
+  const seats = (rec.seats ?? []).map((s) => s.seat);
+  return seats.length === String(rec.fairness?.client_seeds ?? "").split(",").length ? seats : null;
 }
 
 /** A seat's result as the players' history words it: the net counts the progressive, so
