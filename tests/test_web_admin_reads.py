@@ -240,3 +240,13 @@ async def test_a_round_without_client_seeds_says_none(
     await expect(panel.get_by_test_id("round-client-seeds")).to_have_text("none")
     await shot(console, "console-round-seeds-1280.png")
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+async def test_no_write_in_doubt_reads_0(server: StudServer, browser: Browser) -> None:
+    """On Retries, "Writes in doubt" was a blank."""
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, LAPTOP)
+    await console.get_by_test_id("tab-pending").click()
+    await expect(console.get_by_test_id(f"writes-{server.process_id}")).to_have_text("0")
+    assert [p for p in problems if "status of 4" not in p] == []

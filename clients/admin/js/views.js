@@ -496,7 +496,9 @@ export function renderPending(state) {
       h("tbody", {}, p.processes.map((proc) => h("tr", {},
         h("td", { class: "mono" }, proc.process_id, h("div", { class: "muted" }, proc.url)),
         h("td", {}, (proc.tables ?? []).join(", ")),
-        h("td", {}, (proc.pending ?? []).map((w) => h("div", { class: "mono" }, `${w.what} ${w.table} ${w.op} (${w.since_s}s)`))),
+        // how many, then which: none was a blank cell
+        h("td", {}, h("b", { "data-testid": `writes-${proc.process_id}` }, (proc.pending ?? []).length),
+          (proc.pending ?? []).map((w) => h("div", { class: "mono" }, `${w.what} ${w.table} ${w.op} (${w.since_s}s)`))),
         h("td", { class: "num" }, `${proc.census?.oldest_pending?.toFixed?.(1) ?? 0}s`))))),
     h("h2", {}, "Acts waiting for their table's host"),
     p.acts == null
