@@ -243,6 +243,36 @@ async def test_a_round_without_client_seeds_says_none(
 
 
 @needs_chromium
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_percent_prize_names_its_hand_and_its_player(
+    server: StudServer, browser: Browser, connect: ClientFactory, size: ViewportSize
+) -> None:
+    """ "Last percent prizes" read ROYAL_FLUSH and a raw player id."""
+    ann_id, _ = await play_a_royal_flush(server, connect)
+    op = await Operator.sign_in(server)
+    [main] = (await op.get("/api/jackpots"))["jackpots"]
+    [hit] = main["hits"]
+    assert (hit["player_id"], hit["name"], hit["category"]) == (ann_id, "Ann", "ROYAL_FLUSH")
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, size)
+    await console.get_by_test_id("tab-jackpots").click()
+    hits = console.get_by_test_id("jackpot-hits-main")
+    await expect(hits.locator("tbody tr")).to_have_count(1)
+    cells = hits.locator("tbody td")
+    await expect(cells.nth(1)).to_have_text("alpha")
+    await expect(cells.nth(3)).to_have_text("Royal Flush")
+    await expect(hits).not_to_contain_text("ROYAL_FLUSH")
+    winner = hits.get_by_test_id("jackpot-hit-player")
+    await expect(winner).to_have_text("Ann")
+    await expect(winner).to_have_attribute("title", ann_id)
+    await shot(console, f"console-jackpot-hit-{size['width']}.png")
+    assert await fits(console)
+    await winner.click()  # the player's page, as a player's name leads elsewhere
+    await expect(console.get_by_test_id("player-detail")).to_have_attribute("data-player", ann_id)
+    assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
 async def test_no_write_in_doubt_reads_0(server: StudServer, browser: Browser) -> None:
     """On Retries, "Writes in doubt" was a blank."""
     problems: list[str] = []

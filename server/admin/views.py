@@ -243,10 +243,19 @@ class Views:
                     "amount": meters.get(name, self.host.meters.get(name, 0)),
                     "seed": jp.seed if jp is not None else None,
                     "contribution_bp": jp.contribution_bp if jp is not None else None,
-                    "hits": await self.host.store.jackpot_hits(name, 10),
+                    "hits": await self.named(await self.host.store.jackpot_hits(name, 10)),
                 }
             )
         return out
+
+    async def named(self, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each percent prize with its player's name as it is now (null for a player the
+        store no longer knows): the page shows the name, the id beside it."""
+        names: dict[str, str | None] = {}
+        for player_id in {str(hit.get("player_id")) for hit in hits}:
+            profile = await self.admin.player(player_id)
+            names[player_id] = profile.get("name") if profile else None
+        return [{**hit, "name": names.get(str(hit.get("player_id")))} for hit in hits]
 
     async def pending(self) -> dict[str, Any]:
         _, processes = await self.admin.published()

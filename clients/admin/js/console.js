@@ -305,6 +305,10 @@ async function onClick(event) {
       return;
     }
     case "open-player":
+      if (el.dataset.tab) { // from another tab (a jackpot's prize)
+        state.tab = el.dataset.tab;
+        state.confirm = null;
+      }
       state.playerId = el.dataset.player;
       state.player = null;
       state.round = null; // the last player's round is not this one's

@@ -4,7 +4,7 @@
 import { cardRow } from "/web/js/cards.js";
 import { h } from "/web/js/dom.js";
 import {
-  OUTCOMES, clientSeedsText, decisionLabel, dollars, progressivePaid, signedDollars,
+  OUTCOMES, categoryLabel, clientSeedsText, decisionLabel, dollars, progressivePaid, signedDollars,
 } from "/web/js/format.js";
 import { settledResult, sideBetLost } from "/web/js/history.js";
 import { seatLayout } from "/web/js/layout.js";
@@ -293,8 +293,13 @@ export function renderJackpots(state, readError = null) {
         ? h("table", { class: "grid", "data-testid": `jackpot-hits-${j.name}` },
           h("thead", {}, h("tr", {}, ["When", "Table", "Player", "Hand", "Paid", "Meter after"].map((c) => h("th", {}, c)))),
           h("tbody", {}, j.hits.map((hit) => h("tr", {},
-            h("td", {}, when(hit.settled_at)), h("td", {}, hit.table), h("td", { class: "mono" }, hit.player_id),
-            h("td", {}, hit.category), h("td", { class: "num" }, dollars(hit.amount)),
+            h("td", {}, when(hit.settled_at)), h("td", {}, hit.table),
+            // the player by name, the id in its title ("ONE_PAIR" and a raw id were shown):
+            // a click opens their page
+            h("td", {}, h("button", { class: "btn small ghost", "data-console": "open-player", "data-tab": "players",
+              "data-player": hit.player_id, title: hit.player_id, "data-testid": "jackpot-hit-player" },
+            hit.name ?? hit.player_id)),
+            h("td", {}, categoryLabel(hit.category)), h("td", { class: "num" }, dollars(hit.amount)),
             h("td", { class: "num" }, dollars(hit.meter_after))))))
         // the list is of percent prizes (paid from the meter) only: "No hit yet." was
         // read as no prize at all after fixed ones had been paid
