@@ -324,7 +324,9 @@ async def test_a_removal_is_shown_with_its_player_and_on_the_player_s_page(
     await expect(result).to_contain_text(f"player:{ann_id}")
     row = console.get_by_test_id("table-audit").get_by_test_id("audit-row")
     await expect(row).to_have_count(1)
-    await expect(row).to_contain_text(f"player:{ann_id}")
+    named = row.get_by_test_id("audit-player")  # on one line, its ends, the whole in its title
+    await expect(named).to_have_attribute("title", f"player:{ann_id}")
+    await expect(named).to_have_text(f"player:{ann_id[:4]}…{ann_id[-4:]}")
     await shot(console, "console-removed-table-1280.png")
     # Ann's page says her seat went, and that she did not give it up (it just vanished)
     freed = ann.locator('.toast[data-code="seats-freed"]')

@@ -280,3 +280,36 @@ async def test_no_write_in_doubt_reads_0(server: StudServer, browser: Browser) -
     await console.get_by_test_id("tab-pending").click()
     await expect(console.get_by_test_id(f"writes-{server.process_id}")).to_have_text("0")
     assert [p for p in problems if "status of 4" not in p] == []
+
+
+@needs_chromium
+@pytest.mark.parametrize("size", SIZES)
+async def test_an_act_s_target_reads_on_one_line(
+    server: StudServer, browser: Browser, connect: ClientFactory, size: ViewportSize
+) -> None:
+    """At 1280 the player's id in "Acts on this player" wrapped over four lines."""
+    ann = await connect(server, "Ann")
+    op = await Operator.sign_in(server)
+    await op.act(f"/api/players/{ann.player_id}/credit", reason="goodwill", amount=500)
+    await op.act(f"/api/players/{ann.player_id}/suspend", reason="a chargeback")
+    asked = 1_000_000_000_00  # past the wallet's max_balance: refused, the widest row
+    await op.act(f"/api/players/{ann.player_id}/credit", reason="a typo", amount=asked)
+    problems: list[str] = []
+    console = await console_page(server, browser, problems, size)
+    await console.get_by_test_id("tab-players").click()
+    await console.get_by_test_id("player-query").fill(ann.player_id)
+    await console.get_by_test_id("player-search").click()
+    await console.get_by_test_id(f"player-{ann.player_id}").click()
+    rows = console.get_by_test_id("player-audit").get_by_test_id("audit-row")
+    await expect(rows).to_have_count(3)
+    await expect(rows.nth(0)).to_have_attribute("data-outcome", "refused")
+    for i in range(3):
+        target = rows.nth(i).get_by_test_id("audit-target")
+        await expect(target).to_have_attribute("title", f"player:{ann.player_id}")
+        assert await target.evaluate(LINES) == 1
+        # what is shown of it begins as the target does
+        text = await target.text_content()
+        assert text and text.startswith("player:"), text
+    await shot(console, f"console-player-acts-{size['width']}.png")
+    assert await fits(console)
+    assert [p for p in problems if "status of 4" not in p] == []

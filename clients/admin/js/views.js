@@ -249,7 +249,7 @@ export function renderTableDetail(state) {
       : h("p", { class: "muted" }, "Its host has not published this table yet."),
     h("div", { class: "two" },
       h("div", {}, h("h2", {}, "Last rounds"), roundList(t.history ?? [])),
-      h("div", {}, h("h2", {}, "Acts on this table"), auditTable(t.audit ?? [], "table-audit"))));
+      h("div", {}, h("h2", {}, "Acts on this table"), auditTable(t.audit ?? [], "table-audit", { compact: true }))));
 }
 
 function roundList(rounds) {
@@ -379,7 +379,7 @@ function playerDetail(state, p) {
     renderResult(state),
     h("div", { class: "two" },
       h("div", {}, h("h2", {}, "Last rounds"), roundList(p.history ?? [])),
-      h("div", {}, h("h2", {}, "Acts on this player"), auditTable(p.audit ?? [], "player-audit"))),
+      h("div", {}, h("h2", {}, "Acts on this player"), auditTable(p.audit ?? [], "player-audit", { compact: true }))),
     h("h2", {}, "Money outside rounds"),
     movesTable(p.player_id, p.moves ?? []));
 }
@@ -462,15 +462,31 @@ function seatResult(s, rec) {
 
 // ----- the audit log and retries -------------------------------------------------------------
 
-function auditTable(rows, testid) {
+/** "player:4b74ddce166d2fd2" -> "player:4b74…2fd2": a long id's ends, as ids are told
+ * apart (the whole target goes in a title). */
+export function shortTarget(target) {
+  const text = String(target ?? "");
+  const colon = text.indexOf(":");
+  const id = text.slice(colon + 1);
+  return id.length > 12 ? `${text.slice(0, colon + 1)}${id.slice(0, 4)}…${id.slice(-4)}` : text;
+}
+
+/** An audit table; `compact` for one half the page wide (a table's or a player's acts):
+ * its targets shortened to their ends. */
+function auditTable(rows, testid, { compact = false } = {}) {
   if (!rows.length) return h("p", { class: "muted", "data-testid": testid }, "Nothing yet.");
   return h("table", { class: "grid", "data-testid": testid },
     h("thead", {}, h("tr", {}, ["When", "Operator", "Act", "Target", "Amount", "Reason", "Outcome"]
       .map((c) => h("th", {}, c)))),
     h("tbody", {}, rows.map((r) => h("tr", { "data-testid": "audit-row", "data-action": r.action, "data-outcome": r.outcome },
-      h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action), h("td", { class: "mono" }, r.target,
-        // "remove table:alpha" said nothing of whom
-        namedPlayer(r) ? h("div", { "data-testid": "audit-player" }, namedPlayer(r)) : null),
+      h("td", {}, when(r.ts)), h("td", {}, r.operator), h("td", {}, r.action),
+      // on one line: a player's id wrapped over four in a half-width table; the whole
+      // target in its title where it is shortened
+      h("td", { class: "mono target" }, h("div", { class: "one-line", "data-testid": "audit-target", title: r.target },
+        compact ? shortTarget(r.target) : r.target),
+      // "remove table:alpha" said nothing of whom
+      namedPlayer(r) ? h("div", { class: "one-line", "data-testid": "audit-player", title: namedPlayer(r) },
+        compact ? shortTarget(namedPlayer(r)) : namedPlayer(r)) : null),
       h("td", { class: r.outcome === "refused" ? "num muted" : "num", "data-testid": "audit-amount" },
         actAmountText(r)),
       h("td", { class: "text" }, r.reason),
