@@ -282,6 +282,16 @@ async def test_no_write_in_doubt_reads_0(server: StudServer, browser: Browser) -
     assert [p for p in problems if "status of 4" not in p] == []
 
 
+#: The lines one word of an element's text is drawn on.
+WORD_LINES = """(el, word) => {
+  const node = el.firstChild, at = node.textContent.indexOf(word);
+  const range = document.createRange();
+  range.setStart(node, at);
+  range.setEnd(node, at + word.length);
+  return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+}"""
+
+
 @needs_chromium
 @pytest.mark.parametrize("size", SIZES)
 async def test_an_act_s_target_reads_on_one_line(
@@ -310,6 +320,9 @@ async def test_an_act_s_target_reads_on_one_line(
         # what is shown of it begins as the target does
         text = await target.text_content()
         assert text and text.startswith("player:"), text
+    # a reason's words stay whole: "chargeback" was broken over two lines
+    reason = rows.nth(1).get_by_test_id("audit-reason")
+    assert await reason.evaluate(WORD_LINES, "chargeback") == 1
     await shot(console, f"console-player-acts-{size['width']}.png")
     assert await fits(console)
     assert [p for p in problems if "status of 4" not in p] == []

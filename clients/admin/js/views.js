@@ -489,7 +489,7 @@ function auditTable(rows, testid, { compact = false } = {}) {
         compact ? shortTarget(namedPlayer(r)) : namedPlayer(r)) : null),
       h("td", { class: r.outcome === "refused" ? "num muted" : "num", "data-testid": "audit-amount" },
         actAmountText(r)),
-      h("td", { class: "text" }, r.reason),
+      h("td", { class: "text", "data-testid": "audit-reason" }, r.reason),
       h("td", { class: `outcome-${r.outcome}`, title: JSON.stringify(r.details?.result ?? {}) },
         r.outcome, r.details?.result?.code ? ` (${r.details.result.code})` : "")))));
 }
