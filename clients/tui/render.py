@@ -315,20 +315,18 @@ SEAT_LAYOUTS: Final = (
     (True, True, True),
     (True, False, True),
 )
-#: a name's cells on a seat line: at most (a name's own limit, 24 letters, each up to two
-#: cells wide: a 24-cell cap cut "Alexandra Konstantinova🌹" with 30 columns unused), and
-#: the 16 a layout must leave room for (whole names up to that long) before a closer one
-#: is tried
+#: a name's cells on a seat line: at most a name's own limit, 24 letters, each up to two
+#: cells wide (a 24-cell cap cut "Alexandra Konstantinova🌹" with 30 columns unused)
 NAME_CELLS: Final = 48
 #: VARIATION SELECTOR-16, which asks for a letter's emoji (two-cell) form
 EMOJI_SELECTOR: Final = "\ufe0f"
+#: a name's cells where a dealt line leaves fewer (a narrow screen), and with no width
 NAME_WANTED: Final = 16
-#: a dealt seat's widest hand name ("Three of a Kind") and state ("Folded (timer)"): the
-#: room names keep from the bets on, so their column stays put through a round
-LABEL_CELLS: Final = 15
+#: a dealt seat with its longest state ("Folded (timer)"): the room names keep from the
+#: bets on, so their column stays put through a round
 DEALT: Final = {
     "name": "", "ante": 1, "progressive": True, "cards": [None] * 5, "decision": "fold",
-    "auto": True, "hand": {"label": "x" * LABEL_CELLS},
+    "auto": True,
 }  # fmt: skip
 
 
@@ -391,11 +389,15 @@ def name_cell(name: str, cells: int, fitted: str | None = None) -> str:
 
 
 def round_name_cells(width: int, longest: int) -> int:
-    """The cells a name takes through a round at `width`: what a dealt seat's line (narrow
-    columns, its hand named) leaves, at least `NAME_WANTED` and at most `NAME_CELLS`. The
-    same at the bets, the decisions and the showdown: the name column went from 24 cells
-    to 18 once cards were dealt, and back, moving every column after it."""
-    dealt = seat_line(False, 8, DEALT, None, "deciding", True, True, False, cut=0).cell_len
+    """The cells a name takes through a round at `width`: what a dealt seat's line leaves
+    in the closest layout (its cards and longest state; its hand's name gives way to the
+    names, as the layouts do), at least `NAME_WANTED` and at most `NAME_CELLS`. The same at
+    the bets and the decisions (the name column went from 24 cells to 18 once cards were
+    dealt, and back, moving every column after it), and at the showdown unless its
+    results need the room. The room was that of a line with its hand named, which no
+    dealt line beside a long name takes: at 80 columns "Terminal Tomasz…" beside 35 blank."""
+    closest = SEAT_LAYOUTS[-1]
+    dealt = seat_line(False, 8, DEALT, None, "deciding", *closest, cut=0, labels=0).cell_len
     return min(longest, NAME_CELLS, max(NAME_WANTED, width - dealt))
 
 

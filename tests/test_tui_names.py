@@ -1,0 +1,141 @@
+"""Seat names on the terminal's table at 80 and 120 columns through a round: a name
+takes the room its line has, whole up to its 24 letters (wide ones too), one width
+from the bets to the decisions, narrower at the showdown only where the results need
+the room; the player's own name and the others' alike."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+
+from clients.tui import PlayScreen, StudApp
+from clients.tui.render import plain_name, seats_text
+from tests.conftest import ClientFactory, ServerFactory
+from tests.test_tui import LONG, phase, shown, until, url
+from tests.test_tui_small import NINE
+
+#: the seats' lines within an 80- and a 120-column screen (its frame and padding less)
+WIDTHS = {80: 76, 120: 116}
+OWN = ("Terminal Tomasz Kowalski", "Alexandra Konstantinova")  # 24 and 23 letters
+OTHERS = ("Maximilian Alexandrovich", "Bo", "Konstantinopoulou", "Térmínal 终端 🖥️ Player")
+PHASES = ("betting", "deciding", "showdown")
+#: a bet's column as it reads from the bets to the showdown ("$25+$50" once raised)
+BET = re.compile(r"\$25(\.00|\+\$50)")
+
+
+def table(phase: str, own: str, others: int, outcome: str = "lose") -> dict[str, Any]:
+    """A nine-seat table in `phase`: the player ("me") at seat 1 named `own`, `others`
+    players after it, the other seats empty. The player's cards and hand are seen from
+    the deal on, the others' at the showdown; results there (`outcome` for every hand)."""
+
+    def seat(n: int) -> dict[str, Any] | None:
+        if n > others:
+            return None
+        seen = phase == "showdown" or (phase == "deciding" and n == 0)
+        return {
+            "player_id": "me" if n == 0 else f"p{n}",
+            "name": own if n == 0 else OTHERS[(n - 1) % len(OTHERS)],
+            "ante": 2_500, "progressive": n % 2 == 0, "ready": True,
+            "decision": "raise" if phase == "showdown" else None,
+            "cards": None if phase == "betting"
+            else ["Kh", "Ks", "Kd", "7c", "7d"] if seen else [None] * 5,
+            "hand": {"label": "Three of a Kind" if n == 2 else "One Pair"} if seen else None,
+            "result": {"outcome": outcome, "net": 2_400 if outcome == "no_qualify" else -7_600,
+                       "progressive_net": -100 if n % 2 == 0 else 0}
+            if phase == "showdown" else None,
+        }  # fmt: skip
+
+    return {"phase": phase, "seats": [seat(n) for n in range(9)]}
+
+
+def names_shown(snap: dict[str, Any], lines: list[str]) -> list[tuple[str, str]]:
+    """(name, as its seat's line shows it) for each taken seat: the cells between the
+    seat's number and its bet."""
+    shown_names = []
+    for seat, line in zip(snap["seats"], lines, strict=True):
+        if seat is None:
+            continue
+        bet = BET.search(line)
+        assert bet is not None, line
+        shown_names.append((plain_name(seat["name"]), line[4 : bet.start()].strip()))
+    return shown_names
+
+
+@pytest.mark.parametrize("columns", sorted(WIDTHS))
+@pytest.mark.parametrize("own", OWN)
+@pytest.mark.parametrize("others", [0, 1, 4, 8])
+@pytest.mark.parametrize("outcome", ["lose", "no_qualify"])
+def test_a_name_takes_the_room_its_line_has_through_a_round(
+    columns: int, own: str, others: int, outcome: str
+) -> None:
+    """At 80 columns "Terminal Tomasz…" and "Alexandra Konst…" were cut at the bets with
+    some 35 columns of the line blank, and so at the decisions: the names kept room for
+    a hand's name and the longest state together, which no dealt line takes beside a
+    long name (the hand's name gives way first). Whole at the bets and the decisions, in
+    one column; at the showdown cut only where the results fill the line."""
+    width = WIDTHS[columns]
+    edges = {}
+    for ph in PHASES:
+        snap = table(ph, own, others, outcome)
+        lines = seats_text(snap, "me", 0, width).plain.splitlines()
+        assert len(lines) == 9 and all(cell_len(line) <= width for line in lines), lines
+        pairs = names_shown(snap, lines)
+        cut = [(name, seen) for name, seen in pairs if seen != name]
+        bets = [BET.search(line) for line in lines]
+        edges[ph] = {cell_len(line[: m.end()]) for line, m in zip(lines, bets, strict=True) if m}
+        if ph != "showdown" or cut:
+            assert all(seen.endswith("…") for _, seen in cut), (ph, lines)
+        if ph == "showdown" and cut:  # the results take the room the names gave way
+            assert max(cell_len(line) for line in lines) == width, (ph, lines)
+        else:
+            assert not cut, (columns, ph, lines)
+    assert len(edges["betting"]) == 1 and edges["betting"] == edges["deciding"], edges
+    if edges["showdown"] != edges["deciding"]:  # moved left only for the results' room
+        assert max(edges["showdown"]) < min(edges["deciding"]), edges
+
+
+@pytest.mark.parametrize("columns", sorted(WIDTHS))
+def test_a_wide_name_takes_the_room_its_line_has(columns: int) -> None:
+    """A name of 24 letters two cells wide is 48 cells: whole at 120 columns from the
+    bets to the decisions, and at 80 cut where the line ends, not at 16 cells."""
+    wide = "王小明李小龍張三豐王小明李小龍張三豐王小明李小"  # 24 letters, 48 cells
+    width = WIDTHS[columns]
+    for ph in ("betting", "deciding"):
+        snap = table(ph, wide, 2)
+        lines = seats_text(snap, "me", 0, width).plain.splitlines()
+        assert all(cell_len(line) <= width for line in lines), lines
+        (name, seen), *_ = names_shown(snap, lines)
+        if columns == 120:
+            assert seen == name, lines
+        else:
+            assert seen.endswith("…") and cell_len(seen) > 16, lines
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_own_name_is_whole_on_the_table_at_80_and_120_columns(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """A player named "Terminal Tomasz Kowalski" read "Terminal Tomasz…" on an 80x24
+    screen beside another named "Alexandra Konst…", with the line's end blank."""
+    server = await make_server(timers=LONG, tables=NINE)
+    other = await connect(server, OWN[1])
+    await other.request("sit", table="nine", seat=1)
+    app = StudApp(url(server), OWN[0], table="nine")
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, PlayScreen), "the table")
+        await p.press("s")
+        await until(p, lambda: app.own_seats() == [0], "seat 1")
+        await other.request("ante", table="nine", seat=1, amount=2_500)
+        await other.request("deal", table="nine")
+        await until(p, lambda: "Ready" in shown(app, "#seats"), "the other's bet")
+        await p.press("4")
+        await until(p, lambda: app.built_bets() == {0: (2_500, False)}, "$25 built")
+        for ph in ("betting", "deciding"):
+            if ph == "deciding":
+                await p.press("d")
+                await until(p, lambda: phase(app) == "deciding", "the deal")
+            lines = shown(app, "#seats").splitlines()
+            assert OWN[0] in lines[0] and OWN[1] in lines[1], (ph, lines)
