@@ -1,21 +1,21 @@
 """Seat names on the terminal's table at 80 and 120 columns through a round: a name
 takes the room its line has, whole up to its 24 letters (wide ones too), one width
 from the bets to the decisions, narrower at the showdown only where the results need
-the room; the player's own name and the others' alike."""
+the room; the player's own name and the others' alike, and the others' in History."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from rich.cells import cell_len
 
 from clients.tui import PlayScreen, StudApp
-from clients.tui.render import plain_name, seats_text
+from clients.tui.render import history_text, plain_name, seats_text
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, phase, shown, until, url
-from tests.test_tui_small import NINE
+from tests.test_tui_small import NINE, columns_at, two_hands
 
 #: the seats' lines within an 80- and a 120-column screen (its frame and padding less)
 WIDTHS = {80: 76, 120: 116}
@@ -139,3 +139,23 @@ async def test_the_own_name_is_whole_on_the_table_at_80_and_120_columns(
                 await until(p, lambda: phase(app) == "deciding", "the deal")
             lines = shown(app, "#seats").splitlines()
             assert OWN[0] in lines[0] and OWN[1] in lines[1], (ph, lines)
+
+
+@pytest.mark.parametrize("columns", sorted(WIDTHS))
+def test_the_history_s_names_take_the_room_their_lines_have(columns: int) -> None:
+    """History held the others' names to 16 cells: "Alexandra Konst…" at 120 columns
+    with some 27 columns of its line blank, and at 80 (a hand on two lines) with 20.
+    Whole where the round's lines have room, in one column."""
+    width = WIDTHS[columns]
+    record = two_hands()
+    mine = cast(list[dict[str, Any]], record["seats"])[0]
+    names = [*OWN, OTHERS[0], OTHERS[3]]
+    others = [
+        {**mine, "seat": n + 2, "player_id": f"o{n}", "name": name} for n, name in enumerate(names)
+    ]
+    record["seats"] = [mine, *others]
+    lines = history_text([record], "me", {}, width=width).plain.splitlines()
+    assert all(cell_len(line) <= width for line in lines), lines
+    for name in names:
+        assert plain_name(name) in "\n".join(lines), (name, lines)
+    assert len(columns_at(lines, "$5+$10")) == 1, lines

@@ -777,10 +777,11 @@ def history_text(
             or any(Text.from_markup(history_hand(s, who)).cell_len > width for s, who in hands)
         )
         narrow = width is not None and width < 100  # the long words where there is room
+        cells = history_name_cells(hands, width, two_lines=two_lines, short=narrow)
         # two names cut alike ("Alexandra Konst…" twice) keep their ends instead
-        fitted = distinct_names([who or "" for _, who in hands], HISTORY_NAME_CELLS)
+        fitted = distinct_names([who or "" for _, who in hands], cells)
         lines += [
-            history_hand(s, who, two_lines=two_lines, short=narrow, fitted=cut)
+            history_hand(s, who, two_lines=two_lines, short=narrow, fitted=cut, cells=cells)
             for (s, who), cut in zip(hands, fitted, strict=True)
         ]
         dealer_hand = r.get("dealer_hand") or {}
@@ -813,8 +814,27 @@ def history_text(
     return Text.from_markup("\n\n".join(blocks))
 
 
-#: the cells of another player's name in History's hands
+#: the cells of another player's name in History's hands, at least
 HISTORY_NAME_CELLS: Final = 16
+
+
+def history_name_cells(
+    hands: Sequence[tuple[Frame, str | None]], width: int | None, *, two_lines: bool, short: bool
+) -> int:
+    """The cells of the names in a round's `hands` (seat, name) in History: what its
+    widest line leaves them (its hands on `two_lines` or one, in `short` words), whole
+    names up to their 24 letters, at least `HISTORY_NAME_CELLS` (they were held to it:
+    "Alexandra Konst…" at 120 columns beside some 27 blank)."""
+    longest = max((cell_len(plain_name(who)) for _, who in hands if who), default=0)
+    if width is None or longest <= HISTORY_NAME_CELLS:
+        return HISTORY_NAME_CELLS
+    bare = max(
+        cell_len(Text.from_markup(line).plain.split("\n")[0])
+        for line in (
+            history_hand(s, who, two_lines=two_lines, short=short, cells=0) for s, who in hands
+        )
+    )
+    return max(HISTORY_NAME_CELLS, min(longest, NAME_CELLS, width - bare))
 
 
 def history_hand(
@@ -824,8 +844,9 @@ def history_hand(
     two_lines: bool = False,
     short: bool = False,
     fitted: str | None = None,
+    cells: int = HISTORY_NAME_CELLS,
 ) -> str:
-    """A hand of a past round: seat (and `name`, another player's, fitted into 16 cells
+    """A hand of a past round: seat (and `name`, another player's, fitted into `cells`
     as on the seats: a Chinese letter or an emoji takes two), bets, cards, result;
     `two_lines`: the seat, bets and result, then the cards, the hand and the decision
     below them (beside the result, an 80-column line had no room for its progressive's
@@ -833,7 +854,7 @@ def history_hand(
     decision = decision_words(seat)
     ante = stake_words(seat)
     prog = PROGRESSIVE_MARK if seat.get("progressive") else " "
-    who = f" [dim]{name_cell(name, HISTORY_NAME_CELLS, fitted)}[/]" if name is not None else ""
+    who = f" [dim]{name_cell(name, cells, fitted)}[/]" if name is not None else ""
     seat_no = f"  seat {int(seat.get('seat', 0)) + 1}{who}  {ante:>9} {prog}"
     cards = cards_markup(seat.get("cards"))
     result = seat_status(seat, short=short, how=False) if seat.get("result") else ""
