@@ -75,7 +75,8 @@ def test_a_name_takes_the_room_its_line_has_through_a_round(
     some 35 columns of the line blank, and so at the decisions: the names kept room for
     a hand's name and the longest state together, which no dealt line takes beside a
     long name (the hand's name gives way first). Whole at the bets and the decisions, in
-    one column; at the showdown cut only where the results fill the line."""
+    one column; at the showdown cut only where the results fill the line, each hand
+    named there (whole names had taken the hands' names' room at 80 columns)."""
     width = WIDTHS[columns]
     edges = {}
     for ph in PHASES:
@@ -88,6 +89,10 @@ def test_a_name_takes_the_room_its_line_has_through_a_round(
         edges[ph] = {cell_len(line[: m.end()]) for line, m in zip(lines, bets, strict=True) if m}
         if ph != "showdown" or cut:
             assert all(seen.endswith("…") for _, seen in cut), (ph, lines)
+        if ph == "showdown" and outcome == "lose" and others < 2:
+            # each hand named ("One Pair": short, as its result) rather than a name whole
+            hands = [line for line in lines if "empty" not in line]
+            assert all(re.search(r"One Pair|Three of a Kind", x) for x in hands), lines
         if ph == "showdown" and cut:  # the results take the room the names gave way
             assert max(cell_len(line) for line in lines) == width, (ph, lines)
         else:

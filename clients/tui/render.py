@@ -411,9 +411,10 @@ def seats_text(
 ) -> Text:
     """One line per seat: marker, name, ante, progressive, cards, hand, status. Within
     `width` cells a line never wraps (a seat on two lines pushed the player's own off an
-    80x24 screen): every seat takes the roomiest layout that leaves its names room, and
-    the names take what the widest line leaves (they were cut to 10 or 16 letters beside
-    blank columns); what still does not fit is cut at the edge. `built`: the bets built
+    80x24 screen): every seat takes the roomiest layout that leaves its names room (at
+    the showdown, one with the hands named if it leaves them 16 cells), and the names
+    take what the widest line leaves (they were cut to 10 or 16 letters beside blank
+    columns); what still does not fit is cut at the edge. `built`: the bets built
     with chips on the player's seats and not dealt yet, seat -> (cents, progressive)."""
     built = built or {}
     phase = str(snap.get("phase", ""))
@@ -454,6 +455,10 @@ def seats_text(
     }
     wanted = round_name_cells(width, longest)
     layout = next((lay for lay in SEAT_LAYOUTS if room[lay] >= wanted), None)
+    if phase == "showdown" and labels and layout is not None and not layout[1]:
+        # the results need the room: each hand named, before a name's last letters
+        named = [lay for lay in SEAT_LAYOUTS if lay[1] and room[lay] >= NAME_WANTED]
+        layout = next(iter(named), layout)
     layout = layout or max(SEAT_LAYOUTS, key=lambda lay: room[lay])
     shown = lines(layout, max(0, min(wanted, room[layout])))
     for line in shown:
