@@ -164,3 +164,28 @@ def test_the_history_s_names_take_the_room_their_lines_have(columns: int) -> Non
     for name in names:
         assert plain_name(name) in "\n".join(lines), (name, lines)
     assert len(columns_at(lines, "$5+$10")) == 1, lines
+
+
+@pytest.mark.parametrize("columns", sorted(WIDTHS))
+def test_a_seat_away_keeps_the_names_one_width_through_a_round(columns: int) -> None:
+    """A seat whose player is away reads "Sitting out (away)", or "Folded (timer)
+    (away)" once the clock folds its hand: at 80 columns the names, whole at the bets,
+    were cut at the decisions to make room for it, moving every column after them."""
+    width = WIDTHS[columns]
+    edges = []
+    for ph in ("betting", "deciding"):
+        snap = table(ph, OWN[0], 3)
+        snap["seats"][2].update(connected=False, ante=0, cards=None, hand=None)
+        snap["seats"][3]["connected"] = False
+        if ph == "deciding":
+            snap["seats"][3].update(decision="fold", auto=True)
+        lines = seats_text(snap, "me", 0, width).plain.splitlines()
+        assert all(cell_len(line) <= width for line in lines), lines
+        assert "(away)" in lines[2] and "(away)" in lines[3], lines
+        bets = [BET.search(line) for line in lines]
+        edges.append({cell_len(line[: m.end()]) for line, m in zip(lines, bets, strict=True) if m})
+        shown_names = [
+            line[4 : m.start()].strip() for line, m in zip(lines, bets, strict=True) if m
+        ]
+        assert all(cell_len(name) >= 16 for name in shown_names if "…" in name), lines
+    assert len(edges[0]) == 1 and edges[0] == edges[1], edges
