@@ -62,8 +62,8 @@ async def test_hands_folded_by_the_clock_while_away_are_told_with_their_own_resu
 async def test_back_online_time_left_goes_once_the_seat_it_names_is_decided(
     make_server: ServerFactory, browser: Browser
 ) -> None:
-    """Back online, "… 3s left to decide seat #1" stayed up beside "The clock ran out: your
-    hand on seat #1 was folded": what it said was no longer so."""
+    """Back online, "… seat #1 still waits for your decision" stayed up beside "The clock
+    ran out: your hand on seat #1 was folded": what it said was no longer so."""
     server = await make_server(timers={"betting": 30, "decision": 60, "results": 60})
     page, wire, problems = await seated(browser, server)
     await build_ante(page, 0, [(500, "left")])
@@ -74,7 +74,7 @@ async def test_back_online_time_left_goes_once_the_seat_it_names_is_decided(
     wire.down = False
     await retry_now(page)
     told = page.locator('.toast[data-code="clock-ran-on"]')
-    await expect(told).to_contain_text("left to decide seat #1")
+    await expect(told).to_contain_text("seat #1 still waits for your decision")
     await page.get_by_test_id("raise-0").click()
     await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
     assert await told.count() == 0  # gone with the frame that decided it, not left to time out

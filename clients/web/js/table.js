@@ -36,8 +36,9 @@ export function countdownText(ms) {
 
 /**
  * Back online in a round still waiting for the player's decision: how long the table was
- * unheard (`awayMs`), and the time left to decide now (`ms`, null without a clock) beside
- * what was left when it was last heard (`leftBefore`). The clock ran on only as far as
+ * unheard (`awayMs`), and whether its clock ran on meanwhile, from the time left to decide
+ * now (`ms`, null without a clock) beside what was left when it was last heard
+ * (`leftBefore`). The clock ran on only as far as
  * less is left now: a server that stood still (stopped, starved of CPU) stopped its
  * clocks with it and gave the time back (PROTOCOL.md), so then it stood still, whatever
  * the wait.
@@ -50,7 +51,10 @@ export function backOnlineText({ awayMs, ms, leftBefore = null, seats, many = fa
   // the seconds before that count too, though the clock stood still the rest)
   const clock = ran >= awayMs - 1000 ? "ran on" : ran < Math.max(1000, awayMs / 2) ? "stood still"
     : `ran ${countdownText(ran)} of that`;
-  return `${head}; its clock ${clock} — ${countdownText(ms)} left to decide ${seats}.`;
+  // no figure of the time left: the notice stays while the clock runs on, and the table's
+  // clock counts it down
+  const wait = `${seats} still ${many ? "wait" : "waits"} for your decision`;
+  return `${head}; its clock ${clock}: ${wait} (the time left is on the table's clock).`;
 }
 
 /** Said in place of the seconds while the server is silent. */

@@ -89,21 +89,27 @@ test("back online, the clock is said to have run on only when less time is left"
   const { backOnlineText } = await import("../js/table.js");
   // the server stood still as long as the link was down: the time it had left came back
   const still = backOnlineText({ awayMs: 16000, ms: 26000, leftBefore: 26000, seats: "seat #9" });
-  assert.equal(still, "Back online, 16s after the table was last heard; its clock stood still — 26s left "
-    + "to decide seat #9.");
+  assert.equal(still, "Back online, 16s after the table was last heard; its clock stood still: seat #9 "
+    + "still waits for your decision (the time left is on the table's clock).");
+  // a notice stays up while the clock runs: it gives no figure of the time left, which
+  // would be stale a second later (the table's clock has it)
+  assert.doesNotMatch(still, /26s/);
   // at least 5 s given back: more than was left, and still no running on
   assert.match(backOnlineText({ awayMs: 9000, ms: 5000, leftBefore: 2000, seats: "seat #1" }), /stood still/);
   // only the page was away: the clock ran on meanwhile
   const ran = backOnlineText({ awayMs: 16000, ms: 10000, leftBefore: 26000, seats: "seat #9" });
-  assert.match(ran, /; its clock ran on — 10s left to decide seat #9\.$/);
+  assert.match(ran, /; its clock ran on: seat #9 still waits for your decision \(the time left is on the table's clock\)\.$/);
   assert.match(backOnlineText({ awayMs: 3000, ms: 7000, seats: "seat #2" }), /ran on/);
   assert.match(backOnlineText({ awayMs: 400, ms: 7600, leftBefore: 8000, seats: "seat #2" }), /ran on/);
   // the server stopped a few seconds after it was last heard: it stood still the most
   assert.match(backOnlineText({ awayMs: 16000, ms: 24000, leftBefore: 26000, seats: "seat #9" }),
-    /; its clock stood still — 24s left to decide seat #9\.$/);
+    /; its clock stood still: seat #9 still waits/);
   // the page away longer than the server stood still: the clock ran part of the time
   assert.match(backOnlineText({ awayMs: 16000, ms: 16000, leftBefore: 26000, seats: "seat #9" }),
-    /; its clock ran 10s of that — 16s left to decide seat #9\.$/);
+    /; its clock ran 10s of that: seat #9 still waits/);
+  assert.doesNotMatch(ran, /10s left/);
+  assert.match(backOnlineText({ awayMs: 16000, ms: 16000, leftBefore: 26000, seats: "seat #1, #2", many: true }),
+    /: seat #1, #2 still wait for your decision \(/);
   assert.equal(backOnlineText({ awayMs: 4000, ms: null, seats: "seat #1, #2", many: true }),
     "Back online, 4s after the table was last heard: seat #1, #2 still wait for your decision.");
 });
