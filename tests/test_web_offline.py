@@ -305,6 +305,43 @@ async def test_back_from_a_server_that_stood_still_says_its_clock_stood_still(
     assert [p for p in problems if "ERR_CONNECTION" not in p] == []
 
 
+async def test_no_answer_from_the_server_keeps_fold_and_raise_off(
+    make_server: ServerFactory, browser: Browser
+) -> None:
+    """The top bar said "No answer…", yet Fold and Raise took a click: it went into the
+    stalled network, the page later called it lost, and the raise had been applied.
+    While the server is silent the table's buttons are off and its keys send nothing,
+    as the README says; heard again, they act."""
+    server = await make_server(timers={"betting": 30, "decision": 60, "results": 30})
+    page, wire, problems = await deciding(browser, server)
+    await page.evaluate(TOASTS_SEEN)
+    await expect(page.get_by_test_id("raise-0")).to_be_enabled()
+    wire.hold()  # a network that stalls and later delivers
+    await expect(page.get_by_test_id("table-message")).to_contain_text("Waiting for the server")
+    # looked at in one go, before the link is called lost (which turns them off anyway)
+    seen = await page.evaluate(
+        """() => [...["conn-status", "table-message"].map((id) =>
+             document.querySelector(`[data-testid="${id}"]`).textContent),
+           ...["fold-0", "raise-0"].map((id) =>
+             document.querySelector(`[data-testid="${id}"]`).disabled)]"""
+    )
+    await page.keyboard.press("r")  # nor does a key send anything
+    await shot(page, "no-answer-buttons-off.png")
+    wire.deliver()
+    assert seen[0] == "No answer…", seen
+    assert "buttons wait for it" in seen[1], seen
+    assert seen[2:] == [True, True], seen
+    await page.wait_for_function(
+        "window.toastsSeen.some((t) => t.includes('No answer from the server'))"
+    )
+    await expect(page.get_by_test_id("conn-status")).to_have_text("Connected")
+    await expect(page.get_by_test_id("raise-0")).to_be_enabled()
+    assert not decided(server)  # nothing went out while the server was silent
+    await page.get_by_test_id("raise-0").click()
+    await expect(page.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    assert problems == []
+
+
 async def test_a_link_gone_silent_without_a_close_is_called_lost(
     make_server: ServerFactory, browser: Browser
 ) -> None:

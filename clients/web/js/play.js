@@ -10,9 +10,15 @@ import { showError } from "./notices.js";
 import { sendSeed } from "./rounds.js";
 import { mySeats, render, selectedSeat, setCurrent, state } from "./state.js";
 
-/** Run a table action: one at a time, errors shown in words. */
+/** Run a table action: one at a time, errors shown in words; none while the server is
+ * silent (its buttons are off then, and a key sends nothing either). */
 export async function act(fn) {
   if (state.busy) return;
+  if (conn.quiet) {
+    showError("No answer from the server for a few seconds: nothing sent. Try again once it "
+      + "answers.", { code: "quiet", tone: "warn" });
+    return;
+  }
   state.busy = true;
   render();
   try {

@@ -112,8 +112,9 @@ export function renderTable(ctx) {
   const suspension = ctx.snap.suspended ?? null;
   const raw = ctx.snap;
   if (suspension) ctx = { ...ctx, snap: { ...raw, phase: suspension.phase }, busy: true, suspension };
-  // offline nothing can be sent: no button pretends it could
-  if (ctx.online === false) ctx = { ...ctx, busy: true };
+  // offline nothing can be sent: no button pretends it could; nor while the server is
+  // silent (a click then went into the stall and was applied later, unseen)
+  if (ctx.online === false || ctx.quiet) ctx = { ...ctx, busy: true };
   const mine = raw.seats
     .map((s, i) => (s && s.player_id === ctx.me?.player_id ? i : -1))
     .filter((i) => i >= 0);
@@ -290,11 +291,9 @@ function message(v) {
       : "Connection lost: the table as it last stood. Reconnecting…";
   }
   if (v.quiet) {
-    // a pressed button greyed out says why: its answer, or any word, has not come
-    return v.busy
-      ? "Waiting for the server: no answer for a few seconds, so the buttons wait for it. "
-        + "If it stays silent, the page reconnects."
-      : "Waiting for the server: nothing heard for a few seconds. If it stays silent, the page reconnects.";
+    // the buttons greyed out say why: nothing sent now would be answered in sight
+    return "Waiting for the server: no answer for a few seconds, so the buttons wait for it. "
+      + "If it stays silent, the page reconnects.";
   }
   if (snap.paused?.shutdown && snap.phase === "waiting") {
     return "This server is shutting down: no new round starts here.";
@@ -662,6 +661,7 @@ function controls(v) {
         // offline no key sends anything: it said "1–5 chip · d deal" all the same
         v.elsewhere ? "Keys: none act here while you play elsewhere"
           : v.online === false ? "Keys: none act until the connection is back"
+          : v.quiet ? "Keys: none act until the server answers"
           : keyHelp(snap.phase, { undecided: undecided && !v.dealing, paused: placed ? null : snap.paused }))),
     h("button", { class: "btn deal", "data-action": "deal", "data-testid": "deal", disabled: !canDeal,
       title: jpAlone.length
