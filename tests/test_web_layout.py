@@ -775,7 +775,10 @@ WIDE_NAME = "MWMWMWMWMWMWMWMWMWMWMWMW"  # 24 of the widest, and nowhere to break
 NAME_SHOWN = """(n) => {
   const plate = document.querySelector(`[data-testid="seat-${n}-name"]`);
   const name = plate.querySelector(".name");
-  return {title: plate.title, text: name.textContent, font: getComputedStyle(name).fontSize,
+  const style = getComputedStyle(name);
+  return {title: plate.title, text: name.textContent, font: style.fontSize,
+          oneLine: name.getBoundingClientRect().height <= parseFloat(style.lineHeight) * 1.5,
+          ellipsis: style.textOverflow === "ellipsis" && style.whiteSpace === "nowrap",
           box: [name.clientWidth, name.scrollWidth, name.clientHeight, name.scrollHeight],
           whole: name.scrollWidth <= name.clientWidth + 1
             && name.scrollHeight <= name.clientHeight + 1};
@@ -787,7 +790,7 @@ async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_rea
 ) -> None:
     """The tester's table: three players and one with a 24-character name, several with
     the progressive, a dealer that does not qualify. Every result ends above the rack at
-    1024x768 and 1280x800; the long name is in its nameplate's title, and whole on a phone."""
+    1024x768 and 1280x800; the long name is in its nameplate's title, on a phone too."""
     server = await make_server(
         tables=STUD_NINE,
         shuffle=shuffles([*HANDS_NQ, DEALER_NQ]),
@@ -843,11 +846,13 @@ async def test_a_busy_stud_table_keeps_results_above_the_rack_and_long_names_rea
     clear: dict[str, Any] = await ann.evaluate(TOAST_CLEAR)
     assert clear["toasts"] == 1 and clear["covered"] == [], clear
     await ann.screenshot(path=str(ARTIFACTS / "layout-toast-showdown-1280x800.png"))
-    # a phone has no pointer to hold over a name: its tiles show the whole name
+    # a phone's tiles draw a name on one line as the felt's seats do: cut with "…" where
+    # it does not fit (a name of one word was split mid-word on two), whole in its title
     await check_layout(pat, "stud-nine-phone", None, phone=True)
     for seat, name in ((8, LONG_NAME), (6, WIDE_NAME)):
         tile: dict[str, Any] = await pat.evaluate(NAME_SHOWN, seat)
-        assert tile["text"] == name and tile["whole"], tile
+        assert tile["text"] == name and tile["title"] == name, tile
+        assert tile["oneLine"] and (tile["whole"] or tile["ellipsis"]), tile
     for seat in (6, 8):
         tile_shot = ARTIFACTS / f"layout-long-name-tile-{seat}.png"
         await pat.get_by_test_id(f"seat-{seat}").screenshot(path=str(tile_shot))

@@ -73,7 +73,10 @@ TILE_NAMES = """() => [...document.querySelectorAll('#table .seat.tile .nameplat
     const top = Math.round(r.getBoundingClientRect().top);
     lines[top] = (lines[top] ?? "") + text.data[i];
   }
+  const style = getComputedStyle(name);
   return {lines: Object.values(lines), titled: plate.title === text.data,
+          ellipsis: style.textOverflow === "ellipsis" && style.whiteSpace === "nowrap",
+          inside: name.getBoundingClientRect().right <= plate.getBoundingClientRect().right + 1,
           whole: name.scrollHeight <= name.clientHeight + 1
             && name.scrollWidth <= name.clientWidth + 1};
 })"""
@@ -177,12 +180,15 @@ async def test_long_names_use_the_room_there_is(
     await expect_phase([desk, phone], "showdown")
     await phone.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
     await phone.screenshot(path=str(ARTIFACTS / "room-showdown-phone.png"), full_page=True)
-    # a phone has no pointer to hold over a name: whole, two lines, not a letter alone
+    # a tile's name is one line, as a seat's on a laptop: one that does not fit is cut
+    # with "…" (its title the whole name). Wrapped, a name of one word was split mid-word,
+    # "Bartholomewf / itzwilliams", and read as two
     for tile in await phone.evaluate(TILE_NAMES):
         lines = tile["lines"]
-        alone = len(lines) == 2 and min(map(len, lines)) < 4  # a few letters left on a line
-        if len(lines) > 2 or alone or not tile["whole"] or not tile["titled"]:
+        if len(lines) != 1 or not tile["titled"] or not tile["inside"]:
             wrong.append(f"a phone's tile shows a name as {lines}: {tile}")
+        elif not tile["whole"] and not tile["ellipsis"]:
+            wrong.append(f"a phone's tile cuts a name without '…': {tile}")
     cut = await phone.evaluate(CUT, "#table .seat.tile .hand-label")
     if cut:
         wrong.append(f"a phone's tiles cut their hands: {cut}")
