@@ -19,7 +19,7 @@ from clients.connection import StudClient
 from server.app import StudServer
 from tests.conftest import ServerFactory
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium
-from tests.test_web_layout import LAPTOPS, LONG, NINE, PHONE, enter, new_page
+from tests.test_web_layout import LAPTOPS, LONG, NINE, PHONE, enter, new_page, sit_three
 
 __all__ = ["browser"]  # the fixture used below
 
@@ -132,4 +132,75 @@ async def test_a_reload_mid_decision_selects_the_hand_awaiting_it(
     await expect(ann.get_by_test_id("seat-7-status")).to_contain_text("Raise")
     seat = server.rooms["nine"].table.seats[7]
     assert seat is not None and str(seat.decision) == "raise"
+    assert problems == []
+
+
+#: Seat N's nameplate (its header: YOU #N, the hand, its state) and the dealer's row.
+HEADER = """(n) => {
+  const box = (sel) => document.querySelector(sel).getBoundingClientRect().toJSON();
+  return {bar: box('#table .felt.flow .dealer'), head: box(`[data-testid="seat-${n}-name"]`),
+          seat: box(`[data-testid="seat-${n}"]`), screen: innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("phone", [True, False], ids=["phone", "laptop"])
+async def test_dealt_three_hands_the_first_waiting_is_selected_and_shown_whole(
+    make_server: ServerFactory, browser: Browser, others: list[StudClient], phone: bool
+) -> None:
+    """Three hands bet on #1, #2, #3 in turn: once dealt, #3 (the last bet on) stayed
+    selected, so f and r acted on it first, and a phone scrolled to it with #1's header
+    (YOU #1, its hand, "Deciding…") under the dealer's sticky row. The first hand waiting
+    is selected, and a phone shows it whole below that row."""
+    server = await make_server(tables=NINE, timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    options: dict[str, Any] = (
+        {"viewport": PHONE, "is_mobile": True, "has_touch": True}
+        if phone
+        else {"viewport": LAPTOPS[0]}
+    )
+    _, ann = await new_page(browser, url, problems, **options)
+    await enter(ann, "Ann", tap=phone)
+    await sit_three(ann, 0, tap=phone)
+    for seat in range(3, 9):  # a full table
+        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        others.append(bot)
+        await bot.hello(name=f"bot{seat + 1}")
+        await bot.request("join", table="nine")
+        await bot.request("sit", table="nine", seat=seat)
+        await bot.request("ante", table="nine", seat=seat, amount=500)
+    await all_deal(others)
+    chip = ann.get_by_test_id("chip-500")
+    await (chip.tap() if phone else chip.click())
+    for seat in (0, 1, 2):
+        circle = ann.get_by_test_id(f"ante-{seat}")
+        await (circle.tap() if phone else circle.click())
+    await expect(ann.get_by_test_id("seat-2")).to_have_attribute("data-selected", "true")
+    deal = ann.get_by_test_id("deal")
+    await (deal.tap() if phone else deal.click())
+    await expect(ann.get_by_test_id("fold-2")).to_be_visible()
+    await ann.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    await expect(ann.get_by_test_id("seat-0")).to_have_attribute("data-selected", "true")
+    await expect(ann.get_by_test_id("selected-seat")).to_contain_text("Seat #1")
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(
+        path=str(ARTIFACTS / f"dealt-three-first-selected-{'phone' if phone else 'laptop'}.png")
+    )
+    if phone:
+        got: dict[str, Any] = await ann.evaluate(HEADER, 0)
+        assert got["head"]["top"] >= got["bar"]["bottom"], got  # clear of the dealer's row
+        assert got["seat"]["top"] >= got["bar"]["bottom"], got
+        assert got["seat"]["bottom"] <= got["screen"], got  # whole
+        # decided, the selection moves on to the next hand waiting, as it did
+        await ann.get_by_test_id("fold-0").tap()
+        await expect(ann.get_by_test_id("seat-1")).to_have_attribute("data-selected", "true")
+    else:
+        await ann.keyboard.press("f")  # the first hand, in seat order
+        await expect(ann.get_by_test_id("seat-0-status")).to_contain_text("Fold")
+    table = server.rooms["nine"].table
+    assert [str(s.decision) if s and s.decision else None for s in table.seats[:3]] == [
+        "fold",
+        None,
+        None,
+    ]
     assert problems == []

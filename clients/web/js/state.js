@@ -33,6 +33,7 @@ export const state = {
   builds: loadBuilds(), // "table:seat" -> {chips: [cents...], progressive, round}, not placed yet
   lastBets: loadJSON(KEYS.lastBets, {}), // table id -> {round_id, seats: {seat: {amount, progressive}}}: last round's bets
   selected: {}, // table id -> the own seat that keys act on
+  selectedFor: {}, // table id -> the deciding round whose first hand waiting was selected
   hands: {}, // table id -> {round_id, seats: {seat: {cards, hand}}}: own cards of a private deal (hands.js)
   dealing: {}, // table id -> the deal being shown card by card (deal.js)
   felt: null, // {width, height} of the felt's inside, measured
@@ -120,14 +121,18 @@ export function mySeats(snap) {
     .filter((i) => i >= 0);
 }
 
-/** The seat keys act on: the one the player chose, else their first. In the decision,
- * when none was chosen (after a reload) or the one chosen was dealt nothing (it sits the
- * round out), the first hand waiting for it, so f and r act on a hand at once; chosen
- * then, so it stays selected once decided (a key pressed twice never decides another). */
+/** The seat keys act on: the one the player chose, else their first. Once a round is
+ * dealt, the first of the player's hands waiting for a decision (the seat bet on last
+ * stayed selected: f and r acted on #3 before #1, and a phone showed #3 with #1's head
+ * under the dealer's row), and so when the one chosen was dealt nothing (it sits the
+ * round out); chosen then, so it stays selected once decided (a key pressed twice never
+ * decides another), until the page or the player moves it on. */
 export function selectedSeat(snap) {
   const mine = mySeats(snap);
   const chosen = state.selected[snap.table];
-  if (snap.phase === "deciding" && !(mine.includes(chosen) && snap.seats[chosen].cards)) {
+  const dealt = snap.phase === "deciding" && state.selectedFor[snap.table] !== snap.round_id;
+  if (snap.phase === "deciding") state.selectedFor[snap.table] = snap.round_id;
+  if (snap.phase === "deciding" && (dealt || !(mine.includes(chosen) && snap.seats[chosen].cards))) {
     const waiting = mine.find((i) => snap.seats[i].cards && !snap.seats[i].decision);
     if (waiting !== undefined) {
       state.selected[snap.table] = waiting;
