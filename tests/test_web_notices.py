@@ -15,19 +15,29 @@ import re
 import pytest
 from playwright.async_api import Browser, Page, ViewportSize, expect
 
+from clients.connection import StudClient
 from tests.conftest import ServerFactory
-from tests.test_web import VIEWPORT, WAIT_MS, browser, build_ante, collect_problems, needs_chromium
+from tests.test_web import (
+    ARTIFACTS,
+    VIEWPORT,
+    WAIT_MS,
+    browser,
+    build_ante,
+    collect_problems,
+    needs_chromium,
+)
 from tests.test_web import enter as enter_by_keyboard
-from tests.test_web_layout import PHONE
+from tests.test_web_layout import LAPTOPS, PHONE, STUD_NINE, cy, new_page, sit_three
 from tests.test_web_layout import enter as enter_by_tap
 from tests.test_web_leave import ann_at_alpha
 
-__all__ = ["browser"]  # the fixture, used below
+__all__ = ["browser", "cy"]  # the fixtures, used below
 
 pytestmark = needs_chromium
 
 ERROR_RED = "rgb(59, 13, 20)"  # a refusal's background (notices.css .toast)
 LONG = {"betting": 60, "decision": 60, "results": 60}  # nothing moves by the clock
+LAPTOP = LAPTOPS[0]  # 1280x800
 
 # Six notices, sticky news among them, an error, and three jackpot banners at once, as
 # the page's own modules show them (the same instances: one module graph a page).
@@ -259,4 +269,94 @@ async def test_a_passing_toast_on_a_phone_lets_a_tap_through_to_the_seat_under_i
     # the refusal was of the moment before the seat was taken: it goes with it
     await expect(page.locator("#errors .toast")).to_have_count(0)
     await context.close()
+    assert problems == []
+
+
+#: The rows of the side panel's paytable ("Raise pays") that a notice covers, and each
+#: notice's code, whether it is folded to one line, and its box.
+PAYTABLE_UNDER = """() => {
+  const hit = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const toasts = [...document.querySelectorAll("#errors .toast")];
+  const rows = [...document.querySelectorAll('[data-testid="paytable"] tr')];
+  return {
+    covered: rows.filter((r) => toasts.some((t) => hit(t.getBoundingClientRect(),
+      r.getBoundingClientRect()))).map((r) => r.textContent),
+    toasts: toasts.map((t) => ({code: t.dataset.code, folded: t.classList.contains("collapsed"),
+      box: t.getBoundingClientRect().toJSON()})),
+    screen: innerHeight,
+  };
+}"""
+
+#: What a server shut down and started again without its data says, in that order: the
+#: round voided as it shut down (read, and folded by the player), the wallet gone, what
+#: became of the seats (js/unseen.js, frames.js, fleet.js give the same codes and kinds).
+RESTART_NEWS = """async () => {
+  const n = await import("./js/notices.js");
+  n.showError("Your round was voided as the server shut down: no hand was played out, and every "
+    + "bet of it (antes, raises, progressive) was refunded.", { code: "round-voided", tone: "ok",
+    sticky: true });
+  document.querySelector('.toast[data-code="round-voided"] .msg').click(); // read: folded
+  n.showError("New player, new wallet: the server no longer knows your previous session (unused "
+    + "for a long time, or the server restarted without keeping its data), so you start again.",
+    { code: "session-ended", tone: "info", sticky: true, expires: 60000 });
+  n.showError("“Nine” is back: its server shut down and was started again. It gave its tables up "
+    + "as it shut down, so your seats #1, #2, #3 were let go: take a seat to play on.",
+    { code: "table-moved", tone: "ok", sticky: true });
+}"""
+
+
+async def test_notices_at_a_laptop_s_table_leave_the_paytable_in_view(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """At 1280x800 the notices go over the side panel's foot: a Leave's warning, and the
+    three notices of a server started again, went up over the paytable ("Raise pays")
+    the player reads while deciding. They take less room now, older news folded to a
+    line (a tap opens it), news of money whole while unread."""
+    server = await make_server(tables=STUD_NINE, timers=LONG)  # a folded hand's stake plays
+    problems: list[str] = []
+    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
+    await enter_by_tap(ann, "Ann")
+    await sit_three(ann, 0)
+    for seat in range(3, 9):  # a full table
+        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(bot)
+        await bot.hello(name=f"bot{seat + 1}")
+        await bot.request("join", table="nine")
+        await bot.request("sit", table="nine", seat=seat)
+        await bot.request("ante", table="nine", seat=seat, amount=500)
+        await bot.request("deal", table="nine")
+    await ann.get_by_test_id("chip-1000").click()
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    await ann.get_by_test_id("deal").click()
+    await expect(ann.get_by_test_id("fold-2")).to_be_enabled()
+    await ann.get_by_test_id("raise-0").click()  # one plays on: the warning's longest words
+    await expect(ann.get_by_test_id("seat-0-status")).to_have_text("Raised")
+    await ann.get_by_test_id("leave").click()
+    confirm = ann.locator('.toast[data-code="leave-confirm"]')
+    await expect(confirm).to_contain_text("progressive stakes still play")
+    await expect(confirm).to_contain_text("Your raised hand on seat #1 plays on")
+    await expect(confirm.get_by_test_id("leave-confirm-button")).to_be_in_viewport(ratio=1)
+    got = await ann.evaluate(PAYTABLE_UNDER)
+    await ann.screenshot(path=str(ARTIFACTS / "notices-leave-warning-1280.png"))
+    assert got["covered"] == [], got
+    await confirm.get_by_test_id("error-dismiss").click()
+
+    await ann.evaluate(RESTART_NEWS)
+    await expect(ann.locator('.toast[data-code="table-moved"]')).to_be_visible()
+    got = await ann.evaluate(PAYTABLE_UNDER)
+    await ann.screenshot(path=str(ARTIFACTS / "notices-restart-1280.png"))
+    assert got["covered"] == [], got
+    kept = {t["code"]: t for t in got["toasts"]}
+    assert set(kept) == {"round-voided", "session-ended", "table-moved"}, got  # none gone
+    assert not kept["table-moved"]["folded"], got  # the newest, news of money: whole
+    for t in got["toasts"]:
+        assert t["box"]["bottom"] <= got["screen"], got
+    # a folded one opens at a tap, whole
+    await ann.locator('.toast[data-code="session-ended"] .msg').click()
+    await expect(ann.locator('.toast[data-code="session-ended"]')).not_to_have_class(
+        re.compile(r"\bcollapsed\b")
+    )
     assert problems == []

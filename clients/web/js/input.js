@@ -70,6 +70,8 @@ export function onClick(event) {
     case "toggle-toast": {
       const toast = el.closest(".toast");
       toast?.classList.toggle("collapsed");
+      // opened by the player: not folded again to make room (notices.js foldOverPaytable)
+      if (toast) toast.dataset.opened = String(!toast.classList.contains("collapsed"));
       toast?.querySelector(".more")?.setAttribute("aria-expanded", String(!toast.classList.contains("collapsed")));
       placeToasts();
       break;

@@ -233,6 +233,7 @@ export function placeToasts() {
     // box there (Commitment, Round) is read at the showdown, as the news comes
     list.style.top = "auto";
     list.style.bottom = `${Math.max(8, Math.round(window.innerHeight - Math.min(panel.bottom, window.innerHeight)) + 6)}px`;
+    foldOverPaytable(list, side);
     return;
   }
   if (!foot) {
@@ -294,6 +295,27 @@ export function placeToasts() {
   const covered = coveredDecisions(list);
   underClock();
   if (coveredDecisions(list) > covered) atFoot();
+}
+
+/** Notices that tell of money (a round voided and refunded, one played out of sight, a
+ * table's seats and round after a move, a leave's settlement): never folded unread. */
+const MONEY_CODES = new Set(["round-voided", "unseen-round", "table-moved", "left-settled"]);
+
+/** Over the side panel's foot, the notices rising over its paytable ("Raise pays", read
+ * while deciding: the three notices of a server started again covered it): the older
+ * ones fold to a line (a tap opens them), the oldest first; never news of money (it
+ * folds once read, as every sticky one does), the newest, nor one the player opened. */
+function foldOverPaytable(list, side) {
+  const pays = side.querySelector('[data-testid="paytable"]')?.getBoundingClientRect();
+  if (!pays?.height) return;
+  const keep = Math.min(pays.bottom, window.innerHeight);
+  const older = [...list.querySelectorAll('.toast[data-sticky="true"]:not(.collapsed):not([data-opened="true"])')]
+    .filter((el) => el !== list.lastElementChild && !MONEY_CODES.has(el.dataset.code));
+  for (const el of older) {
+    if (list.getBoundingClientRect().top >= keep) return;
+    el.classList.add("collapsed");
+    el.querySelector(".more")?.setAttribute("aria-expanded", "false");
+  }
 }
 
 /** In the lobby the notices and the jackpot's banners go in the heading's room for them
