@@ -339,7 +339,7 @@ function emptySeat(v, i, pos) {
     h("div", { class: "seat-ring" }, h("span", {}, `${i + 1}`)),
     canSit
       ? h("button", { class: "btn small sit", "data-action": "sit", "data-seat": i, "data-testid": `sit-${i}`,
-        title: v.seated ? `Play one more hand from seat ${i + 1}` : `Take seat ${i + 1}` },
+        disabled: v.busy, title: v.seated ? `Play one more hand from seat ${i + 1}` : `Take seat ${i + 1}` },
       v.seated ? "+ Hand" : "Sit here")
       : h("span", { class: "seat-free muted" }, "Free"));
 }
@@ -732,7 +732,7 @@ function spectatorBar(v) {
   return h("div", { class: "controls spectating", "data-testid": "spectator-bar" },
     h("span", {}, "You are watching this table."),
     h("button", { class: "btn primary", "data-action": "take-seat", "data-testid": "take-seat",
-      disabled: !free }, free ? "Take a seat" : "Table full"));
+      disabled: !free || v.busy }, free ? "Take a seat" : "Table full"));
 }
 
 function sidePanel(v) {

@@ -117,10 +117,10 @@ test("back online, the clock is said to have run on only when less time is left"
 test("the server silent: the table's buttons are off before any is pressed", () => {
   // "No answer…" in the top bar, yet Fold and Raise took a click: it was sent into the
   // silence, and the raise applied once the server was heard again
-  const root = table({ online: true, quiet: true, busy: false });
-  for (const id of ["fold-0", "raise-0"]) assert.equal(root.byTestId(id).getAttribute("disabled"), "", id);
+  const root = table({ online: true, quiet: true, busy: false, maxSeats: 2 });
+  for (const id of ["fold-0", "raise-0", "sit-1"]) assert.equal(root.byTestId(id).getAttribute("disabled"), "", id);
   assert.match(root.byTestId("table-message").textContent, /^Waiting for the server: .*buttons wait/);
   // heard again: they are on
-  const heard = table({ online: true, quiet: false, busy: false });
-  for (const id of ["fold-0", "raise-0"]) assert.equal(heard.byTestId(id).getAttribute("disabled"), null, id);
+  const heard = table({ online: true, quiet: false, busy: false, maxSeats: 2 });
+  for (const id of ["fold-0", "raise-0", "sit-1"]) assert.equal(heard.byTestId(id).getAttribute("disabled"), null, id);
 });
