@@ -385,11 +385,12 @@ function seatEl(v, seat, i, pos) {
     "aria-label": `Seat ${i + 1}: ${seat.name}${mine ? " (you)" : ""}`, role: "group",
   };
   if (mine) Object.assign(props, { tabindex: -1, "data-action": "select-seat" });
-  // a name cut short reads whole under the pointer (and a seat's label says it); a
+  // a name cut short reads whole under the pointer (a phone's tiles wrap one of several
+  // words instead; a seat's label says every name whole); a
   // narrow seat of the viewer's says YOU in place of the name, beside the seat's number
   const nameplate = h("div", { class: "nameplate", "data-testid": `seat-${i}-name`, title: seat.name },
     h("span", { class: `dot${seat.connected ? " on" : ""}`, title: seat.connected ? "connected" : "disconnected" }),
-    h("span", { class: longName(v, seat.name, kind) ? "name long" : "name" }, seat.name),
+    h("span", { class: longName(v, seat.name, kind) ? `name long${/\s/.test(seat.name) ? "" : " solid"}` : "name" }, seat.name),
     mine ? h("span", { class: "you" }, "you") : null,
     h("span", { class: "seat-no" }, `#${i + 1}`));
   const cards = seatCards(v, seat, i, pos);
