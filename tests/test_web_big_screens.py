@@ -197,3 +197,47 @@ async def test_a_big_screen_grows_the_seats_buttons_and_numbers_with_their_words
     least = 0.9 * long_grown * laptop["longNumber"]["font"]
     assert big["longNumber"]["font"] >= least, (laptop, big)
     assert problems == []
+
+
+async def test_three_line_results_stay_on_the_felt_of_a_big_screen(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """At 1920x1080 the middle seat's "Dealer did not qualify incl. JP −$1 $0.00" (three
+    lines) sat on the felt's bottom rail: every seat here bets the progressive, and the
+    dealer does not qualify, so every result is that long."""
+    from tests.test_web_layout import DEALER_NQ, HANDS_NQ
+
+    server = await make_server(tables=NINE, shuffle=shuffles([*HANDS_NQ, DEALER_NQ]), timers=LONG)
+    problems: list[str] = []
+    url = f"http://127.0.0.1:{server.port}/"
+    _, ann = await new_page(browser, url, problems, viewport=BIG[0])
+    await enter(ann, "Ann")
+    await sit_three(ann, 0)
+    for name in ("Bob", "Cy"):
+        client = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(client)
+        await client.hello(name=name)
+        await client.request("join", table="nine")
+        for _ in range(3):
+            await client.request("sit", table="nine")
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id("chip-500").click()
+        await ann.get_by_test_id(f"ante-{seat}").click()
+        await ann.get_by_test_id(f"progressive-{seat}").click()
+    for n, client in enumerate(cy):
+        for seat in range(3 + 3 * n, 6 + 3 * n):
+            await client.request("ante", table="nine", seat=seat, amount=500, progressive=True)
+        await client.request("deal", table="nine")
+    await ann.get_by_test_id("deal").click()
+    await expect_phase([ann], "deciding")
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"raise-{seat}").click()
+    for n, client in enumerate(cy):
+        for seat in range(3 + 3 * n, 6 + 3 * n):
+            await client.request("raise", table="nine", seat=seat)
+    await expect_phase([ann], "showdown")
+    await expect(ann.get_by_test_id("seat-4").locator(".result")).to_contain_text("qualify")
+    for size in BIG:
+        await resize(ann, size)
+        await check_layout(ann, f"big-showdown-no-qualify-{size['width']}x{size['height']}", None)
+    assert problems == []
