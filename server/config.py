@@ -86,6 +86,9 @@ class AdminConfig:
     operators_file: str = ""  # operators for the memory store (`stud-server operator`)
     house_edge: str = "process"  # "process" | "thread" | "off": how edges are computed
     static_dir: str = ""  # the console's page; default clients/admin
+    # cents one credit or debit may move at most; 0: no limit of its own (the wallet's
+    # max_balance still bounds a credit)
+    max_adjustment: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,7 @@ _ENV: dict[str, tuple[str, type]] = {
     "STUD_ADMIN_PORT": ("admin.port", int),
     "STUD_ADMIN_HOST": ("admin.host", str),
     "STUD_OPERATORS_FILE": ("admin.operators_file", str),
+    "STUD_ADMIN_MAX_ADJUSTMENT": ("admin.max_adjustment", int),
 }
 
 #: The environment variables read, with the setting each overrides (for the README).
@@ -547,6 +551,12 @@ def _check_admin(a: AdminConfig) -> None:
     _rule("admin.action_timeout", a.action_timeout, "> 0", "must be > 0 seconds")
     _rule("admin.rate_per_second", a.rate_per_second, "> 0", "more than 0")
     _rule("admin.rate_burst", a.rate_burst, ">= 1", "at least 1")
+    # a negative limit would refuse every credit and debit
+    _rule("admin.max_adjustment", a.max_adjustment, ">= 0", "must be >= 0 cents (0: no limit)")
+    if a.max_adjustment > MAX_CENTS:
+        raise ConfigError(
+            f"admin.max_adjustment: at most {MAX_CENTS} cents, got {a.max_adjustment}"
+        )
     if a.house_edge not in ("process", "thread", "off"):
         raise ConfigError("admin.house_edge: one of process, thread, off")
 

@@ -139,6 +139,7 @@ BAD_NUMBERS = [
     ("admin", "rate_per_second", 0),
     ("admin", "rate_burst", 0),
     ("admin", "port", -2),
+    ("admin", "max_adjustment", -1),
     ("wallet", "starting_bonus", -1),
     ("timers", "decision", 0),
 ]
@@ -234,3 +235,31 @@ def test_serve_s_options_are_checked_as_the_file_s_settings(
     with pytest.raises(ConfigError) as e:
         build_config({"server": {key: value}})
     _refused(_stud("serve", "--port", "0", "--admin-port", "-1", option, value), str(e.value))
+
+
+def test_an_act_limit_is_whole_cents_from_the_file_or_the_environment(tmp_path: Path) -> None:
+    """`[admin] max_adjustment`: 0 (no limit of its own, the default) or more cents; a
+    negative one would refuse every credit and debit, and is refused at start."""
+    assert build_config({}).admin.max_adjustment == 0
+    assert build_config({"admin": {"max_adjustment": 5_000}}).admin.max_adjustment == 5_000
+    env = {"STUD_ADMIN_MAX_ADJUSTMENT": "2500"}
+    assert load_config(env=env).admin.max_adjustment == 2_500
+    with pytest.raises(ConfigError) as e:
+        load_config(env={"STUD_ADMIN_MAX_ADJUSTMENT": "-1"})
+    assert str(e.value) == (
+        "STUD_ADMIN_MAX_ADJUSTMENT=-1: admin.max_adjustment: must be >= 0 cents (0: no limit)"
+        ", got -1"
+    )
+    with pytest.raises(ConfigError) as e:
+        build_config({"admin": {"max_adjustment": 2**53}})
+    assert str(e.value).startswith("admin.max_adjustment: at most 9007199254740991"), str(e.value)
+    with pytest.raises(ConfigError) as e:
+        build_config({"admin": {"max_adjustment": 50.5}})
+    assert str(e.value).startswith("admin.max_adjustment: expected int"), str(e.value)
+    bad = tmp_path / "limit.toml"
+    bad.write_text("[admin]\nmax_adjustment = -500\n", encoding="utf-8")
+    _refused(_stud("check-config", str(bad)), "admin.max_adjustment", "got -500")
+    _refused(
+        _stud("serve", "--port", "0", "--admin-port", "-1", "--config", str(bad)),
+        "admin.max_adjustment",
+    )
