@@ -119,10 +119,13 @@ class Acts:
             amount = _cents(body, "amount")
             act = self._act(operator, action, target, body, {"amount": amount})
             signed = amount if action == "credit" else -amount
-            # a credit is bounded as a top-up is: one mistyped amount cannot mint a fortune
+            # a credit is bounded as a top-up is: one mistyped amount cannot mint a fortune;
+            # and either act by `[admin] max_adjustment`, refused in the same atomic write
             limit = self.host.config.wallet.max_balance
+            act_limit = self.host.config.admin.max_adjustment
             acted = await self._durable(
-                act, lambda: self.admin.adjust(act, player_id, signed, limit=limit)
+                act,
+                lambda: self.admin.adjust(act, player_id, signed, limit=limit, act_limit=act_limit),
             )
             if acted is not None and acted.row["outcome"] == "applied":
                 r = acted.row["details"]["result"]

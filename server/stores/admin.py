@@ -300,11 +300,19 @@ class AdminStore(Protocol):
 
     # ----- the store's own acts (atomic with their audit row) ------------------------
     async def adjust(
-        self, act: Act, player_id: str, amount: int, *, limit: int = MAX_CENTS
+        self,
+        act: Act,
+        player_id: str,
+        amount: int,
+        *,
+        limit: int = MAX_CENTS,
+        act_limit: int = 0,
     ) -> Acted:
         """Credit (`amount` > 0) or debit (< 0) a wallet from or to the house (ledger
-        reason `adjustment`). A debit takes only available money (not held for a raise);
-        a credit may not bring the balance past `limit` (`over_limit`)."""
+        reason `adjustment`). One act may move at most `act_limit` cents either way
+        (`over_act_limit`; 0: no such limit); a debit takes only available money (not
+        held for a raise); a credit may not bring the balance past `limit`
+        (`over_limit`)."""
         ...
 
     async def set_meter(self, act: Act, name: str, amount: int | None) -> Acted:

@@ -132,13 +132,22 @@ class MemoryAdmin:
         )
 
     async def adjust(
-        self, act: Act, player_id: str, amount: int, *, limit: int = MAX_CENTS
+        self,
+        act: Act,
+        player_id: str,
+        amount: int,
+        *,
+        limit: int = MAX_CENTS,
+        act_limit: int = 0,
     ) -> Acted:
         first = self._replay(act)
         if first is not None:
             return first
         if player_id not in self.store.players:
             return self._record(act, act.row("refused", {"code": "unknown_player"}))
+        if act_limit > 0 and abs(amount) > act_limit:
+            refusal = {"code": "over_act_limit", "limit": act_limit}
+            return self._record(act, act.row("refused", refusal))
         w = self._wallet(player_id)
         if amount < 0 and w.available < -amount:
             refusal = {"code": "insufficient_funds", "available": w.available}

@@ -148,10 +148,21 @@ class RedisAdmin:
         return Acted(data["ok"]["row"], replayed=bool(data["replayed"]))
 
     async def adjust(
-        self, act: Act, player_id: str, amount: int, *, limit: int = MAX_CENTS
+        self,
+        act: Act,
+        player_id: str,
+        amount: int,
+        *,
+        limit: int = MAX_CENTS,
+        act_limit: int = 0,
     ) -> Acted:
         return await self._act(
-            "adjust", act, player=player_id, amount=amount, max=min(limit, MAX_CENTS)
+            "adjust",
+            act,
+            player=player_id,
+            amount=amount,
+            max=min(limit, MAX_CENTS),
+            act_max=max(act_limit, 0),
         )
 
     async def set_meter(self, act: Act, name: str, amount: int | None) -> Acted:

@@ -1,6 +1,7 @@
 -- REQ {op, act {id, operator, ts, action, target, reason, also}, digest, request_text, ttl, ...}:
 -- an operator's act, applied once by its id with its audit row, in one step.
---   adjust   {player, amount (signed), max}: a wallet credited from / debited to the house
+--   adjust   {player, amount (signed), max, act_max (0: none)}: a wallet credited from /
+--            debited to the house, at most act_max cents either way
 --   meter    {name, amount (-1: its seed)}: a meter set, the difference from / to the house
 --   suspend  {player, suspend, entry}: a player suspended (entry kept) or not
 --   submit   {act_text}: a table's act, pending until its host finishes it
@@ -33,8 +34,12 @@ if REQ.op == 'adjust' then
   if redis.call('HEXISTS', P .. 'players', pid) == 0 then
     return done('refused', obj({code = 'unknown_player'}))
   end
-  local w = wallet(pid)
   local amount = REQ.amount
+  local act_max = REQ.act_max or 0
+  if act_max > 0 and math.abs(amount) > act_max then
+    return done('refused', obj({code = 'over_act_limit', limit = act_max}))
+  end
+  local w = wallet(pid)
   if amount < 0 and w[1] - w[3] < -amount then
     return done('refused', obj({code = 'insufficient_funds', available = w[1] - w[3]}))
   end
