@@ -200,3 +200,48 @@ async def test_what_the_store_holds_is_said_unknown_while_redis_is_away(
     finally:
         await s.stop(grace=0)
         await side.close()
+
+
+@needs_chromium
+async def test_a_credit_over_the_act_limit_is_shown_refused_with_its_code(
+    browser: Browser,
+) -> None:
+    """`[admin] max_adjustment`: the page says the act was refused and why, and what it
+    asked, greyed, never as money moved; the player's balance stays as it was."""
+    limit = 5_000
+    config = with_console(make_config(wallet={"starting_credits": START}), max_adjustment=limit)
+    server = StudServer(config)
+    await server.start()
+    try:
+        hashed = await server.passwords.hash(PASSWORD)
+        await server.admin.admin.put_operator("olga", hashed, replace=False, now_ms=1)
+        problems: list[str] = []
+        ann = await open_page(browser, f"http://127.0.0.1:{server.port}/", problems)
+        await enter(ann, "Ann")
+        ann_id = await ann.evaluate("window.stud.state.me.player_id")
+        assert server.admin.port is not None
+        console = await open_page(browser, f"http://127.0.0.1:{server.admin.port}/", problems)
+        await console.set_viewport_size(LAPTOP)
+        await sign_in(console)
+        await console.get_by_test_id("tab-players").click()
+        await console.get_by_test_id("player-query").fill("ann")
+        await console.get_by_test_id("player-search").click()
+        await console.get_by_test_id(f"player-{ann_id}").click()
+
+        asked = limit + 100
+        await console.get_by_test_id("player-reason").fill("a payout too large for one act")
+        await console.get_by_test_id("player-amount").fill(str(asked // 100))
+        await console.get_by_test_id("player-credit").click()
+        result = console.get_by_test_id("act-result")
+        await expect(result).to_have_attribute("data-outcome", "refused")
+        await expect(result).to_contain_text("over_act_limit")
+        await expect(result).to_contain_text(f"asked {dollars(asked)}")
+        await expect(result).not_to_contain_text("+")
+        row = console.get_by_test_id("player-audit").get_by_test_id("audit-row")
+        await expect(row).to_contain_text("refused (over_act_limit)")
+        await expect(row.get_by_test_id("audit-amount")).to_have_text(f"asked {dollars(asked)}")
+        assert (await server.store.wallet(ann_id)).balance == START
+        await shot(console, "console-player-over-act-limit-1280.png")
+        assert [p for p in problems if "status of 4" not in p] == []
+    finally:
+        await server.stop(grace=0)
