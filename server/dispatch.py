@@ -339,7 +339,7 @@ class Requests:
                 ErrorCode.STORE_UNAVAILABLE,
                 f"the purchase under key {msg.key!r} was given up: nothing was bought, and "
                 "this key buys nothing now; send a new key to try again",
-                details={"given_up": True},  # a refusal before the store: the key stands
+                details={"given_up": True},  # unlike one never sent, whose key may go again
             ) from None
 
     async def disconnected(self, session: Session) -> None:
