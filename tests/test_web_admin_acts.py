@@ -292,7 +292,7 @@ async def test_a_round_s_results_show_the_progressive_they_count(
     # "Win $4.00" folded the lost $1 stake in with no word, where players read "incl. JP −$1"
     ann = detail.get_by_test_id("round-seat-result").nth(0)
     await expect(ann).to_contain_text("Win")
-    await expect(ann).to_contain_text("$4.00")
+    await expect(ann).to_contain_text("+\u2060$4.00")  # signed as a loss is: "−$2.00"
     await expect(ann.get_by_test_id("round-seat-side-bet")).to_have_text(
         f"incl. JP {dollars(-100).replace('.00', '')}"
     )

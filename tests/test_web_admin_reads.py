@@ -139,6 +139,8 @@ async def test_a_paused_table_s_message_leaves_every_seat_clear(
     problems: list[str] = []
     console = await console_page(server, browser, problems, size)
     await console.get_by_test_id(f"open-{table}").click()
+    # an untitled table is headed by its id once ("four (four)" said it twice)
+    await expect(console.get_by_test_id("detail-title")).to_have_text(table)
     felt = console.get_by_test_id("console-table-view")
     await expect(felt.get_by_test_id("table-message")).to_contain_text("paused this table")
     await expect(felt).to_have_attribute("data-felt", "measured")  # laid out for its size

@@ -27,10 +27,6 @@ function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function signedCents(cents) {
-  return cents < 0 ? `−${dollars(-cents)}` : dollars(cents);
-}
-
 /** The most cents an amount may be (the API's bound: JavaScript's safe integers). */
 export const MAX_CENTS = Number.MAX_SAFE_INTEGER;
 
@@ -208,7 +204,9 @@ export function renderTableDetail(state) {
   const busy = state.busy?.has(`table:${t.id}`); // its act is out: its buttons wait
   return h("section", { "data-testid": "table-detail", "data-table": t.id },
     h("p", {}, h("button", { class: "btn small ghost", "data-console": "tab", "data-tab": "tables" }, "← Tables")),
-    h("h1", {}, `${t.title} `, h("span", { class: "muted" }, `(${t.id})`)),
+    // an untitled table's title is its id: "four (four)" said it twice
+    h("h1", { "data-testid": "detail-title" }, t.title && t.title !== t.id
+      ? [`${t.title} `, h("span", { class: "muted" }, `(${t.id})`)] : t.id),
     h("dl", { class: "kv" },
       h("dt", {}, "Host"), h("dd", { class: "mono" }, `${t.process_id ?? "—"} ${t.url ?? ""}`),
       h("dt", {}, "Phase"), h("dd", { "data-testid": "detail-phase" }, t.phase ?? "—"),
@@ -451,7 +449,7 @@ function seatResult(s, rec) {
   const prize = progressivePaid(res.progressive_prize);
   const lost = sideBetLost(s, res);
   return [
-    `${OUTCOMES[res.outcome] ?? res.outcome} ${signedCents(res.net)}`,
+    `${OUTCOMES[res.outcome] ?? res.outcome} ${signedDollars(res.net)}`,
     prize ? h("div", { class: "prize", "data-testid": "round-seat-prize", "data-cents": prize },
       `Progressive ${dollars(prize)}`) : null,
     lost ? h("div", { class: "muted", "data-testid": "round-seat-side-bet", "data-cents": -lost,
