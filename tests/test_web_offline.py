@@ -699,8 +699,10 @@ async def test_a_deal_that_reaches_the_table_a_round_late_is_refused_not_placed(
     """Deal pressed as the network stalled: the ante got to the server when the network
     came back, a round later, and was placed in a round Ann never saw open, dealt and
     folded by the clock without a word. The page sends the snapshot it acted on
-    (`seq`): the server refuses the ante, and the page says the round moved on."""
-    server = await make_server(timers={"betting": 0.5, "decision": 0.5, "results": 0.3})
+    (`seq`): the server refuses the ante, and the page says the round moved on. The
+    betting lasts long enough for the page's chips and Deal on a busy machine (half a
+    second closed it before the click); the round then plays out on its clock."""
+    server = await make_server(timers={"betting": 3.0, "decision": 0.5, "results": 0.3})
     page, wire, problems = await seated(browser, server)
     table = server.rooms["alpha"].table
     bob = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
