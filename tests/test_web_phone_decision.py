@@ -204,3 +204,81 @@ async def test_dealt_three_hands_the_first_waiting_is_selected_and_shown_whole(
         None,
     ]
     assert problems == []
+
+
+#: Each own seat's header (YOU #N, its hand, its state) and box, the dealer's sticky row.
+HEADS = """(seats) => {
+  const box = (el) => el.getBoundingClientRect().toJSON();
+  const seat = (n) => document.querySelector(`[data-testid="seat-${n}"]`);
+  return {bar: box(document.querySelector('#table .felt.flow .dealer')), scrolled: scrollY,
+          seats: seats.map((n) => ({n, seat: box(seat(n)),
+                                    head: box(seat(n).querySelector('.seat-head'))}))};
+}"""
+
+#: Resolves after `n` frames drawn.
+FRAMES = """(n) => new Promise((done) => {
+  const next = (k) => (k ? requestAnimationFrame(() => next(k - 1)) : done());
+  next(n);
+})"""
+
+
+async def test_a_phone_s_showdown_leaves_no_own_hand_s_header_under_the_dealer_s_row(
+    make_server: ServerFactory, browser: Browser, others: list[StudClient]
+) -> None:
+    """Three hands at a full table, the first one shown whole under the dealer's sticky row
+    as dealt: at the showdown that row grew by the dealer's hand in words ("One Pair —
+    qualifies") and covered the first hand's header (YOU #1, its hand, its result) while
+    the rest of that hand was in view. No own hand in view has its header under the row."""
+    server = await make_server(tables=NINE, timers=LONG)
+    url = f"http://127.0.0.1:{server.port}/"
+    problems: list[str] = []
+    _, ann = await new_page(browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True)
+    await enter(ann, "Ann", tap=True)
+    await sit_three(ann, 0, tap=True)
+    for seat in range(3, 9):  # a full table
+        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        others.append(bot)
+        await bot.hello(name=f"bot{seat + 1}")
+        await bot.request("join", table="nine")
+        await bot.request("sit", table="nine", seat=seat)
+        await bot.request("ante", table="nine", seat=seat, amount=500)
+    await all_deal(others)
+    await ann.get_by_test_id("chip-500").tap()
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"ante-{seat}").tap()
+    await ann.get_by_test_id("deal").tap()
+    await expect(ann.get_by_test_id("fold-2")).to_be_visible()
+    await ann.wait_for_function("!document.querySelector('[data-dealing=\"true\"]')")
+    dealt: dict[str, Any] = await ann.evaluate(HEADS, [0, 1, 2])
+    assert dealt["seats"][0]["head"]["top"] >= dealt["bar"]["bottom"], dealt
+    for seat, decision in ((0, "raise"), (1, "fold"), (2, "raise")):
+        await ann.get_by_test_id(f"{decision}-{seat}").tap()
+        await expect(ann.get_by_test_id(f"{decision}-{seat}")).to_have_count(0)
+    # as the others decide, the row stuck to the top of the screen and the first hand
+    # whole right under it (where a player's deal put it, with a longer head above)
+    await ann.evaluate(
+        """() => {
+          const bar = document.querySelector('#table .felt.flow .dealer').getBoundingClientRect();
+          const seat = document.querySelector('[data-testid="seat-0"]').getBoundingClientRect();
+          scrollBy({top: seat.top - bar.height - 2, behavior: "instant"});
+        }"""
+    )
+    dealt = await ann.evaluate(HEADS, [0, 1, 2])
+    assert dealt["seats"][0]["head"]["top"] >= dealt["bar"]["bottom"], dealt
+    for seat, bot in zip(range(3, 9), others, strict=True):
+        await bot.request("raise", table="nine", seat=seat)
+    await expect_phase([ann], "showdown")
+    await expect(ann.get_by_test_id("dealer-hand")).to_contain_text("qualif")
+    await expect(ann.get_by_test_id("seat-0-result")).to_be_visible()
+    await ann.evaluate(FRAMES, 3)  # the showdown drawn, and whatever follows it
+    got: dict[str, Any] = await ann.evaluate(HEADS, [0, 1, 2])
+    ARTIFACTS.mkdir(exist_ok=True)
+    await ann.screenshot(path=str(ARTIFACTS / "phone-showdown-three-hands.png"))
+    edge = got["bar"]["bottom"]
+    for mine in got["seats"]:
+        in_view = mine["seat"]["bottom"] > edge  # some of it shows below the row
+        assert not (in_view and mine["head"]["top"] < edge), (mine, got["bar"])
+    # the page moved no more than the row grew
+    grew = got["bar"]["height"] - dealt["bar"]["height"]
+    assert abs(got["scrolled"] - dealt["scrolled"]) <= grew + 1, (dealt, got)
+    assert problems == []

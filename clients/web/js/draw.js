@@ -11,7 +11,7 @@ import { leaveArmed } from "./leaving.js";
 import { conn, online } from "./link.js";
 import { renderLobby } from "./lobby.js";
 import { placeToasts } from "./notices.js";
-import { revealDecision } from "./play.js";
+import { revealDecision, revealShowdown } from "./play.js";
 import { seedStatus } from "./rounds.js";
 import { buildOf, lobbyRow, selectedSeat, state, titleOf } from "./state.js";
 import { renderTable } from "./table.js";
@@ -102,6 +102,7 @@ export function draw() {
     watchFelt();
     fitFelt();
     if (snap) revealDecision(snap, state.dealing[snap.table] ?? null);
+    if (snap) revealShowdown(snap);
   }
   focusNewView(view);
   placeToasts(); // the view (and the side panel) may have come or gone under them

@@ -121,6 +121,32 @@ export function revealDecision(snap, dealing) {
   revealSeat(seat);
 }
 
+const showdownShown = {}; // table id -> the round whose showdown a phone was checked for
+
+/** A phone's showdown: the dealer's sticky row grows by its hand in words ("One Pair —
+ * qualifies"), and the browser keeps the hand in view where it was (scroll anchoring),
+ * so that row covered its header (YOU #N, the hand, the result). Once per round, when
+ * the showdown is drawn, an own hand in view (more of it below the row than under it)
+ * whose top is under the row is scrolled clear of it, by that much; the page moves no
+ * further. Measured once the frame is drawn: the browser's anchoring comes with it. */
+export function revealShowdown(snap) {
+  if (snap.phase !== "showdown" || showdownShown[snap.table] === snap.round_id) return;
+  if (!document.querySelector("#table.layout-flow")) return;
+  showdownShown[snap.table] = snap.round_id;
+  const seats = mySeats(snap);
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    const bar = document.querySelector("#table.layout-flow .felt.flow .dealer");
+    if (!bar || state.tables[snap.table]?.round_id !== snap.round_id) return;
+    const edge = bar.getBoundingClientRect().bottom;
+    for (const i of seats) {
+      const box = document.querySelector(`#table.layout-flow [data-testid="seat-${i}"]`)?.getBoundingClientRect();
+      if (!box || box.top >= edge || box.bottom - edge <= edge - box.top) continue;
+      window.scrollBy({ top: box.top - edge, behavior: "instant" });
+      return;
+    }
+  }));
+}
+
 /**
  * Tab: the next of our seats, selected and focused; while deciding, the next of those
  * still waiting (Tab went through hands decided already, and from the last seat off
