@@ -151,3 +151,47 @@ async def test_a_server_started_again_without_its_data_claims_no_void(browser: B
         for s in (server, again):
             if s is not None:
                 await s.stop(grace=0)
+
+
+#: The table's clocks (seconds) beside the shutdown strip's deadline: `since_ms` plus the
+#: grace its words give ("a round not over within 30 s is voided"), in seconds from now.
+CLOCKS = """() => {
+  const snap = window.stud.state.tables[window.stud.state.current];
+  const strip = document.querySelector('[data-testid="table-paused"]').textContent;
+  const grace = Number(strip.match(/within (\\d+) s\\b/)[1]);
+  const read = (id) => parseInt(document.querySelector(`[data-testid="${id}"]`).textContent, 10);
+  return {grace, left: (snap.paused.since_ms + grace * 1000 - Date.now()) / 1000,
+          head: read("countdown"), dealer: read("dealer-countdown"), strip};
+}"""
+
+
+async def test_a_shutdown_s_clock_and_strip_agree_on_the_deadline(browser: Browser) -> None:
+    """Shut down in order while the player decides, a round's decision clock (60 s) ran
+    past the shutdown's grace (30 s): the strip said "a round not over within 30 s is
+    voided" while the table's clock read "Fold or raise 43s". The clock counts to the
+    first of the two deadlines: here the shutdown's, as the strip says."""
+    port = free_port()
+    server = StudServer(config_at(port))
+    await server.start()
+    try:
+        problems: list[str] = []
+        page = await open_page(browser, f"http://127.0.0.1:{port}/", problems)
+        await enter_name(page, "Ann")
+        await page.get_by_test_id("play-shared").click()
+        await build_ante(page, 0, [(500, "left")])
+        await page.get_by_test_id("deal").click()
+        await expect(page.get_by_test_id("raise-0")).to_be_visible()
+        stopping = asyncio.ensure_future(server.stop(grace=30))  # SIGTERM's stop
+        await expect(page.get_by_test_id("table-paused")).to_contain_text("within 30 s")
+        got = await page.evaluate(CLOCKS)
+        assert got["grace"] == 30, got
+        for clock in ("head", "dealer"):  # whole seconds: the clock shows them rounded up
+            assert got["left"] - 1 <= got[clock] <= got["left"] + 2, (clock, got)
+        ARTIFACTS.mkdir(exist_ok=True)
+        await page.screenshot(path=str(ARTIFACTS / "shutdown-clock-1280.png"))
+        await page.get_by_test_id("raise-0").click()  # the round finishes; the server goes
+        await expect_phase([page], "showdown")
+        await asyncio.wait_for(stopping, 30)
+        assert [p for p in problems if "ERR_CONNECTION" not in p] == []
+    finally:
+        await server.stop(grace=0)

@@ -17,6 +17,7 @@ import { atStake, restartedNotice } from "./moved.js";
 import { dismissMomentToasts, dismissRefusals, dismissToasts, followRounds, showBanner, showError } from "./notices.js";
 import { loadHistory, rememberRound, sendSeed } from "./rounds.js";
 import { lettingGo, mySeats, render, setCurrent, setLastDeal, state, titleOf } from "./state.js";
+import { shutdownLeftMs } from "./table.js";
 import { KEYS } from "./tabstore.js";
 import { followClockRanOn, linkWentDown, noticeClockRanOn, noticeUnseenDecisions } from "./unseen.js";
 
@@ -183,6 +184,8 @@ export function absorb(frame) {
           player: old?.shutdownRound?.id === id ? old.shutdownRound.player : state.me?.player_id,
           finished: Boolean(old?.shutdownRound?.finished) || (frame.phase === "showdown" && frame.round_id === id) };
       }
+      // the shutdown's deadline as time left now, beside the round's own (table.js remainingMs)
+      if (frame.paused?.shutdown) frame.shutdownLeftMs = shutdownLeftMs(frame.paused, Date.now());
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;

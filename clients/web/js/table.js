@@ -23,10 +23,33 @@ const WIDE_SEAT = 140; // px: wide enough for "Raise $20" on one line
 /** Outcomes too long for a narrow seat's result, said short there. */
 const SHORT_OUTCOMES = { no_qualify: "No\u00a0qualify" }; // kept on one line
 
-/** Milliseconds left on the snapshot's timer, `null` when it has none. */
+/** The seconds a server shutting down gives a round in play, in ms, as its strip says
+ * them (`paused.reason`, the server's words: "a round not over within 30 s is voided";
+ * no frame holds the figure alone); null when they say none. */
+export function shutdownGraceMs(paused) {
+  const said = /within (\d+) s\b/.exec(paused?.reason ?? "");
+  return said ? Number(said[1]) * 1000 : null;
+}
+
+/** What is left at `wallNow` (Unix ms, the page's clock) of the grace a server shutting
+ * down (`paused.shutdown`, since `since_ms`) gives a round: null when none is known.
+ * Kept on the snapshot as `shutdownLeftMs` when it comes (js/frames.js). */
+export function shutdownLeftMs(paused, wallNow) {
+  const grace = paused?.shutdown ? shutdownGraceMs(paused) : null;
+  if (grace === null || typeof paused.since_ms !== "number") return null;
+  return Math.min(grace, Math.max(0, paused.since_ms + grace - wallNow));
+}
+
+/** Milliseconds left on the snapshot's timer, `null` when it has none. While its server
+ * shuts down, a round still betting or deciding at the grace's end is voided: the clock
+ * counts to whichever comes first, the round's own deadline or the shutdown's (it read
+ * "Fold or raise 43s" under a strip saying such a round is voided within 30 s). */
 export function remainingMs(snap, receivedAt, now) {
   if (snap?.ends_in_ms === null || snap?.ends_in_ms === undefined) return null;
-  return Math.max(0, snap.ends_in_ms - (now - receivedAt));
+  const voids = (snap.phase === "betting" || snap.phase === "deciding")
+    && typeof snap.shutdownLeftMs === "number";
+  const ends = voids ? Math.min(snap.ends_in_ms, snap.shutdownLeftMs) : snap.ends_in_ms;
+  return Math.max(0, ends - (now - receivedAt));
 }
 
 /** "12s" for the countdown. */

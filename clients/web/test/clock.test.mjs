@@ -124,3 +124,36 @@ test("the server silent: the table's buttons are off before any is pressed", () 
   const heard = table({ online: true, quiet: false, busy: false, maxSeats: 2 });
   for (const id of ["fold-0", "raise-0", "sit-1"]) assert.equal(heard.byTestId(id).getAttribute("disabled"), null, id);
 });
+
+// A server shutting down in order voids a round still betting or deciding once its grace
+// is over; the strip says so in the server's words ("within 30 s"). The table's clock read
+// "Fold or raise 43s" beside it: it counts to whichever comes first.
+const { shutdownGraceMs, shutdownLeftMs } = await import("../js/table.js");
+const SINCE = 1_767_225_600_000;
+const SHUTDOWN = {
+  shutdown: true, since_ms: SINCE,
+  reason: "this server is shutting down: a round not over within 30 s is voided, every bet refunded; "
+    + "no new one starts here",
+};
+
+test("a shutdown's grace is the figure its strip says", () => {
+  assert.equal(shutdownGraceMs(SHUTDOWN), 30000);
+  assert.equal(shutdownGraceMs({ ...SHUTDOWN, reason: "going" }), null);
+  assert.equal(shutdownLeftMs(SHUTDOWN, SINCE + 4000), 26000);
+  assert.equal(shutdownLeftMs(SHUTDOWN, SINCE + 45000), 0);
+  assert.equal(shutdownLeftMs(SHUTDOWN, SINCE - 5000), 30000, "never more than the grace");
+  assert.equal(shutdownLeftMs({ reason: "an operator's pause", since_ms: SINCE }, SINCE), null);
+});
+
+test("shutting down, the clock counts to the first deadline: the round's or the shutdown's", () => {
+  const link = { online: true, quiet: false };
+  const snap = { ...deciding(), ends_in_ms: 46000, paused: SHUTDOWN, shutdownLeftMs: 26000 };
+  // 3 s after the snapshot came: 23 s of the grace left, not the round's 43
+  assert.equal(clockView(snap, 0, 3000, link).text, "23s");
+  const root = table({ ...link, snap });
+  for (const id of CLOCKS) assert.equal(root.byTestId(id).textContent, "23s", id);
+  // the round's own deadline first: it is the one
+  assert.equal(clockView({ ...snap, ends_in_ms: 12000 }, 0, 3000, link).text, "9s");
+  // a showdown is over, voided by no shutdown: its pause runs as it is
+  assert.equal(clockView({ ...snap, phase: "showdown" }, 0, 3000, link).text, "43s");
+});
