@@ -393,7 +393,7 @@ class Room:
         start no new round). The shutdown is the bigger news, an operator's pause or not:
         the table is going, and a round not over within its grace is voided."""
         if self.closing is not None:
-            return shutdown_notice(self.closing, self._closing_grace)
+            return shutdown_notice(self.closing, self._closing_grace, int(time.time() * 1000))
         return self.paused
 
     @property

@@ -54,14 +54,16 @@ REASONS = {
 }
 
 
-def shutdown_notice(since_ms: int, grace: int) -> dict[str, object]:
+def shutdown_notice(since_ms: int, grace: int, now_ms: int) -> dict[str, object]:
     """The snapshot's `paused` while the server shuts down (PROTOCOL.md §5): no new
-    round, and one not over within the grace (whole seconds) is voided."""
+    round, and one not over within the grace (whole seconds) is voided; `voids_in_ms`:
+    what is left of it at `now_ms`, when the snapshot is made (as its `ends_in_ms`)."""
     reason = (
         f"this server is shutting down: a round not over within {grace} s is voided, every "
         "bet refunded; no new one starts here"
     )
-    return {"reason": reason, "since_ms": since_ms, "shutdown": True}
+    left = max(0, since_ms + grace * 1000 - now_ms)
+    return {"reason": reason, "since_ms": since_ms, "shutdown": True, "voids_in_ms": left}
 
 
 def jackpot_won(

@@ -314,6 +314,9 @@ async def test_a_shutdown_is_shown_at_its_tables_while_their_rounds_finish(
         view = await c.wait_table("alpha", lambda v: v["paused"] is not None)
         assert "shutting down" in view["paused"]["reason"] and view["paused"]["shutdown"] is True
         assert view["paused"]["since_ms"] > 0
+        # what is left of the grace as the snapshot was made, as `ends_in_ms` is: the
+        # page's clock counts to it (not to the round's own 60 s), without reading words
+        assert 25_000 <= view["paused"]["voids_in_ms"] <= 30_000, view["paused"]
         assert view["phase"] == "deciding"  # the round goes on
     await watcher.request("lobby", watch=False)
     rows = await watcher.wait_for(

@@ -637,3 +637,17 @@ async def test_the_lobby_shows_the_progressive_stake_and_the_paytables_before_a_
         await p.press("up", "i")
         pays = await sees(p, app, "#paytable", "Raise pays")
         assert "A folded hand collects no progressive prize." in pays, pays  # Casino Stud
+
+
+def test_the_clock_counts_to_a_shutdown_s_end_when_it_comes_first() -> None:
+    """While its server shuts down, a round still deciding when the grace ends is voided:
+    the clock read the round's own 43 s beside the strip's 'within 30 s'."""
+    from clients.tui.app import clock_ends_ms
+
+    shutdown = {"reason": "shutting down", "shutdown": True, "since_ms": 1, "voids_in_ms": 26_000}
+    deciding = {"phase": "deciding", "ends_in_ms": 43_000, "paused": shutdown}
+    assert clock_ends_ms(deciding) == 26_000
+    assert clock_ends_ms({**deciding, "ends_in_ms": 9_000}) == 9_000  # the round's first
+    assert clock_ends_ms({**deciding, "phase": "showdown"}) == 43_000  # nothing to void
+    assert clock_ends_ms({**deciding, "paused": {"reason": "dealer change"}}) == 43_000
+    assert clock_ends_ms({**deciding, "ends_in_ms": None}) is None

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from rich.text import Text
@@ -114,6 +114,17 @@ MOVED: Final = frozenset({"unknown_table", "table_moved"})  # the table is hoste
 ELSEWHERE_TEXT: Final = "Playing elsewhere: another terminal or browser took over · g plays here"
 
 Job = Callable[[], Awaitable[None]]
+
+
+def clock_ends_ms(frame: Mapping[str, Any]) -> int | None:
+    """The table's clock, ms left as the snapshot was made: the phase's own deadline, or
+    while its server shuts down the grace left (`paused.voids_in_ms`) when it comes first,
+    for a round still betting or deciding (voided then: the browser's clock does so too)."""
+    ends, paused = frame.get("ends_in_ms"), frame.get("paused") or {}
+    voids = paused.get("voids_in_ms") if paused.get("shutdown") else None
+    if ends is None or not isinstance(voids, int) or frame.get("phase") == "showdown":
+        return None if ends is None else int(ends)
+    return min(int(ends), voids)
 
 
 class StudApp(App[None]):
@@ -416,7 +427,7 @@ class StudApp(App[None]):
                 self.jackpots[str(jp["name"])] = int(jp["amount"])
             self.witness.note(frame, self.player_id)
             if table == self.table_id:
-                ends = frame.get("ends_in_ms")
+                ends = clock_ends_ms(frame)
                 now = asyncio.get_running_loop().time()
                 self.deadline = None if ends is None else now + ends / 1000
                 self._forget_moment()

@@ -185,7 +185,7 @@ export function absorb(frame) {
           finished: Boolean(old?.shutdownRound?.finished) || (frame.phase === "showdown" && frame.round_id === id) };
       }
       // the shutdown's deadline as time left now, beside the round's own (table.js remainingMs)
-      if (frame.paused?.shutdown) frame.shutdownLeftMs = shutdownLeftMs(frame.paused, Date.now());
+      if (frame.paused?.shutdown) frame.shutdownLeftMs = shutdownLeftMs(frame.paused);
       state.tables[frame.table] = frame;
       state.receivedAt[frame.table] = performance.now();
       if (frame.jackpot) state.jackpots[frame.jackpot.name] = frame.jackpot.amount;

@@ -23,21 +23,11 @@ const WIDE_SEAT = 140; // px: wide enough for "Raise $20" on one line
 /** Outcomes too long for a narrow seat's result, said short there. */
 const SHORT_OUTCOMES = { no_qualify: "No\u00a0qualify" }; // kept on one line
 
-/** The seconds a server shutting down gives a round in play, in ms, as its strip says
- * them (`paused.reason`, the server's words: "a round not over within 30 s is voided";
- * no frame holds the figure alone); null when they say none. */
-export function shutdownGraceMs(paused) {
-  const said = /within (\d+) s\b/.exec(paused?.reason ?? "");
-  return said ? Number(said[1]) * 1000 : null;
-}
-
-/** What is left at `wallNow` (Unix ms, the page's clock) of the grace a server shutting
- * down (`paused.shutdown`, since `since_ms`) gives a round: null when none is known.
- * Kept on the snapshot as `shutdownLeftMs` when it comes (js/frames.js). */
-export function shutdownLeftMs(paused, wallNow) {
-  const grace = paused?.shutdown ? shutdownGraceMs(paused) : null;
-  if (grace === null || typeof paused.since_ms !== "number") return null;
-  return Math.min(grace, Math.max(0, paused.since_ms + grace - wallNow));
+/** What was left, when the snapshot was made, of the grace a server shutting down
+ * (`paused.shutdown`) gives a round in play (`paused.voids_in_ms`); null when none is
+ * said. Kept on the snapshot as `shutdownLeftMs` when it comes (js/frames.js). */
+export function shutdownLeftMs(paused) {
+  return paused?.shutdown && typeof paused.voids_in_ms === "number" ? paused.voids_in_ms : null;
 }
 
 /** Milliseconds left on the snapshot's timer, `null` when it has none. While its server

@@ -126,23 +126,22 @@ test("the server silent: the table's buttons are off before any is pressed", () 
 });
 
 // A server shutting down in order voids a round still betting or deciding once its grace
-// is over; the strip says so in the server's words ("within 30 s"). The table's clock read
-// "Fold or raise 43s" beside it: it counts to whichever comes first.
-const { shutdownGraceMs, shutdownLeftMs } = await import("../js/table.js");
+// is over; the strip says so ("within 30 s"), and `paused.voids_in_ms` what was left of it
+// when the snapshot was made. The table's clock read "Fold or raise 43s" beside it: it
+// counts to whichever comes first.
+const { shutdownLeftMs } = await import("../js/table.js");
 const SINCE = 1_767_225_600_000;
 const SHUTDOWN = {
-  shutdown: true, since_ms: SINCE,
+  shutdown: true, since_ms: SINCE, voids_in_ms: 26000,
   reason: "this server is shutting down: a round not over within 30 s is voided, every bet refunded; "
     + "no new one starts here",
 };
 
-test("a shutdown's grace is the figure its strip says", () => {
-  assert.equal(shutdownGraceMs(SHUTDOWN), 30000);
-  assert.equal(shutdownGraceMs({ ...SHUTDOWN, reason: "going" }), null);
-  assert.equal(shutdownLeftMs(SHUTDOWN, SINCE + 4000), 26000);
-  assert.equal(shutdownLeftMs(SHUTDOWN, SINCE + 45000), 0);
-  assert.equal(shutdownLeftMs(SHUTDOWN, SINCE - 5000), 30000, "never more than the grace");
-  assert.equal(shutdownLeftMs({ reason: "an operator's pause", since_ms: SINCE }, SINCE), null);
+test("a shutdown's time left is the snapshot's, never read from its words", () => {
+  assert.equal(shutdownLeftMs(SHUTDOWN), 26000);
+  assert.equal(shutdownLeftMs({ ...SHUTDOWN, voids_in_ms: undefined }), null, "an older server's");
+  assert.equal(shutdownLeftMs({ reason: "an operator's pause", since_ms: SINCE }), null);
+  assert.equal(shutdownLeftMs(null), null);
 });
 
 test("shutting down, the clock counts to the first deadline: the round's or the shutdown's", () => {
