@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 from rich.cells import cell_len
 
-from clients.tui import PlayScreen, StudApp
+from clients.tui import PlayScreen, StudApp, WatchScreen
 from clients.tui.render import history_text, plain_name, seats_text
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, phase, shown, until, url
@@ -189,3 +189,62 @@ def test_a_seat_away_keeps_the_names_one_width_through_a_round(columns: int) -> 
         ]
         assert all(cell_len(name) >= 16 for name in shown_names if "…" in name), lines
     assert len(edges[0]) == 1 and edges[0] == edges[1], edges
+
+
+def sitting_out_away(ph: str, names: tuple[str, ...]) -> dict[str, Any]:
+    """A table in `ph` seen by a spectator: `names` at seats 1.., the first two with a
+    bet (dealt from the decisions on), the rest away and without one (sitting out)."""
+    snap = table(ph, names[0], len(names) - 1)
+    for n, seat in enumerate(snap["seats"][: len(names)]):
+        seat.update(name=names[n], player_id=f"s{n}")
+        if n >= 2:
+            seat.update(ante=0, progressive=False, ready=False, connected=False)
+            seat.update(cards=None, hand=None, decision=None, result=None)
+    return snap
+
+
+@pytest.mark.parametrize("columns", sorted(WIDTHS))
+def test_seats_away_without_a_bet_leave_the_names_the_room_their_lines_have(
+    columns: int,
+) -> None:
+    """Three seats away with no bet ("Phoner2 … (away)") held the other names to 18
+    cells at 80 columns ("Maximilian Oberha…") with some 40 columns blank: the names
+    kept room for "Folded (timer) (away)", a state only a seat away with a bet can
+    reach. A seat away without one reads "Sitting out (away)" at most: the names take
+    what that leaves, the same from the bets to the decisions."""
+    width = WIDTHS[columns]
+    names = ("Maximilian Oberhauser", "Krzysztof Wojciechowski", *["Phoner2"] * 3)
+    edges, widest = [], []
+    for ph in ("betting", "deciding"):
+        snap = sitting_out_away(ph, names)
+        lines = seats_text(snap, None, None, width).plain.splitlines()
+        assert all(cell_len(line) <= width for line in lines), lines
+        assert "(away)" in lines[2], lines
+        shown_names = [line[4:].split("  ")[0] for line in lines[: len(names)]]
+        assert shown_names[0] == names[0], lines  # 21 letters: whole at 80 columns too
+        cut = [name for name in shown_names if name.endswith("…")]
+        widest.append(max(cell_len(line) for line in lines))
+        edges.append({cell_len(line[: line.index(" - ")]) for line in lines[2:5]})
+        if cut:  # cut only where the decisions' lines are full
+            assert ph == "betting" or widest[-1] == width, lines
+    assert len(edges[0]) == 1 and edges[0] == edges[1], edges
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_spectator_sees_names_whole_beside_seats_away(
+    make_server: ServerFactory, connect: ClientFactory, size: tuple[int, int]
+) -> None:
+    """`stud-client watch` at 80x24 while waiting for bets read "Maximilian Oberha…"
+    beside a seat whose player was away, with some 40 columns of the line blank."""
+    server = await make_server(timers=LONG, tables=NINE)
+    long_name = await connect(server, "Maximilian Oberhauser")
+    await long_name.request("sit", table="nine", seat=0)
+    gone = await connect(server, "Phoner2")
+    await gone.request("sit", table="nine", seat=1)
+    await gone.close()
+    app = StudApp(url(server), "Wendy", table="nine", watch=True)
+    async with app.run_test(size=size) as p:
+        await until(p, lambda: isinstance(app.screen, WatchScreen), "the watch screen")
+        await until(p, lambda: "(away)" in shown(app, "#seats"), "the seat away")
+        lines = shown(app, "#seats").splitlines()
+        assert "Maximilian Oberhauser " in lines[0], lines

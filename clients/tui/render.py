@@ -388,7 +388,7 @@ def name_cell(name: str, cells: int, fitted: str | None = None) -> str:
     return escape(fitted) + " " * max(0, cells - cell_len(fitted))
 
 
-def round_name_cells(width: int, longest: int, *, away: bool = False) -> int:
+def round_name_cells(width: int, longest: int, *, away: bool = False, bet: bool = True) -> int:
     """The cells a name takes through a round at `width`: what a dealt seat's line leaves
     in the closest layout (its cards and longest state; its hand's name gives way to the
     names, as the layouts do), at least `NAME_WANTED` and at most `NAME_CELLS`. The same at
@@ -396,8 +396,12 @@ def round_name_cells(width: int, longest: int, *, away: bool = False) -> int:
     dealt, and back, moving every column after it), and at the showdown unless its
     results need the room. The room was that of a line with its hand named, which no
     dealt line beside a long name takes: at 80 columns "Terminal Tomasz…" beside 35 blank.
-    `away`: a seat's player is away, and its state says so ("Folded (timer) (away)")."""
+    `away`: a seat's player is away, and its state says so: "Folded (timer) (away)" where
+    it has a `bet`, else "Sitting out (away)" at most (room kept for the first beside any
+    seat away held names to 18 cells at 80 columns, 21 when none has a bet)."""
     closest, seat = SEAT_LAYOUTS[-1], {**DEALT, "connected": not away}
+    if away and not bet:
+        seat.update(ante=0, cards=None, decision=None)
     dealt = seat_line(False, 8, seat, None, "deciding", *closest, cut=0, labels=0).cell_len
     return min(longest, NAME_CELLS, max(NAME_WANTED, width - dealt))
 
@@ -454,8 +458,9 @@ def seats_text(
         layout: width - max((line.cell_len for line in lines(layout, 0)), default=0)
         for layout in SEAT_LAYOUTS
     }
-    away = any(not s.get("connected", True) for s in taken)
-    wanted = round_name_cells(width, longest, away=away)
+    away = [s for s in taken if not s.get("connected", True)]
+    bet = any(s.get("ante") or s.get("cards") for s in away)
+    wanted = round_name_cells(width, longest, away=bool(away), bet=bet)
     layout = next((lay for lay in SEAT_LAYOUTS if room[lay] >= wanted), None)
     if phase == "showdown" and labels and layout is not None and not layout[1]:
         # the results need the room: each hand named, before a name's last letters
