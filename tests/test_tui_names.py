@@ -13,6 +13,7 @@ from rich.cells import cell_len
 
 from clients.tui import PlayScreen, StudApp, WatchScreen
 from clients.tui.render import history_text, plain_name, seats_text
+from clients.tui.screens import HistoryScreen
 from tests.conftest import ClientFactory, ServerFactory
 from tests.test_tui import LONG, phase, shown, until, url
 from tests.test_tui_small import NINE, columns_at, two_hands
@@ -248,3 +249,45 @@ async def test_a_spectator_sees_names_whole_beside_seats_away(
         await until(p, lambda: "(away)" in shown(app, "#seats"), "the seat away")
         lines = shown(app, "#seats").splitlines()
         assert "Maximilian Oberhauser " in lines[0], lines
+
+
+def no_qualify_round(other: str) -> dict[str, Any]:
+    """A round the player ("me") folded and `other` raised against a dealer who did not
+    qualify."""
+    record = two_hands()
+    mine, theirs = cast(list[dict[str, Any]], record["seats"])
+    mine.update(decision="fold", result={"outcome": "fold", "net": -100})
+    theirs.update(name=other, result={"outcome": "no_qualify", "net": 100})
+    return record
+
+
+@pytest.mark.parametrize("columns", sorted(WIDTHS))
+@pytest.mark.parametrize("other", [OWN[0], "Bo"])
+def test_history_says_no_qualify_before_it_cuts_a_name(columns: int, other: str) -> None:
+    """At 120 columns a "Dealer did not qualify" row cut "Terminal Tomasz…" and kept the
+    long words: where a line is short of room, "No qualify" goes first (as on the
+    seats), and the name takes what that leaves; the long words where names are whole."""
+    width = WIDTHS[columns]
+    lines = history_text([no_qualify_round(other)], "me", {}, width=width).plain.splitlines()
+    assert all(cell_len(line) <= width for line in lines), lines
+    assert other in "\n".join(lines) and "…" not in "\n".join(lines[1:4]), lines
+    stakes = [re.search(r"\$5(\.00|\+\$10)", x) for x in lines if x.startswith("  seat ")]
+    assert len({cell_len(m.string[: m.end()]) for m in stakes if m}) == 1, lines  # one column
+    if columns == 120 and other == "Bo":
+        assert "Dealer did not qualify" in "\n".join(lines), lines
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_history_screen_shows_a_long_name_whole_beside_no_qualify(
+    size: tuple[int, int],
+) -> None:
+    """As the terminal draws History (`h`) at 80x24 and 120x40."""
+    app = StudApp("ws://127.0.0.1:1/ws", "Ann")  # nothing to connect to: a history given
+    async with app.run_test(size=size) as p:
+        await app.link.stop()
+        app.link.welcome = {"player_id": "me"}
+        app.history = [no_qualify_round(OWN[0])]
+        await app.push_screen(HistoryScreen())
+        await until(p, lambda: "Terminal" in shown(app, "#history"), "the history")
+        rows = [s.text for s in app.screen._compositor.render_strips()]
+        assert any(OWN[0] in row and "No qualify" in row for row in rows), rows

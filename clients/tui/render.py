@@ -757,7 +757,8 @@ def history_text(
     `titles` and `variants` (from the lobby) turn table and variant ids into names. Under
     100 `width` cells, or where a hand's line would not fit (a long result, its
     progressive's part), a round's hands take two lines each (one wrapped its result onto
-    a line alone)."""
+    a line alone); there, or where the long words would cut a name, results in short
+    words ("No qualify")."""
     if not rounds:
         return Text("No rounds yet: play one and come back.", style="dim")
     blocks = []
@@ -790,6 +791,11 @@ def history_text(
         )
         narrow = width is not None and width < 100  # the long words where there is room
         cells = history_name_cells(hands, width, two_lines=two_lines, short=narrow)
+        longest = max((cell_len(plain_name(who or "")) for _, who in hands), default=0)
+        if width is not None and cells < min(NAME_CELLS, longest):
+            # short of room: "No qualify" goes first, as on the seats, before a name is cut
+            narrow = True
+            cells = history_name_cells(hands, width, two_lines=two_lines, short=narrow)
         # two names cut alike ("Alexandra Konst…" twice) keep their ends instead
         fitted = distinct_names([who or "" for _, who in hands], cells)
         lines += [
