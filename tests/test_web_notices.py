@@ -38,6 +38,7 @@ pytestmark = needs_chromium
 ERROR_RED = "rgb(59, 13, 20)"  # a refusal's background (notices.css .toast)
 LONG = {"betting": 60, "decision": 60, "results": 60}  # nothing moves by the clock
 LAPTOP = LAPTOPS[0]  # 1280x800
+DESKTOP = LAPTOPS[2]  # 1920x1080
 
 # Six notices, sticky news among them, an error, and three jackpot banners at once, as
 # the page's own modules show them (the same instances: one module graph a page).
@@ -272,16 +273,26 @@ async def test_a_passing_toast_on_a_phone_lets_a_tap_through_to_the_seat_under_i
     assert problems == []
 
 
-#: The rows of the side panel's paytable ("Raise pays") that a notice covers, and each
-#: notice's code, whether it is folded to one line, and its box.
+#: What the notices cover of the side panel's content as it shows (the rows of both
+#: paytables, the provably fair box, the rules) and of the seats, and each notice's code,
+#: whether it is folded to one line, and its box.
 PAYTABLE_UNDER = """() => {
   const hit = (a, b) =>
     a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const toasts = [...document.querySelectorAll("#errors .toast")];
-  const rows = [...document.querySelectorAll('[data-testid="paytable"] tr')];
+  const side = document.querySelector("#table .side").getBoundingClientRect();
+  // what the panel shows of an element (scrolled out of it, nothing)
+  const shown = (el) => { const r = el.getBoundingClientRect();
+    const top = Math.max(r.top, side.top), bottom = Math.min(r.bottom, side.bottom);
+    return bottom > top ? {left: r.left, right: r.right, top, bottom} : null; };
+  const toasts = [...document.querySelectorAll("#errors > *")];
+  const over = (els, box) => els.filter((el) => { const r = box(el);
+    return r && toasts.some((t) => hit(t.getBoundingClientRect(), r)); })
+    .map((el) => el.dataset.testid ?? el.textContent.slice(0, 30));
+  const inPanel = '[data-testid="paytable"] tr, [data-testid="progressive-paytable"] tr, '
+    + '#table .side-body > *';
   return {
-    covered: rows.filter((r) => toasts.some((t) => hit(t.getBoundingClientRect(),
-      r.getBoundingClientRect()))).map((r) => r.textContent),
+    covered: over([...document.querySelectorAll(inPanel)], shown),
+    seats: over([...document.querySelectorAll("#table .seat")], (el) => el.getBoundingClientRect()),
     toasts: toasts.map((t) => ({code: t.dataset.code, folded: t.classList.contains("collapsed"),
       box: t.getBoundingClientRect().toJSON()})),
     screen: innerHeight,
@@ -306,16 +317,20 @@ RESTART_NEWS = """async () => {
 }"""
 
 
+@pytest.mark.parametrize("size", [LAPTOP, DESKTOP], ids=["1280x800", "1920x1080"])
 async def test_notices_at_a_laptop_s_table_leave_the_paytable_in_view(
-    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient], size: ViewportSize
 ) -> None:
-    """At 1280x800 the notices go over the side panel's foot: a Leave's warning, and the
-    three notices of a server started again, went up over the paytable ("Raise pays")
-    the player reads while deciding. They take less room now, older news folded to a
-    line (a tap opens it), news of money whole while unread."""
+    """At 1280x800 the notices stood over the side panel's foot: a Leave's warning covered
+    the progressive paytable's rows, and the notices of a server started again the
+    paytable ("Raise pays") from Flush down. They stand at the panel's top now, in its
+    column: the panel starts under them and scrolls, and they cover none of its content
+    nor a seat; older news folded to a line (a tap opens it), news of money whole while
+    unread."""
     server = await make_server(tables=STUD_NINE, timers=LONG)  # a folded hand's stake plays
     problems: list[str] = []
-    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
+    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=size)
+    wide = f"{size['width']}"
     await enter_by_tap(ann, "Ann")
     await sit_three(ann, 0)
     for seat in range(3, 9):  # a full table
@@ -340,23 +355,31 @@ async def test_notices_at_a_laptop_s_table_leave_the_paytable_in_view(
     await expect(confirm).to_contain_text("Your raised hand on seat #1 plays on")
     await expect(confirm.get_by_test_id("leave-confirm-button")).to_be_in_viewport(ratio=1)
     got = await ann.evaluate(PAYTABLE_UNDER)
-    await ann.screenshot(path=str(ARTIFACTS / "notices-leave-warning-1280.png"))
-    assert got["covered"] == [], got
+    await ann.screenshot(path=str(ARTIFACTS / f"notices-leave-warning-{wide}.png"))
+    assert got["covered"] == [] and got["seats"] == [], got
     await confirm.get_by_test_id("error-dismiss").click()
 
     await ann.evaluate(RESTART_NEWS)
     await expect(ann.locator('.toast[data-code="table-moved"]')).to_be_visible()
     got = await ann.evaluate(PAYTABLE_UNDER)
-    await ann.screenshot(path=str(ARTIFACTS / "notices-restart-1280.png"))
-    assert got["covered"] == [], got
+    await ann.screenshot(path=str(ARTIFACTS / f"notices-restart-{wide}.png"))
+    assert got["covered"] == [] and got["seats"] == [], got
     kept = {t["code"]: t for t in got["toasts"]}
     assert set(kept) == {"round-voided", "session-ended", "table-moved"}, got  # none gone
     assert not kept["table-moved"]["folded"], got  # the newest, news of money: whole
     for t in got["toasts"]:
         assert t["box"]["bottom"] <= got["screen"], got
-    # a folded one opens at a tap, whole
-    await ann.locator('.toast[data-code="session-ended"] .msg').click()
-    await expect(ann.locator('.toast[data-code="session-ended"]')).not_to_have_class(
+    # a folded one opens at a tap, whole, and the panel moves down under it
+    assert kept["round-voided"]["folded"], got
+    await ann.locator('.toast[data-code="round-voided"] .msg').click()
+    await expect(ann.locator('.toast[data-code="round-voided"]')).not_to_have_class(
         re.compile(r"\bcollapsed\b")
     )
+    got = await ann.evaluate(PAYTABLE_UNDER)
+    assert got["covered"] == [] and got["seats"] == [], got
+    # the notices gone, the panel takes its room back
+    for _ in range(3):
+        await ann.locator("#errors .toast").last.get_by_test_id("error-dismiss").click()
+    await expect(ann.locator("#errors .toast")).to_have_count(0)
+    await expect(ann.locator("#table .side")).to_have_css("margin-top", "0px")
     assert problems == []

@@ -52,6 +52,7 @@ hooks.tableChanged = (table) => {
 hooks.hello = hello;
 hooks.absorb = absorb;
 hooks.linkStatus = linkStatus;
+hooks.sidePanelResized = markSidePanel;
 
 window.addEventListener("scroll", placeToasts, { passive: true });
 window.addEventListener("resize", placeToasts);

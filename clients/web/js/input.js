@@ -70,7 +70,7 @@ export function onClick(event) {
     case "toggle-toast": {
       const toast = el.closest(".toast");
       toast?.classList.toggle("collapsed");
-      // opened by the player: not folded again to make room (notices.js foldOverPaytable)
+      // opened by the player: not folded again to make room (notices.js foldOlder)
       if (toast) toast.dataset.opened = String(!toast.classList.contains("collapsed"));
       toast?.querySelector(".more")?.setAttribute("aria-expanded", String(!toast.classList.contains("collapsed")));
       placeToasts();

@@ -7,7 +7,7 @@ import { $, h } from "./dom.js";
 import { categoryLabel, dollars, errorText } from "./format.js";
 import { conn, connectedTo } from "./link.js";
 import { tablePageUrl } from "./lobby.js";
-import { lobbyRow, state, titleOf } from "./state.js";
+import { hooks, lobbyRow, state, titleOf } from "./state.js";
 
 const ERROR_TTL_MS = 10000;
 const NOTICE_TTL_MS = 5000;
@@ -180,11 +180,13 @@ function trimToasts(max) {
   }
 }
 
+let watched = false;
+
 /** Toasts go just under the top bar while it is on screen: never over the wallet
  * (a purchase's news must not hide the balance it changed), never off the top. At a
- * table with the side panel beside the felt they go over that panel's foot, never over
- * the dealer's cards (a showdown's news comes as they are turned) nor the provably fair
- * box at the panel's top (read at the showdown too). At a table without it
+ * table with the side panel beside the felt they go at that panel's top, in its column:
+ * the panel starts under them and scrolls (over its foot they covered the paytables read
+ * while deciding), never over the dealer's cards or the seats. At a table without it
  * (a phone, a narrow window) the table's head is under the top bar, with the way out
  * and the phase's clock, and the dealer's row under it: the toasts go to the foot of
  * the screen instead, above the chip rack while it is there; but not over a decision's
@@ -193,6 +195,10 @@ function trimToasts(max) {
  * keeps a clock. The jackpot's news at a table goes with them (`showBanner`). */
 export function placeToasts() {
   const list = $("errors");
+  if (!watched) { // a notice gone by itself (its time up, dismissed) gives its room back at once
+    watched = true;
+    new MutationObserver(() => placeToasts()).observe(list, { childList: true });
+  }
   // the history panel has its head (and its close button) up there: below it, then
   const low = state.history.open;
   list.classList.toggle("low", low);
@@ -200,7 +206,10 @@ export function placeToasts() {
     placeInLobby(low);
     return;
   }
-  if (!list.children.length) return;
+  if (!list.children.length) {
+    makeRoom(0);
+    return;
+  }
   const atTable = !low && Boolean(state.current) && !$("table").hidden;
   const side = atTable ? document.querySelector("#table .table-layout > .side") : null;
   const panel = side?.getBoundingClientRect();
@@ -229,13 +238,16 @@ export function placeToasts() {
     list.style.top = `${top}px`;
   };
   if (aside && !low) {
-    // over the panel's foot (its paytables and rules), not its top: the provably fair
-    // box there (Commitment, Round) is read at the showdown, as the news comes
-    list.style.top = "auto";
-    list.style.bottom = `${Math.max(8, Math.round(window.innerHeight - Math.min(panel.bottom, window.innerHeight)) + 6)}px`;
-    foldOverPaytable(list, side);
+    // at the panel's top, in its flow: the panel starts under them and scrolls what it
+    // holds (over its foot they covered the paytables read while deciding)
+    const area = panel.top - (parseFloat(getComputedStyle(side).marginTop) || 0);
+    list.style.bottom = "auto";
+    list.style.top = `${Math.round(area)}px`;
+    foldOlder(list, panel.bottom - area);
+    makeRoom(list.children.length ? Math.ceil(list.getBoundingClientRect().height) + 8 : 0);
     return;
   }
+  makeRoom(0);
   if (!foot) {
     underTopBar();
     return;
@@ -301,18 +313,24 @@ export function placeToasts() {
  * table's seats and round after a move, a leave's settlement): never folded unread. */
 const MONEY_CODES = new Set(["round-voided", "unseen-round", "table-moved", "left-settled"]);
 
-/** Over the side panel's foot, the notices rising over its paytable ("Raise pays", read
- * while deciding: the three notices of a server started again covered it): the older
- * ones fold to a line (a tap opens them), the oldest first; never news of money (it
- * folds once read, as every sticky one does), the newest, nor one the player opened. */
-function foldOverPaytable(list, side) {
-  const pays = side.querySelector('[data-testid="paytable"]')?.getBoundingClientRect();
-  if (!pays?.height) return;
-  const keep = Math.min(pays.bottom, window.innerHeight);
+/** The room the side panel leaves at its top for the notices (`--side-notices`, rack.css):
+ * it moves down under them and scrolls, saying "more below" when it holds more. */
+function makeRoom(px) {
+  const root = document.documentElement.style;
+  if (root.getPropertyValue("--side-notices") === `${px}px`) return;
+  root.setProperty("--side-notices", `${px}px`);
+  hooks.sidePanelResized();
+}
+
+/** In the side panel's column the older notices fold to a line (a tap opens them) while
+ * they take more than half of it, the oldest first: the panel's paytables keep room
+ * under them. Never news of money (it folds once read, as every sticky one does), the
+ * newest, nor one the player opened. */
+function foldOlder(list, column) {
   const older = [...list.querySelectorAll('.toast[data-sticky="true"]:not(.collapsed):not([data-opened="true"])')]
     .filter((el) => el !== list.lastElementChild && !MONEY_CODES.has(el.dataset.code));
   for (const el of older) {
-    if (list.getBoundingClientRect().top >= keep) return;
+    if (list.getBoundingClientRect().height <= column / 2) return;
     el.classList.add("collapsed");
     el.querySelector(".more")?.setAttribute("aria-expanded", "false");
   }

@@ -16,6 +16,7 @@ export const hooks = {
   hello: () => {}, // the socket opened (frames.js)
   absorb: () => {}, // a frame came (frames.js)
   linkStatus: () => {}, // the link's state changed (frames.js)
+  sidePanelResized: () => {}, // the side panel's room changed (frame.js's markSidePanel)
 };
 
 export const state = {
