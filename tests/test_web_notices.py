@@ -383,3 +383,62 @@ async def test_notices_at_a_laptop_s_table_leave_the_paytable_in_view(
     await expect(ann.locator("#errors .toast")).to_have_count(0)
     await expect(ann.locator("#table .side")).to_have_css("margin-top", "0px")
     assert problems == []
+
+
+async def test_a_key_s_notice_goes_once_the_hand_it_selected_is_decided(
+    make_server: ServerFactory, browser: Browser, cy: list[StudClient]
+) -> None:
+    """A full table, three own hands: after r on one and then f, "Seat #… has raised
+    already; nothing sent. Selected now: #…" stayed up once that hand was raised, through
+    the showdown and into the next round's betting. It belongs to its moment: it goes as
+    the hand it selected is decided."""
+    server = await make_server(tables=STUD_NINE, timers=LONG)
+    problems: list[str] = []
+    _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
+    await enter_by_tap(ann, "Ann")
+    await sit_three(ann, 0)
+    for seat in range(3, 9):  # a full table
+        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
+        cy.append(bot)
+        await bot.hello(name=f"bot{seat + 1}")
+        await bot.request("join", table="nine")
+        await bot.request("sit", table="nine", seat=seat)
+        await bot.request("ante", table="nine", seat=seat, amount=500)
+        await bot.request("deal", table="nine")
+    await ann.get_by_test_id("chip-1000").click()
+    for seat in (0, 1, 2):
+        await ann.get_by_test_id(f"ante-{seat}").click()
+    await ann.get_by_test_id("deal").click()
+    await expect(ann.get_by_test_id("fold-2")).to_be_enabled()
+    await ann.locator("body").click(position={"x": 5, "y": 400})  # the keys go to the page
+    await ann.keyboard.press("Tab")
+    await ann.keyboard.press("Tab")
+    await ann.keyboard.press("r")
+    raised = ann.locator('#table [data-testid$="-status"]', has_text="Raised")
+    await expect(raised).to_have_count(1)
+    await ann.keyboard.press("f")
+    told = ann.locator('.toast[data-code="decided"]')
+    await expect(told).to_contain_text("raised already; nothing sent. Selected now: #")
+    words = await told.locator(".msg").text_content() or ""
+    selected = int(re.search(r"Selected now: #(\d)", words).group(1)) - 1  # type: ignore[union-attr]
+    await ann.get_by_test_id(f"raise-{selected}").click()
+    # the frame that shows the hand raised takes the notice away with it
+    await expect(ann.get_by_test_id(f"seat-{selected}-status")).to_have_text("Raised")
+    assert await told.count() == 0, words
+    await ann.screenshot(path=str(ARTIFACTS / "notices-key-notice-gone-1280.png"))
+    # one said with no hand of the player's left waiting: it goes as the round moves on
+    for seat in (0, 1, 2):
+        fold = ann.get_by_test_id(f"fold-{seat}")
+        if await fold.count() and await fold.is_enabled():
+            await fold.click()
+            await expect(ann.get_by_test_id(f"seat-{seat}-status")).to_have_text("Folded")
+    await expect(ann.locator('#table [data-testid$="-status"]', has_text="Deciding")).to_have_count(
+        6
+    )
+    await ann.keyboard.press("f")
+    await expect(told).to_contain_text("already; nothing sent.")
+    for seat, bot in zip(range(3, 9), cy, strict=True):
+        await bot.request("fold", table="nine", seat=seat)
+    await expect(ann.get_by_test_id("phase")).not_to_contain_text("Fold or raise")
+    assert await told.count() == 0
+    assert problems == []

@@ -63,3 +63,14 @@ export function nextWaiting(waiting, seat) {
   const rest = waiting.filter((i) => i !== seat);
   return rest.find((i) => i > seat) ?? rest[0];
 }
+
+/** Whether a key's notice about a hand already decided ("Seat #9 has raised already;
+ * nothing sent. Selected now: #8") is out of date in the table's snapshot `snap`: no
+ * decision is due any more, or the hand it selected (`seat`, null for none) has been
+ * decided (it stayed up through the showdown into the next round's betting). */
+export function choiceNoticeStale(seat, snap) {
+  if (snap.phase !== "deciding") return true;
+  if (seat === null) return false;
+  const hand = snap.seats?.[seat];
+  return !hand?.cards || Boolean(hand.decision);
+}

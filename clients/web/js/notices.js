@@ -5,6 +5,7 @@
 import { OfflineError } from "./connection.js";
 import { $, h } from "./dom.js";
 import { categoryLabel, dollars, errorText } from "./format.js";
+import { choiceNoticeStale } from "./keys.js";
 import { conn, connectedTo } from "./link.js";
 import { tablePageUrl } from "./lobby.js";
 import { hooks, lobbyRow, state, titleOf } from "./state.js";
@@ -53,10 +54,12 @@ export function dismissRefusals(about) {
  * away by the code that showed it (a leave's warning, while the leave is armed); an
  * `action` ({action, label, testid, key}) is a button in it that does what it asks.
  * `table` and `round` say what it is about (`followRounds`: it goes once that is past);
- * `expires`: a sticky one, read and folded, goes that many ms later (news, not money).
+ * `expires`: a sticky one, read and folded, goes that many ms later (news, not money);
+ * `seat`: the hand a key's notice of a hand decided already selected (it goes once that
+ * hand is decided: `followRounds`).
  */
 export function showError(err, { code = null, tone = null, sticky = false, open = null, about = null,
-  lasting = false, action = null, table = null, round, expires = null } = {}) {
+  lasting = false, action = null, table = null, round, expires = null, seat = null } = {}) {
   // The table gone (`tableMoved` said so): a refusal that says it again adds nothing.
   if (err?.frame?.code === "table_moved" && $("errors").querySelector('[data-code="table_moved"]')) return;
   // A table hosted by another server of the fleet: offer to go there.
@@ -81,7 +84,7 @@ export function showError(err, { code = null, tone = null, sticky = false, open 
     "data-testid": tone === "ok" ? "notice" : "error",
     "data-code": code ?? (err instanceof OfflineError ? "offline" : null) ?? err?.frame?.code ?? err?.code ?? "client",
     "data-sticky": sticky ? "true" : null, "data-about": about, "data-table": table,
-    "data-round": table && round !== undefined ? round ?? "" : null },
+    "data-round": table && round !== undefined ? round ?? "" : null, "data-seat": seat },
     h("span", { class: "msg", "data-testid": "error-message", "data-action": sticky ? "toggle-toast" : null }, text),
     remote && h("button", { class: "btn small", "data-action": "open-remote", "data-href": remote,
       "data-testid": "error-open" }, "Open"),
@@ -132,6 +135,14 @@ export function followRounds(old, snap) {
   const started = Boolean(snap.round_id) && snap.round_id !== old?.round_id;
   const mine = (snap.seats ?? []).some((s) => s && s.player_id === state.me?.player_id && s.ante > 0);
   let gone = false;
+  // a key's notice ("Seat #9 has raised already … Selected now: #8") goes with its moment:
+  // once the hand it selected is decided, or no decision is due
+  for (const el of $("errors").querySelectorAll(`.toast[data-code="decided"][data-table="${snap.table}"]`)) {
+    if (choiceNoticeStale(el.dataset.seat === undefined ? null : Number(el.dataset.seat), snap)) {
+      el.remove();
+      gone = true;
+    }
+  }
   for (const el of $("errors").querySelectorAll(".toast[data-table]")) {
     const read = el.dataset.sticky !== "true" || el.dataset.seen === "true";
     if (el.dataset.table === snap.table) {

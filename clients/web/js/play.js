@@ -207,7 +207,7 @@ export function decideByKey(decision) {
     const mine = seat === null ? null : snap.seats[seat];
     if (mine?.decision) {
       showError(`Seat #${seat + 1} has ${mine.decision === "raise" ? "raised" : "folded"} already; `
-        + "nothing sent.", { code: "decided", tone: "warn" });
+        + "nothing sent.", { code: "decided", tone: "warn", table: snap.table, round: snap.round_id });
     } else {
       showError("None of your hands is waiting for a decision.", { tone: "warn" });
     }
@@ -220,7 +220,8 @@ export function decideByKey(decision) {
     const next = nextWaiting(undecided, seat);
     const also = undecided.filter((i) => i !== next).map((i) => `#${i + 1}`);
     showError(`Seat #${seat + 1} has ${done}; nothing sent. Selected now: #${next + 1}, waiting`
-      + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`, { code: "decided", tone: "warn" });
+      + `${also.length ? ` (and ${also.join(", ")})` : ""}: press f or r again for it.`,
+    { code: "decided", tone: "warn", table: snap.table, round: snap.round_id, seat: next });
     selectSeat(next, { focus: focusFollows() });
     return;
   }

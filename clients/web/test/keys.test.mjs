@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { KEY_HELP, keyCommand, keyHelp, nextWaiting } from "../js/keys.js";
+import { KEY_HELP, choiceNoticeStale, keyCommand, keyHelp, nextWaiting } from "../js/keys.js";
 
 const on = (target) => ({ closest: (sel) => (sel.includes(target) ? {} : null) });
 const press = (key, extra = {}) => keyCommand({ key, target: on("nothing"), ...extra });
@@ -58,4 +58,18 @@ test("a decided hand hands the selection on to the next one waiting, in seat ord
   assert.equal(nextWaiting([0, 4, 6], 0), 4);
   assert.equal(nextWaiting([3], 3), undefined); // none left
   assert.equal(nextWaiting([5, 7], 1), 5); // the decided one already gone from the list
+});
+
+test("a key's notice of a hand decided already goes once the hand it selected is decided, or the round moves on", () => {
+  const hand = (decision = null) => ({ cards: ["AS", "KD", "7C", "7H", "2D"], decision });
+  const deciding = { phase: "deciding", seats: [hand(), hand("raise"), null] };
+  assert.equal(choiceNoticeStale(0, deciding), false); // #1 selected, still waiting
+  assert.equal(choiceNoticeStale(null, deciding), false); // no hand named: the phase says
+  assert.equal(choiceNoticeStale(0, { ...deciding, seats: [hand("raise"), hand("raise"), null] }), true);
+  assert.equal(choiceNoticeStale(0, { ...deciding, seats: [hand("fold"), hand("raise"), null] }), true);
+  assert.equal(choiceNoticeStale(0, { ...deciding, seats: [null, hand("raise"), null] }), true); // stood up
+  for (const phase of ["showdown", "betting", "waiting"]) {
+    assert.equal(choiceNoticeStale(0, { ...deciding, phase }), true, phase);
+    assert.equal(choiceNoticeStale(null, { ...deciding, phase }), true, phase);
+  }
 });
