@@ -353,8 +353,11 @@ async def test_a_phone_s_leave_warning_carries_its_own_fold_and_leave_and_spares
     """Three undecided hands on a phone: the warning went up top, over the table's head
     (the armed "Fold & leave", the clock, the jackpot), told the player to press a
     button it covered "(or l)", a key a phone lacks, and the leave stayed armed a few
-    seconds only. Now the warning holds the "Fold & leave" that confirms, the clock
-    stays in view, and a tap on that button leaves."""
+    seconds only; then it stood over the dealer's cards and hand #1's head while the
+    player decided whether to fold and leave. Now the warning holds the "Fold & leave"
+    that confirms, stands at the foot (the page leaves it room there, so each hand
+    scrolls whole above it), the clock and the dealer's row stay in view, and a tap on
+    that button leaves."""
     server = await make_server(tables=NINE, timers=LONG)
     problems: list[str] = []
     _, bob = await new_page(
@@ -384,12 +387,21 @@ async def test_a_phone_s_leave_warning_carries_its_own_fold_and_leave_and_spares
     got: dict[str, Any] = await bob.evaluate(TOAST_CLEAR)
     await bob.screenshot(path=str(ARTIFACTS / "leave-warning-phone.png"))
     assert [c for c in got["covered"] if c in ("phase", "jackpot-meter", "off screen")] == []
+    # the warning hides neither the dealer's row nor a hand being decided: it stands at
+    # the foot, and each hand scrolls whole between the dealer's row and it
+    hid = await bob.evaluate(WARNING_HIDES)
+    assert hid["dealer"] is False and hid["hands"] == [], hid
+    for testid in ("leave-confirm-button", "error-dismiss"):  # and it takes its taps
+        assert await confirm.get_by_test_id(testid).evaluate(HIT) == "itself", testid
     # scrolled down to the last hand, the dealer's row keeps the clock: still in view
     await bob.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     await expect(bob.get_by_test_id("dealer-countdown")).to_be_visible()
     clock_hidden = await bob.evaluate(COVERS_DEALER_CLOCK)
     await bob.screenshot(path=str(ARTIFACTS / "leave-warning-phone-scrolled.png"))
     assert not clock_hidden, "the warning covers the dealer's clock"
+    hid = await bob.evaluate(WARNING_HIDES)
+    assert hid["dealer"] is False and hid["hands"] == [], hid
+    await bob.evaluate("window.scrollTo(0, 0)")
 
     await fold_and_leave.tap()
     await expect(bob.get_by_test_id("lobby")).to_be_visible()
@@ -427,6 +439,41 @@ async def test_a_spectator_s_way_out_says_it_goes_back_to_the_lobby(
 
 
 #: Whether a toast covers the dealer's clock.
+#: What a tap at the middle of an element lands on: the element, or what is over it.
+HIT = """(el) => { const r = el.getBoundingClientRect();
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return el.contains(at) ? "itself" : `#${at?.id} .${at?.className}`; }"""
+
+#: Whether the leave's warning hides the dealer's row as the page lies, and the player's
+#: hands still waiting that it hides whichever way they are scrolled: each is scrolled to
+#: stand just above the warning (as far as the page scrolls), then measured against it
+#: and against the dealer's row; the page is scrolled back.
+WARNING_HIDES = """async () => {
+  const frame = () => new Promise((done) =>
+    requestAnimationFrame(() => requestAnimationFrame(done)));
+  const hit = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const warning = () =>
+    document.querySelector('.toast[data-code="leave-confirm"]').getBoundingClientRect();
+  const dealer = () =>
+    document.querySelector('#table [data-testid="dealer"]').getBoundingClientRect();
+  const out = {dealer: hit(warning(), dealer()), hands: []};
+  const back = window.scrollY;
+  const waiting = '#table button[data-action="fold"]:not(:disabled)';
+  for (const fold of document.querySelectorAll(waiting)) {
+    const seat = fold.closest(".seat");
+    window.scrollBy(0, seat.getBoundingClientRect().bottom - (warning().top - 4));
+    await frame();
+    const r = seat.getBoundingClientRect();
+    if (hit(r, warning()) || hit(r, dealer()) || hit(warning(), dealer())) {
+      out.hands.push(seat.dataset.testid);
+    }
+  }
+  window.scrollTo(0, back);
+  await frame();
+  return out;
+}"""
+
 COVERS_DEALER_CLOCK = """() => {
   const c = document.querySelector('[data-testid="dealer-countdown"]').getBoundingClientRect();
   return [...document.querySelectorAll("#errors .toast")].some((el) => {

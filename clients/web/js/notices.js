@@ -205,6 +205,17 @@ let watched = false;
  * felt's middle, inside the arc, and failing that up top, where a phone's dealer's row
  * keeps a clock. The jackpot's news at a table goes with them (`showBanner`). */
 export function placeToasts() {
+  footRoom = 0;
+  place();
+  const root = document.documentElement.style;
+  if (root.getPropertyValue("--foot-notices") !== `${footRoom}px`) root.setProperty("--foot-notices", `${footRoom}px`);
+}
+
+/** The room the page leaves at its foot for a phone's notice that asks for a decision
+ * (`--foot-notices`, narrow.css), set by `place`. */
+let footRoom = 0;
+
+function place() {
   const list = $("errors");
   if (!watched) { // a notice gone by itself (its time up, dismissed) gives its room back at once
     watched = true;
@@ -280,6 +291,14 @@ export function placeToasts() {
     list.style.left = `${Math.max(8, Math.round(x))}px`;
     list.style.transform = "none";
   };
+  // a notice that asks for a decision (a leave's warning) on a phone: at the foot, the
+  // page leaving it room there so each hand scrolls whole above it; up top it hid the
+  // dealer's cards and the first hand's head, the very hands it asked about
+  if (document.querySelector("#table .felt.flow") && list.querySelector(".toast .toast-action")) {
+    atFoot();
+    footRoom = Math.ceil(list.getBoundingClientRect().height) + 8;
+    return;
+  }
   // a decision's buttons stay in reach, and a showdown's results in sight: over either at
   // the foot's middle, the toasts go to a side of the foot; over buttons on every side,
   // up top, over the dealer and the clock (unless they would cover more buttons there)
