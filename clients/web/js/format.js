@@ -16,6 +16,13 @@ export function dollars(cents, { short = false } = {}) {
   return n < 0 ? `${MINUS}${JOIN}${text}` : text;
 }
 
+/** How long a notice stays whole, in view, before it folds to a line: ten seconds, or
+ * for a long one some 70 ms a letter (a restart's eight lines folded after ten seconds,
+ * three of them at once, before they could be read). */
+export function readingMs(text) {
+  return Math.max(10000, 70 * String(text).length);
+}
+
 /** A signed amount: "+$15.00", "−$5.00", "$0.00". */
 export function signedDollars(cents) {
   return cents > 0 ? `+${JOIN}${dollars(cents)}` : dollars(cents);

@@ -4,7 +4,7 @@
 
 import { OfflineError } from "./connection.js";
 import { $, h } from "./dom.js";
-import { categoryLabel, dollars, errorText } from "./format.js";
+import { categoryLabel, dollars, errorText, readingMs } from "./format.js";
 import { choiceNoticeStale } from "./keys.js";
 import { conn, connectedTo } from "./link.js";
 import { tablePageUrl } from "./lobby.js";
@@ -99,7 +99,7 @@ export function showError(err, { code = null, tone = null, sticky = false, open 
   placeToasts();
   if (lasting) return;
   if (!sticky) setTimeout(() => toast.remove(), tone === "ok" ? NOTICE_TTL_MS : ERROR_TTL_MS);
-  else afterSeen(ERROR_TTL_MS, function fold() {
+  else afterSeen(readingMs(text), function fold() {
     // whole while the page is offline: the news is what it has to read then
     if (!conn.open) {
       setTimeout(fold, 1000);

@@ -39,3 +39,11 @@ test("betting's readiness counts only the players it waits for", async () => {
     seat("b", { connected: false }), seat("b", { connected: false, ante: 500 }),
   ]), "1 of 2 players ready");
 });
+
+test("a long notice is given the time to be read before it folds", async () => {
+  const { readingMs } = await import("../js/format.js");
+  assert.equal(readingMs("Seat #2 is taken."), 10000, "a short one: ten seconds, as ever");
+  const restart = "“Nine” is back: its server shut down and was started again. ".repeat(5);
+  assert.ok(readingMs(restart) > 20000, "some 300 letters: about 70 ms a letter");
+  assert.ok(readingMs(restart) < readingMs(restart + restart));
+});
