@@ -63,6 +63,7 @@ LAPTOPS: list[ViewportSize] = [
     {"width": 1920, "height": 1080},
     {"width": 1024, "height": 768},  # a small laptop or a tablet held sideways
 ]
+WIDEST: ViewportSize = {"width": 2560, "height": 1440}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 BOB = "Bob Bartholomew-Fitzwill"  # the phone's player: a name as long as names go
 NINE = [{"id": "nine", "title": "Nine", "variant": "casino-stud", "seats": 9}]
@@ -432,7 +433,8 @@ async def test_long_results_stay_clear_of_the_rack_at_laptop_sizes(
     make_server: ServerFactory, browser: Browser, cy: list[StudClient]
 ) -> None:
     """A full table whose dealer does not qualify, every hand raised with a progressive
-    stake that won nothing: each seat's result shows whole above the rack, no scroll."""
+    stake that won nothing: each seat's result shows whole above the rack, no scroll;
+    at 1920 and 2560 none reaches the rail (the middle seat's three lines come nearest)."""
     server = await make_server(tables=NINE, shuffle=shuffles([*HANDS_NQ, DEALER_NQ]), timers=LONG)
     url = f"http://127.0.0.1:{server.port}/"
     problems: list[str] = []
@@ -459,6 +461,9 @@ async def test_long_results_stay_clear_of_the_rack_at_laptop_sizes(
         await check_layout(ann, what, None)
         hidden: list[str] = await ann.evaluate(RESULTS_IN_VIEW)
         assert hidden == [], f"{what}: results too tall, under the rack or off screen: {hidden}"
+    for size in (LAPTOPS[2], WIDEST):  # three lines, grown: on the felt
+        await resize(ann, size)
+        await check_layout(ann, f"no-qualify-{size['width']}x{size['height']}", None)
     assert problems == []
 
 
