@@ -133,6 +133,19 @@ async def sit_three(page: Page, first: int, *, tap: bool = False) -> None:
         await expect(page.get_by_test_id(f"seat-{seat}").locator(".you")).to_have_count(1)
 
 
+async def bots_at_four_to_nine(port: int, bots: list[StudClient]) -> None:
+    """Six bots take seats #4-#9 of table nine, each with a $5 ante, and say Deal: the
+    table full beside a player at #1-#3, betting open until that player deals."""
+    for seat in range(3, 9):
+        bot = await StudClient.open(f"ws://127.0.0.1:{port}/ws")
+        bots.append(bot)
+        await bot.hello(name=f"bot{seat + 1}")
+        await bot.request("join", table="nine")
+        await bot.request("sit", table="nine", seat=seat)
+        await bot.request("ante", table="nine", seat=seat, amount=500)
+        await bot.request("deal", table="nine")
+
+
 async def everyone_raises(ann: Page, bots: list[StudClient], seats: list[list[int]]) -> None:
     """Ann bets $5 with the progressive on her seats #1-#3 and deals; the bots (their
     antes in, on `seats`) deal; every hand raises, to the showdown's results."""

@@ -27,7 +27,15 @@ from tests.test_web import (
     needs_chromium,
 )
 from tests.test_web import enter as enter_by_keyboard
-from tests.test_web_layout import LAPTOPS, PHONE, STUD_NINE, cy, new_page, sit_three
+from tests.test_web_layout import (
+    LAPTOPS,
+    PHONE,
+    STUD_NINE,
+    bots_at_four_to_nine,
+    cy,
+    new_page,
+    sit_three,
+)
 from tests.test_web_layout import enter as enter_by_tap
 from tests.test_web_leave import ann_at_alpha
 
@@ -333,14 +341,7 @@ async def test_notices_at_a_laptop_s_table_leave_the_paytable_in_view(
     wide = f"{size['width']}"
     await enter_by_tap(ann, "Ann")
     await sit_three(ann, 0)
-    for seat in range(3, 9):  # a full table
-        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-        cy.append(bot)
-        await bot.hello(name=f"bot{seat + 1}")
-        await bot.request("join", table="nine")
-        await bot.request("sit", table="nine", seat=seat)
-        await bot.request("ante", table="nine", seat=seat, amount=500)
-        await bot.request("deal", table="nine")
+    await bots_at_four_to_nine(server.port, cy)  # a full table
     await ann.get_by_test_id("chip-1000").click()
     for seat in (0, 1, 2):
         await ann.get_by_test_id(f"ante-{seat}").click()
@@ -397,14 +398,7 @@ async def test_a_key_s_notice_goes_once_the_hand_it_selected_is_decided(
     _, ann = await new_page(browser, f"http://127.0.0.1:{server.port}/", problems, viewport=LAPTOP)
     await enter_by_tap(ann, "Ann")
     await sit_three(ann, 0)
-    for seat in range(3, 9):  # a full table
-        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-        cy.append(bot)
-        await bot.hello(name=f"bot{seat + 1}")
-        await bot.request("join", table="nine")
-        await bot.request("sit", table="nine", seat=seat)
-        await bot.request("ante", table="nine", seat=seat, amount=500)
-        await bot.request("deal", table="nine")
+    await bots_at_four_to_nine(server.port, cy)  # a full table
     await ann.get_by_test_id("chip-1000").click()
     for seat in (0, 1, 2):
         await ann.get_by_test_id(f"ante-{seat}").click()

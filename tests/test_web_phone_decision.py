@@ -19,7 +19,16 @@ from clients.connection import StudClient
 from server.app import StudServer
 from tests.conftest import ServerFactory
 from tests.test_web import ARTIFACTS, browser, expect_phase, needs_chromium
-from tests.test_web_layout import LAPTOPS, LONG, NINE, PHONE, enter, new_page, sit_three
+from tests.test_web_layout import (
+    LAPTOPS,
+    LONG,
+    NINE,
+    PHONE,
+    bots_at_four_to_nine,
+    enter,
+    new_page,
+    sit_three,
+)
 
 __all__ = ["browser"]  # the fixture used below
 
@@ -162,14 +171,7 @@ async def test_dealt_three_hands_the_first_waiting_is_selected_and_shown_whole(
     _, ann = await new_page(browser, url, problems, **options)
     await enter(ann, "Ann", tap=phone)
     await sit_three(ann, 0, tap=phone)
-    for seat in range(3, 9):  # a full table
-        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-        others.append(bot)
-        await bot.hello(name=f"bot{seat + 1}")
-        await bot.request("join", table="nine")
-        await bot.request("sit", table="nine", seat=seat)
-        await bot.request("ante", table="nine", seat=seat, amount=500)
-    await all_deal(others)
+    await bots_at_four_to_nine(server.port, others)  # a full table
     chip = ann.get_by_test_id("chip-500")
     await (chip.tap() if phone else chip.click())
     for seat in (0, 1, 2):
@@ -235,14 +237,7 @@ async def test_a_phone_s_showdown_leaves_no_own_hand_s_header_under_the_dealer_s
     _, ann = await new_page(browser, url, problems, viewport=PHONE, is_mobile=True, has_touch=True)
     await enter(ann, "Ann", tap=True)
     await sit_three(ann, 0, tap=True)
-    for seat in range(3, 9):  # a full table
-        bot = await StudClient.open(f"ws://127.0.0.1:{server.port}/ws")
-        others.append(bot)
-        await bot.hello(name=f"bot{seat + 1}")
-        await bot.request("join", table="nine")
-        await bot.request("sit", table="nine", seat=seat)
-        await bot.request("ante", table="nine", seat=seat, amount=500)
-    await all_deal(others)
+    await bots_at_four_to_nine(server.port, others)  # a full table
     await ann.get_by_test_id("chip-500").tap()
     for seat in (0, 1, 2):
         await ann.get_by_test_id(f"ante-{seat}").tap()
